@@ -1,0 +1,114 @@
+"""Applying byte-span edits together, refusing conflicts, and verifying the result.
+
+Insertions at one point stack in the order they were planned; two different edits whose spans
+overlap are a conflict, and every finding involved becomes manual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.model import Edit, Finding, Status
+
+
+@dataclass(frozen=True)
+class Conflict:
+    first: Edit
+    second: Edit
+
+
+def unique_edits(findings: list[Finding]) -> list[Edit]:
+    """Every planned edit once, in plan order (two launches sharing a site plan it twice)."""
+    seen: set[tuple[int, int, str]] = set()
+    out: list[Edit] = []
+    for finding in findings:
+        if finding.status is not Status.FIXABLE:
+            continue
+        for edit in finding.edits:
+            ident = (edit.span.start, edit.span.end, edit.text)
+            if ident not in seen:
+                seen.add(ident)
+                out.append(edit)
+    return out
+
+
+def _ordered(edits: list[Edit]) -> list[Edit]:
+    """By position; insertions at one point keep their planned order."""
+    return [e for _, e in sorted(enumerate(edits), key=lambda t: (t[1].span.start, t[1].span.end, t[0]))]
+
+
+def find_conflicts(edits: list[Edit]) -> list[Conflict]:
+    return [Conflict(a, b) for i, a in enumerate(edits) for b in edits[i + 1 :] if _clash(a, b)]
+
+
+def _clash(a: Edit, b: Edit) -> bool:
+    if a.span.start == a.span.end or b.span.start == b.span.end:
+        # an insertion clashes only with a replacement that covers its point strictly inside
+        point, other = (a, b) if a.span.start == a.span.end else (b, a)
+        if other.span.start == other.span.end:
+            return False
+        return other.span.start < point.span.start < other.span.end
+    return a.span.overlaps(b.span)
+
+
+def apply_edits(src: bytes, edits: list[Edit]) -> bytes:
+    out: list[bytes] = []
+    pos = 0
+    for edit in _ordered(edits):
+        if edit.span.start < pos:
+            raise ValueError(f"overlapping edits at byte {edit.span.start}")
+        out.append(src[pos : edit.span.start])
+        out.append(edit.text.encode("utf-8"))
+        pos = edit.span.end
+    out.append(src[pos:])
+    return b"".join(out)
+
+
+def outside_unchanged(before: bytes, after: bytes, edits: list[Edit]) -> bool:
+    """Check independently of apply_edits that only the edited spans differ."""
+    pos_before = pos_after = 0
+    for edit in _ordered(edits):
+        keep = edit.span.start - pos_before
+        if before[pos_before : edit.span.start] != after[pos_after : pos_after + keep]:
+            return False
+        pos_after += keep
+        new = edit.text.encode("utf-8")
+        if after[pos_after : pos_after + len(new)] != new:
+            return False
+        pos_after += len(new)
+        pos_before = edit.span.end
+    return before[pos_before:] == after[pos_after:]
+
+
+@dataclass
+class Verification:
+    ok: bool
+    reason: str = ""
+
+
+def verify(
+    before: bytes,
+    after: bytes,
+    edits: list[Edit],
+    count_errors: Callable[[bytes], int],
+    rescan: Callable[[bytes], list[Finding]],
+) -> Verification:
+    """The four checks an edited file passes before it is written."""
+    if not outside_unchanged(before, after, edits):
+        return Verification(False, "bytes outside the edited spans changed")
+    if b"\r\n" in before and after.count(b"\n") != after.count(b"\r\n") and before.count(b"\n") == before.count(
+        b"\r\n"
+    ):
+        return Verification(False, "the edit mixed line endings into a CRLF file")
+    errors_before, errors_after = count_errors(before), count_errors(after)
+    if errors_after > errors_before:
+        return Verification(False, f"the edited file has new parse errors ({errors_before} -> {errors_after})")
+    again = [f for f in rescan(after) if f.status is Status.FIXABLE]
+    if again:
+        first = again[0]
+        return Verification(
+            False,
+            f"a second run would change it again ({first.rule} at line {first.line}: {first.message})",
+        )
+    return Verification(True)

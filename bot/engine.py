@@ -1,0 +1,168 @@
+"""The scan: sources -> prefilter -> parse -> evaluate -> verified edits -> Report."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.edits import apply_edits, find_conflicts, unique_edits, verify
+from bot.errors import UserError
+from bot.globs import any_match
+from bot.model import FileChange, Finding, Report, RuleInfo, Skipped, Status
+from bot.rules.evaluate import evaluate
+from bot.rules.model import Rule
+from bot.sources.discover import read_source, shell_sources
+
+
+@dataclass
+class FileResult:
+    findings: list[Finding] = field(default_factory=list)
+    change: FileChange | None = None
+    partly_parsed: bool = False
+    launches: int = 0
+
+
+def prefilter_tokens(rules: list[Rule]) -> list[bytes] | None:
+    tokens: set[bytes] = set()
+    for rule in rules:
+        rule_tokens = rule.prefilter_tokens()
+        if rule_tokens is None:
+            return None
+        tokens.update(rule_tokens)
+    return sorted(tokens)
+
+
+def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
+    return [r for r in rules if not r.files or any_match(list(r.files), path)]
+
+
+def check_file(path: str, data: bytes, rules: list[Rule]) -> FileResult:
+    """Find, fix in memory and verify one shell file; nothing is written here."""
+    from bot.sources.shell import analyse, count_errors
+
+    script = analyse(data)
+    findings = evaluate(path, script, rules)
+    result = FileResult(findings=findings, partly_parsed=script.partly_parsed, launches=len(script.launches))
+    edits = unique_edits(findings)
+    if not edits:
+        return result
+    conflicts = find_conflicts(edits)
+    if conflicts:
+        clashing = {id(c.first) for c in conflicts} | {id(c.second) for c in conflicts}
+        for finding in findings:
+            if any(id(e) in clashing for e in finding.edits):
+                others = sorted({c.second.rule if c.first in finding.edits else c.first.rule for c in conflicts
+                                 if c.first in finding.edits or c.second in finding.edits})
+                _make_manual(finding, f"conflicting fixes (with {', '.join(others)}): not edited")
+        edits = unique_edits(findings)
+        if not edits:
+            return result
+    after = apply_edits(data, edits)
+
+    def rescan(new: bytes) -> list[Finding]:
+        return evaluate(path, analyse(new), rules)
+
+    outcome = verify(data, after, edits, count_errors, rescan)
+    if not outcome.ok:
+        for finding in findings:
+            if finding.status is Status.FIXABLE:
+                _make_manual(finding, f"the fix could not be verified: {outcome.reason}")
+        return result
+    result.change = FileChange(path, data, after)
+    return result
+
+
+def _make_manual(finding: Finding, reason: str) -> None:
+    finding.status = Status.MANUAL
+    finding.message = f"{finding.message}; {reason}"
+    finding.edits = []
+    finding.fix_site = None
+
+
+def head_commit(root: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
+                             capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def scan(root: Path, rules: list[Rule], *, label: str | None = None) -> Report:
+    if not root.is_dir():
+        raise UserError(f"{root}: expected a directory (the repository to scan)")
+    enabled = [r for r in rules if r.enabled]
+    report = Report(
+        repo=label or str(root),
+        commit=head_commit(root),
+        rules=[RuleInfo(r.id, r.enabled, r.title, r.severity) for r in rules],
+    )
+    tokens = prefilter_tokens(enabled)
+    for source in shell_sources(root, report.skipped):
+        report.files_scanned += 1
+        if not enabled:
+            continue
+        data = read_source(source, report.skipped)
+        if data is None:
+            continue
+        if tokens is not None and not any(t in data for t in tokens):
+            continue
+        file_rules = rules_for(source.path, enabled)
+        if not file_rules:
+            continue
+        report.files_parsed += 1
+        result = check_file(source.path, data, file_rules)
+        report.findings.extend(result.findings)
+        report.launches += result.launches
+        if result.partly_parsed:
+            report.partly_parsed.append(source.path)
+        if result.change is not None:
+            report.changes.append(result.change)
+    report.findings.sort(key=Finding.sort_key)
+    return report
+
+
+def write_changes(root: Path, report: Report) -> None:
+    """Write every verified change, refusing any path that leaves the repository."""
+    root_real = os.path.realpath(root)
+    for change in report.changes:
+        target = safe_target(root_real, change.path)
+        current = Path(target).read_bytes()
+        if current != change.before:
+            raise UserError(f"{change.path}: changed on disk during the run; expected the bytes that were scanned")
+        atomic_write(target, change.after)
+    for finding in report.findings:
+        if finding.status is Status.FIXABLE:
+            finding.status = Status.FIXED
+    report.written = True
+
+
+def safe_target(root_real: str, rel: str) -> str:
+    candidate = os.path.join(root_real, *rel.split("/"))
+    if os.path.islink(candidate):
+        raise UserError(f"{rel}: is a symlink; expected a regular file inside the repository")
+    parent = os.path.realpath(os.path.dirname(candidate))
+    if not (parent == root_real or parent.startswith(root_real.rstrip(os.sep) + os.sep)):
+        raise UserError(f"{rel}: resolves outside the repository; expected a path inside {root_real}")
+    return os.path.join(parent, os.path.basename(candidate))
+
+
+def atomic_write(target: str, data: bytes) -> None:
+    mode = os.stat(target).st_mode & 0o7777
+    directory = os.path.dirname(target)
+    fd, temp = tempfile.mkstemp(prefix=".bot-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+
+
+__all__ = ["Skipped", "check_file", "scan", "write_changes"]

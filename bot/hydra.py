@@ -1,0 +1,140 @@
+"""Reading and writing override values exactly as Hydra does (hydra-core, imported lazily).
+
+Comparison follows what the value becomes in the composed config: OmegaConf turns the string
+"False" into the bool False for a bool field, so `False`, `false` and `"False"` compare alike.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+_BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False, "on": True, "off": False}
+_PLAIN = re.compile(r"^[A-Za-z_/][A-Za-z0-9_\-./:]*$")
+_NUMBER = re.compile(r"^[+-]?(\d[\d_]*(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+class HydraSyntaxError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Parsed:
+    prefix: str
+    key: str
+    package: str | None
+    value: Any
+    has_value: bool
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    return OverridesParser.create()
+
+
+@lru_cache(maxsize=8192)
+def parse_override(text: str) -> Parsed:
+    """Parse one override as Hydra's command line would; raises HydraSyntaxError."""
+    from hydra.core.override_parser.types import OverrideType
+    from hydra.errors import HydraException
+
+    try:
+        override = _parser().parse_override(text)
+    except HydraException as exc:
+        message = " ".join(str(exc).split())
+        raise HydraSyntaxError(message) from None
+    prefix = {OverrideType.ADD: "+", OverrideType.FORCE_ADD: "++", OverrideType.DEL: "~"}.get(
+        override.type, ""
+    )
+    has_value = override.value_type is not None
+    value = _plain(override.value()) if has_value else None
+    return Parsed(prefix, override.key_or_group, override.package, value, has_value)
+
+
+def _plain(value: Any) -> Any:
+    """Hydra's sweep and interval objects become strings; lists and dicts stay plain."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+def _as_bool(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return _BOOL_WORDS.get(value.strip().lower())
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    return None
+
+
+def _as_number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and _NUMBER.match(value.strip()):
+        try:
+            return float(value.strip().replace("_", ""))
+        except ValueError:
+            return None
+    return None
+
+
+def values_equal(rule_value: Any, actual: Any) -> bool:
+    """Would `actual` (a parsed override value) land as `rule_value` in a typed config field?"""
+    if isinstance(rule_value, bool):
+        return _as_bool(actual) is rule_value
+    if rule_value is None:
+        return actual is None or (isinstance(actual, str) and actual.strip().lower() in ("null", "none"))
+    if isinstance(rule_value, (int, float)):
+        number = _as_number(actual)
+        return number is not None and (
+            number == rule_value or (math.isnan(number) and math.isnan(float(rule_value)))
+        )
+    if isinstance(rule_value, (list, tuple)):
+        return isinstance(actual, (list, tuple)) and len(actual) == len(rule_value) and all(
+            values_equal(a, b) for a, b in zip(rule_value, actual)
+        )
+    return isinstance(actual, (str, int, float)) and not isinstance(actual, bool) and str(actual) == str(
+        rule_value
+    )
+
+
+def bool_style(old_text: str | None) -> str:
+    """`True`, `true` or `TRUE`: the case the file already uses for this value."""
+    if old_text is None:
+        return "title"
+    core = old_text.strip().strip("'\"")
+    if core.lower() in _BOOL_WORDS:
+        if core.islower():
+            return "lower"
+        if core.isupper() and len(core) > 1:
+            return "upper"
+    return "title"
+
+
+def format_value(value: Any, style: str = "title") -> str:
+    """Hydra override text for a plain value, read back by Hydra as the same value."""
+    if isinstance(value, bool):
+        word = "True" if value else "False"
+        return word.lower() if style == "lower" else word.upper() if style == "upper" else word
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(format_value(v, style) for v in value) + "]"
+    text = str(value)
+    if _PLAIN.match(text) and text.lower() not in _BOOL_WORDS and text.lower() not in ("null", "nan", "inf"):
+        return text
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

@@ -1,0 +1,109 @@
+"""Plain data that flows through the bot: no I/O, no parsing, no library imports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Status(str, Enum):
+    FIXABLE = "fixable"
+    FIXED = "fixed"
+    MANUAL = "manual"
+
+
+@dataclass(frozen=True)
+class Span:
+    """A half-open byte range in one file."""
+
+    start: int
+    end: int
+
+    def overlaps(self, other: Span) -> bool:
+        return self.start < other.end and other.start < self.end
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value came from, in words a person can check against the file."""
+
+    kind: str  # literal | variable | default | caller | computed | branches
+    detail: str = ""
+    line: int | None = None
+
+    def describe(self) -> str:
+        return self.detail or self.kind
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the bytes of `span` by `text`. An empty span is an insertion."""
+
+    path: str
+    span: Span
+    text: str
+    rule: str
+
+
+@dataclass
+class Finding:
+    rule: str
+    path: str
+    line: int
+    column: int
+    key: str
+    value: str | None
+    status: Status
+    message: str
+    fix_site: tuple[str, int] | None = None
+    edits: list[Edit] = field(default_factory=list)
+    severity: str = "error"
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.line, self.column, self.rule, self.key)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass
+class FileChange:
+    path: str
+    before: bytes
+    after: bytes
+
+
+@dataclass
+class RuleInfo:
+    id: str
+    enabled: bool
+    title: str = ""
+    severity: str = "error"
+
+
+@dataclass
+class Report:
+    repo: str
+    commit: str | None
+    rules: list[RuleInfo]
+    findings: list[Finding] = field(default_factory=list)
+    changes: list[FileChange] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    partly_parsed: list[str] = field(default_factory=list)
+    files_scanned: int = 0
+    files_parsed: int = 0
+    launches: int = 0
+    written: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def fixable(self) -> int:
+        return sum(1 for f in self.findings if f.status in (Status.FIXABLE, Status.FIXED))
+
+    @property
+    def manual(self) -> int:
+        return sum(1 for f in self.findings if f.status is Status.MANUAL)

@@ -1,0 +1,80 @@
+"""A loaded, validated rule (format v1). Built only by bot.rules.loader."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.globs import Glob
+
+PREFIXES = ("", "+", "++", "~")
+
+
+@dataclass(frozen=True)
+class EnsureEntry:
+    key: str
+    value: Any
+    prefix: str
+    if_sets: tuple[Glob, ...] = ()
+
+
+@dataclass(frozen=True)
+class Fix:
+    set: Any = None
+    has_set: bool = False
+    rename: str | None = None
+    map: tuple[tuple[Any, Any], ...] = ()
+    remove: bool = False
+    prefix: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    description: str
+    severity: str
+    enabled: bool
+    source: str
+    upstream: str | None = None
+    files: tuple[Glob, ...] = ()
+    trigger_paths: tuple[Glob, ...] = ()
+    trigger_text: tuple[str, ...] = ()
+    when_sets: tuple[Glob, ...] = ()
+    when_unset: tuple[Glob, ...] = ()
+    when_entrypoint: tuple[Glob, ...] = ()
+    match_key: tuple[Glob, ...] = ()
+    match_exclude: tuple[Glob, ...] = ()
+    match_value: tuple[Any, ...] | None = None
+    match_value_not: tuple[Any, ...] | None = None
+    match_prefix: tuple[str, ...] | None = None
+    fix: Fix | None = None
+    ensure: tuple[EnsureEntry, ...] = ()
+    ensure_together: bool = False
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def has_match(self) -> bool:
+        return bool(self.match_key)
+
+    def prefilter_tokens(self) -> list[bytes] | None:
+        """Byte strings of which a file must contain one for this rule to fire; None: no filter."""
+        tokens: set[str] = set()
+        if self.match_key:
+            for glob in self.match_key:
+                leaves = glob.leaf_alternatives()
+                if leaves is None:
+                    return None
+                tokens.update(leaves)
+        if self.ensure:
+            anchors = list(self.when_sets)
+            if not anchors:
+                if any(not entry.if_sets for entry in self.ensure):
+                    return None
+                anchors = [g for entry in self.ensure for g in entry.if_sets]
+            for glob in anchors:
+                fragments = glob.literal_fragments()
+                if not fragments:
+                    return None
+                tokens.add(max(fragments, key=len).strip("."))
+        return sorted(t.encode() for t in tokens if t) or None

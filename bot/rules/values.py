@@ -1,0 +1,62 @@
+"""What an override's value is, as far as the script itself says, and where it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bot.hydra import HydraSyntaxError, parse_override
+from bot.sources.launches import Override
+from bot.sources.shell_text import Piece, Via
+
+
+@dataclass(frozen=True)
+class ValueInfo:
+    state: str  # static | dynamic | invalid | none
+    value: Any = None
+    text: str | None = None  # the value as Hydra reads it, before parsing
+    reason: str = ""
+    extra: tuple[Via, ...] = ()  # expansions the value came through, beyond the key's own
+    default_of: str | None = None
+
+    def origin(self) -> str:
+        """`from USE_MBRIDGE, line 12` and the like; empty for a literal in the override."""
+        if self.state == "dynamic":
+            return self.reason
+        parts = []
+        if self.extra:
+            parts.append("from " + " via ".join(v.definition.describe() for v in self.extra))
+        if self.default_of:
+            parts.append(f"the default of {self.default_of}: the caller may override it")
+        return "; ".join(parts)
+
+    def identity(self) -> tuple[object, ...]:
+        return (self.state, self.text, tuple(id(v.definition) for v in self.extra))
+
+
+def value_chain(override: Override, piece: Piece) -> tuple[Via, ...] | None:
+    """The piece's expansions beyond those that brought the override itself, or None if unrelated."""
+    chain = override.key_chain
+    head = piece.via[: len(chain)]
+    if tuple(v.use for v in head) != tuple(v.use for v in chain):
+        return None
+    return piece.via[len(chain) :]
+
+
+def read_value(override: Override) -> ValueInfo:
+    if override.value_start is None:
+        return ValueInfo("none")
+    pieces = override.value_pieces
+    chains = [value_chain(override, p) for p in pieces]
+    extra: tuple[Via, ...] = chains[0] if chains and chains[0] is not None else ()
+    default_of = next((p.default_of for p in pieces if p.default_of), None)
+    dynamic = next((p for p in pieces if not p.static), None)
+    if dynamic is not None:
+        return ValueInfo("dynamic", reason=dynamic.dynamic or "unknown until run time", extra=extra,
+                         default_of=default_of)
+    text = override.value_text or ""
+    try:
+        parsed = parse_override(f"{override.key}={text}")
+    except HydraSyntaxError as exc:
+        return ValueInfo("invalid", text=text, reason=f"Hydra cannot parse it: {exc}", extra=extra)
+    return ValueInfo("static", value=parsed.value, text=text, extra=extra, default_of=default_of)

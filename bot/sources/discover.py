@@ -1,0 +1,155 @@
+"""Which files of a repository the bot reads, and which it skips (with the reason).
+
+In a git work tree: the files git tracks plus untracked files that are not ignored. Elsewhere:
+a walk that never descends into symlinked directories. Shell files are recognised by suffix or
+by a shell shebang, whatever their permissions or name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.errors import UserError
+from bot.model import Skipped
+
+SHELL_SUFFIXES = {".sh", ".bash", ".slurm", ".zsh", ".ksh"}
+SHEBANG = re.compile(rb"^#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|z|k|da)?sh\b")
+NOT_SHELL_SUFFIXES = {".py", ".pyc", ".md", ".rst", ".txt", ".json", ".yaml", ".yml", ".toml", ".ipynb",
+                      ".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf", ".gz", ".zip", ".tar", ".whl",
+                      ".so", ".o", ".a", ".bin", ".pt", ".safetensors", ".parquet", ".csv", ".html",
+                      ".css", ".js", ".ts", ".c", ".h", ".cc", ".cpp", ".rs", ".go", ".java", ".cfg",
+                      ".ini", ".lock", ".in", ".mo", ".po"}
+MAX_BYTES = 8 * 1024 * 1024
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox", ".mypy_cache"}
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str  # relative to the repository root, forward slashes
+    absolute: Path
+    kind: str  # shell
+
+
+def is_git_worktree(root: Path) -> bool:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--is-inside-work-tree"],
+            capture_output=True, text=True, check=False,
+        )
+    except OSError:
+        return False
+    return out.returncode == 0 and out.stdout.strip() == "true"
+
+
+def git_files(root: Path) -> list[str]:
+    out = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True, check=False,
+    )
+    if out.returncode != 0:
+        message = out.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise UserError(f"{root}: git ls-files failed: {message[-1] if message else 'unknown error'}")
+    seen: dict[str, None] = {}
+    for raw in out.stdout.split(b"\0"):
+        if raw:
+            seen[os.fsdecode(raw)] = None
+    return list(seen)
+
+
+def walk_files(root: Path) -> list[str]:
+    paths = []
+    for directory, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        rel_dir = os.path.relpath(directory, root)
+        for name in sorted(files):
+            rel = name if rel_dir == "." else os.path.join(rel_dir, name)
+            paths.append(rel.replace(os.sep, "/"))
+    return paths
+
+
+def _inside(root_real: str, target: str) -> bool:
+    return target == root_real or target.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+def list_files(root: Path) -> list[str]:
+    return sorted(git_files(root) if is_git_worktree(root) else walk_files(root))
+
+
+def classify(root: Path, rel: str, skipped: list[Skipped]) -> SourceFile | None:
+    """A SourceFile for a shell file the bot may read, or None (with a reason where it matters)."""
+    absolute = root / rel
+    suffix = os.path.splitext(rel)[1].lower()
+    shell_by_name = suffix in SHELL_SUFFIXES
+    try:
+        info = os.lstat(absolute)
+    except OSError:
+        return None  # tracked but deleted in the work tree
+    if stat.S_ISLNK(info.st_mode):
+        if shell_by_name:
+            target = os.path.realpath(absolute)
+            root_real = os.path.realpath(root)
+            reason = ("symlink to outside the repository: not followed" if not _inside(root_real, target)
+                      else "symlink: its target is read under its own name")
+            skipped.append(Skipped(rel, reason))
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    if not shell_by_name:
+        if suffix in NOT_SHELL_SUFFIXES:
+            return None
+        try:
+            with open(absolute, "rb") as handle:
+                head = handle.read(128)
+        except OSError:
+            return None
+        if not SHEBANG.match(head):
+            return None
+    if _has_symlinked_parent(root, rel):
+        skipped.append(Skipped(rel, "inside a symlinked directory: not followed"))
+        return None
+    return SourceFile(rel, absolute, "shell")
+
+
+def _has_symlinked_parent(root: Path, rel: str) -> bool:
+    parts = rel.split("/")[:-1]
+    current = root
+    for part in parts:
+        current = current / part
+        if current.is_symlink():
+            return True
+    return False
+
+
+def read_source(source: SourceFile, skipped: list[Skipped]) -> bytes | None:
+    """The file's bytes, or None after recording why it cannot be read as text."""
+    try:
+        size = os.lstat(source.absolute).st_size
+        if size > MAX_BYTES:
+            skipped.append(Skipped(source.path, f"larger than {MAX_BYTES // (1024 * 1024)} MB ({size} bytes)"))
+            return None
+        data = source.absolute.read_bytes()
+    except OSError as exc:
+        skipped.append(Skipped(source.path, f"cannot read: {exc.strerror or exc}"))
+        return None
+    if b"\0" in data:
+        skipped.append(Skipped(source.path, "binary file (contains NUL bytes)"))
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        skipped.append(Skipped(source.path, f"not valid UTF-8 (byte {exc.start})"))
+        return None
+    return data
+
+
+def shell_sources(root: Path, skipped: list[Skipped]) -> Iterator[SourceFile]:
+    for rel in list_files(root):
+        source = classify(root, rel, skipped)
+        if source is not None:
+            yield source

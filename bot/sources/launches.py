@@ -1,0 +1,293 @@
+"""Recognise launches of Hydra apps in commands, and the overrides that reach them.
+
+A launch is `python -m MODULE`, `python path.py`, `torchrun [opts] -m MODULE`, or one of those
+behind a wrapper (`ray job submit ... --`, `nohup`, `env A=1`, `srun`, `uv run`, ...). Every
+argv field after the entry point that reads as a Hydra override becomes an `Override`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from bot.model import Span
+from bot.sources.shell_text import Field, Piece, Via, source_span
+from bot.sources.shell_walk import CommandSite
+
+PYTHON = re.compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)*)?$")
+TORCHRUN = re.compile(r"^(?:.*/)?torchrun$")
+WRAPPERS = {"nohup", "exec", "time", "command", "builtin", "sudo", "nice", "stdbuf", "timeout",
+            "setsid", "numactl", "taskset", "xargs", "unbuffer", "chrt", "ionice"}
+RUNNERS = {"srun", "mpirun", "mpiexec", "deepspeed", "uv", "poetry", "conda", "pdm", "pipenv",
+           "accelerate", "hatch", "rye", "pixi", "micromamba", "mamba"}
+OVERRIDE = re.compile(
+    r"^(?P<prefix>~|\+\+|\+)?(?P<key>[A-Za-z0-9_\-$][A-Za-z0-9_\-/.$\[\]]*?)(?:@(?P<package>[A-Za-z0-9_\-.]*))?"
+    r"(?P<eq>=|$)"
+)
+PYTHON_VALUE_OPTIONS = {"-X", "-W", "-Q"}
+TORCHRUN_FLAGS = {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
+                  "--module", "-m", "--redirects", "--tee"}
+
+
+@dataclass
+class Override:
+    field: Field
+    prefix: str
+    key: str
+    package: str | None
+    value_start: int | None  # index in field.text where the value begins, None for `~key`
+    key_span: Span | None
+    prefix_span: Span | None
+    line: int
+    column: int
+
+    @property
+    def text(self) -> str:
+        return self.field.text
+
+    @property
+    def value_text(self) -> str | None:
+        return None if self.value_start is None else self.field.text[self.value_start :]
+
+    @property
+    def value_pieces(self) -> list[Piece]:
+        if self.value_start is None:
+            return []
+        return self.field.chars(self.value_start, len(self.field.text))
+
+    @property
+    def site(self) -> Span | None:
+        """The override's own bytes: the identity used to merge what several launches share."""
+        return self.key_span
+
+    @property
+    def key_pieces(self) -> list[Piece]:
+        start = len(self.prefix)
+        return self.field.chars(start, start + len(self.key))
+
+    @property
+    def key_chain(self) -> tuple[Via, ...]:
+        """The expansions the key itself came through (an array, a packed string), outermost first."""
+        pieces = self.key_pieces
+        return pieces[0].via if pieces else ()
+
+    def container(self) -> str:
+        chain = self.key_chain
+        if not chain:
+            return "command"
+        inner = chain[-1]
+        return f"{inner.definition.kind} {inner.var} (line {inner.definition.line})"
+
+
+@dataclass
+class Launch:
+    site: CommandSite
+    launcher: str
+    entry: str | None  # module or script path
+    entry_kind: str  # module | script
+    line: int
+    overrides: list[Override] = field(default_factory=list)
+    config_path: str | None = None
+    config_name: str | None = None
+    config_dir: str | None = None
+    caller_args: bool = False
+
+    @property
+    def module(self) -> str | None:
+        if self.entry is None:
+            return None
+        if self.entry_kind == "module":
+            return self.entry
+        return self.entry.removesuffix(".py").lstrip("./").replace("/", ".")
+
+    @property
+    def branch(self) -> str | None:
+        return self.site.branch
+
+
+def _basename(text: str) -> str:
+    return text.rsplit("/", 1)[-1]
+
+
+def _words(fields: list[Field]) -> list[str]:
+    """Static text of each field; a dynamic field reads as its source text."""
+    return [f.text for f in fields]
+
+
+@lru_cache(maxsize=1)
+def hydra_flags() -> dict[str, bool]:
+    """Hydra's own command-line flags, from Hydra's argparse parser: flag -> takes a value."""
+    try:
+        from hydra._internal.utils import get_args_parser
+    except ImportError:  # pragma: no cover - hydra-core is a dependency
+        return {}
+    flags: dict[str, bool] = {}
+    for action in get_args_parser()._actions:
+        for option in action.option_strings:
+            flags[option] = action.nargs not in (0, "?")
+    return flags
+
+
+def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, str, int] | None:
+    """(launcher, entry, entry kind, index of the first argument after the entry)."""
+    i = 0
+    n = len(words)
+    launcher = None
+    while i < n:
+        word = words[i]
+        base = _basename(word)
+        if fields[i].static is False and not PYTHON.match(base) and "PYTHON" not in word.upper():
+            return None
+        if base == "env":
+            i += 1
+            while i < n and (("=" in words[i] and not words[i].startswith("-")) or words[i] in ("-i", "-")):
+                i += 1
+            continue
+        if base in WRAPPERS:
+            i += 1
+            while i < n and words[i].startswith("-"):
+                i += 1
+            if base == "timeout" and i < n:
+                i += 1
+            continue
+        if base == "ray" and words[i + 1 : i + 3] == ["job", "submit"]:
+            if "--" not in words[i:]:
+                return None
+            launcher = "ray job submit"
+            i = words.index("--", i) + 1
+            continue
+        if base in RUNNERS:
+            launcher = launcher or base
+            i += 1
+            while i < n and not (PYTHON.match(_basename(words[i])) or TORCHRUN.match(_basename(words[i]))):
+                i += 1
+            continue
+        if TORCHRUN.match(base):
+            return _torchrun(words, i + 1, launcher or "torchrun")
+        if PYTHON.match(base) or (not fields[i].static and "PYTHON" in word.upper()):
+            return _python(words, i + 1, launcher or "python")
+        return None
+    return None
+
+
+def _python(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str, int] | None:
+    n = len(words)
+    while i < n:
+        word = words[i]
+        if word == "-m" and i + 1 < n:
+            module = words[i + 1]
+            if module in ("torch.distributed.run", "torch.distributed.launch"):
+                return _torchrun(words, i + 2, launcher + " -m " + module)
+            return launcher, module, "module", i + 2
+        if word.startswith("-m") and len(word) > 2:
+            return launcher, word[2:], "module", i + 1
+        if word in ("-c", "-"):
+            return None
+        if word in PYTHON_VALUE_OPTIONS:
+            i += 2
+            continue
+        if word.startswith("-"):
+            i += 1
+            continue
+        return launcher, word, "script", i + 1
+    return None
+
+
+def _torchrun(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str, int] | None:
+    n = len(words)
+    while i < n:
+        word = words[i]
+        if word in ("-m", "--module") and i + 1 < n:
+            return launcher, words[i + 1], "module", i + 2
+        if word.startswith("-"):
+            i += 1 if ("=" in word or word in TORCHRUN_FLAGS) else 2
+            continue
+        return launcher, word, "script", i + 1
+    return None
+
+
+def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch | None:
+    words = _words(fields)
+    found = find_entry(words, fields)
+    if found is None:
+        return None
+    launcher, entry, entry_kind, first = found
+    launch = Launch(site, launcher, entry, entry_kind, line=int(site.node.start_point[0]) + 1)
+    flags = hydra_flags()
+    i = first
+    while i < len(fields):
+        word = words[i]
+        item = fields[i]
+        i += 1
+        if not item.static and not item.text.lstrip("\"'").startswith(("+", "~")) and "=" not in item.text:
+            if item.first_dynamic() is not None and item.pieces[0].dynamic and "caller" in (
+                item.pieces[0].dynamic or ""
+            ):
+                launch.caller_args = True
+            continue
+        if word.startswith("-") and not word.startswith("--config") and word.split("=")[0] in flags:
+            name, _, inline = word.partition("=")
+            value = inline if "=" in word else (words[i] if flags[name] and i < len(words) else None)
+            if flags[name] and "=" not in word:
+                i += 1
+            _record_flag(launch, name, value)
+            continue
+        if word.startswith("--config") or word in ("-cp", "-cn", "-cd"):
+            name, _, inline = word.partition("=")
+            if name in flags:
+                value = inline if "=" in word else (words[i] if i < len(words) else None)
+                if "=" not in word:
+                    i += 1
+                _record_flag(launch, name, value)
+                continue
+        override = parse_override_field(item, src)
+        if override is not None:
+            launch.overrides.append(override)
+    return launch
+
+
+def _record_flag(launch: Launch, name: str, value: str | None) -> None:
+    if name in ("--config-path", "-cp"):
+        launch.config_path = value
+    elif name in ("--config-name", "-cn"):
+        launch.config_name = value
+    elif name in ("--config-dir", "-cd"):
+        launch.config_dir = value
+
+
+def parse_override_field(item: Field, src: bytes) -> Override | None:
+    text = item.text
+    match = OVERRIDE.match(text)
+    if match is None:
+        return None
+    prefix = match.group("prefix") or ""
+    key = match.group("key")
+    has_eq = match.group("eq") == "="
+    if not has_eq and prefix != "~":
+        return None
+    key_start = match.start("key")
+    key_end = match.end("key")
+    key_pieces = item.chars(key_start, key_end)
+    if any(not p.static for p in key_pieces) or "$" in key:
+        return None  # a key built at run time cannot be matched reliably
+    key_span = source_span(key_pieces)
+    prefix_span = source_span(item.chars(0, key_start)) if prefix else (
+        Span(key_span.start, key_span.start) if key_span else None
+    )
+    line, column = (0, 0)
+    if key_span is not None:
+        start = prefix_span.start if prefix_span else key_span.start
+        line = src.count(b"\n", 0, start) + 1
+        column = start - (src.rfind(b"\n", 0, start) + 1) + 1
+    return Override(
+        field=item,
+        prefix=prefix,
+        key=key,
+        package=match.group("package"),
+        value_start=match.end() if has_eq else None,
+        key_span=key_span,
+        prefix_span=prefix_span,
+        line=line,
+        column=column,
+    )

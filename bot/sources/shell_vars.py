@@ -1,0 +1,289 @@
+"""Shell variables: their definitions and the expansion of words that use them.
+
+An environment maps a name to the definitions that may reach a point of the script: one after
+a plain assignment, several after branches that assign differently, a `caller` definition
+where the script never assigned it (the value comes from whoever runs the script).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bot.model import Span
+from bot.sources.shell_text import (
+    ANSI,
+    BARE,
+    BREAK,
+    DOUBLE,
+    SINGLE,
+    Piece,
+    Via,
+)
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+MAX_ALTERNATIVES = 16
+Items = list["Piece | None"]
+
+
+@dataclass(eq=False)
+class Definition:
+    name: str
+    kind: str  # scalar | array | caller | loop
+    line: int  # 1-based; 0 for caller
+    span: Span | None = None  # the value's node
+    values: list[Items] = field(default_factory=list)  # alternatives
+    uses: list[Span] = field(default_factory=list)
+    conditional: bool = False
+
+    def describe(self) -> str:
+        if self.kind == "caller":
+            return f"{self.name} (from the caller)"
+        return f"{self.name}, line {self.line}"
+
+
+Env = Mapping[str, tuple[Definition, ...]]
+_CALLERS: dict[str, Definition] = {}
+
+
+def caller_definition(name: str) -> Definition:
+    if name not in _CALLERS:
+        _CALLERS[name] = Definition(name=name, kind="caller", line=0)
+    return _CALLERS[name]
+
+
+def reaching(env: Env, name: str) -> tuple[Definition, ...]:
+    return env.get(name) or (caller_definition(name),)
+
+
+def _line(node: Node) -> int:
+    return int(node.start_point[0]) + 1
+
+
+def _text(src: bytes, node: Node) -> str:
+    return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+class Expander:
+    """Expands word nodes of one file into alternatives of piece lists."""
+
+    def __init__(self, src: bytes) -> None:
+        self.src = src
+
+    # ---- literal text --------------------------------------------------------------
+    def _literal(self, start: int, end: int, ctx: str, quote: int) -> Piece:
+        """Characters of src[start:end] after removing backslash escapes valid in `ctx`."""
+        raw = self.src[start:end]
+        text = raw.decode("utf-8", "replace")
+        chars: list[str] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        pos = start
+        i = 0
+        escapable = None if ctx == BARE else '$`"\\\n'
+        while i < len(text):
+            ch = text[i]
+            width = len(ch.encode("utf-8"))
+            if ctx in (BARE, DOUBLE) and ch == "\\" and i + 1 < len(text):
+                nxt = text[i + 1]
+                if escapable is None or nxt in escapable:
+                    nwidth = len(nxt.encode("utf-8"))
+                    if nxt != "\n":
+                        chars.append(nxt)
+                        starts.append(pos)
+                        ends.append(pos + 1 + nwidth)
+                    pos += 1 + nwidth
+                    i += 2
+                    continue
+            chars.append(ch)
+            starts.append(pos)
+            ends.append(pos + width)
+            pos += width
+            i += 1
+        return Piece("".join(chars), tuple(starts), tuple(ends), ctx, quote)
+
+    def _dynamic(self, node: Node, reason: str, ctx: str) -> Piece:
+        return Piece(_text(self.src, node), ctx=ctx, dynamic=reason, splittable=ctx == BARE)
+
+    # ---- words ---------------------------------------------------------------------
+    def word(self, node: Node, env: Env, ctx: str = BARE, quote: int = -1) -> list[Items]:
+        """Alternatives, each a list of pieces and BREAKs, for one word node."""
+        kind = node.type
+        if kind in ("word", "number", "extglob_pattern", "special_variable_name", "variable_name"):
+            return [[self._literal(node.start_byte, node.end_byte, ctx, quote)]]
+        if kind == "raw_string":
+            return [[self._literal(node.start_byte + 1, node.end_byte - 1, SINGLE, node.start_byte)]]
+        if kind == "ansi_c_string":
+            inner = self._literal(node.start_byte + 2, node.end_byte - 1, ANSI, node.start_byte)
+            return [[inner]]
+        if kind in ("string", "translated_string"):
+            return self._string(node, env)
+        if kind == "concatenation":
+            return self._concat([self.word(c, env, ctx, quote) for c in node.children])
+        if kind in ("simple_expansion", "expansion"):
+            return self.expansion(node, env, ctx)
+        if kind in ("command_substitution", "process_substitution"):
+            return [[self._dynamic(node, "computed by a command at run time", ctx)]]
+        if kind == "arithmetic_expansion":
+            return [[self._dynamic(node, "computed by shell arithmetic at run time", ctx)]]
+        if kind == "brace_expression":
+            return [[self._dynamic(node, "a brace expansion", ctx)]]
+        return [[self._dynamic(node, f"shell construct {kind}", ctx)]]
+
+    def _string(self, node: Node, env: Env) -> list[Items]:
+        parts: list[list[Items]] = []
+        pos = node.start_byte + (2 if node.type == "translated_string" else 1)
+        end = node.end_byte - 1
+        for child in node.children:
+            if child.type in ('"', "$"):
+                continue
+            start = child.start_byte
+            if child.type != "string_content":
+                # tree-sitter folds blanks before `$` into the expansion node: take them back.
+                body = self.src[start : child.end_byte]
+                start += len(body) - len(body.lstrip(b" \t\n"))
+            if start > pos:
+                parts.append([[self._literal(pos, start, DOUBLE, node.start_byte)]])
+            if child.type == "string_content":
+                parts.append([[self._literal(start, child.end_byte, DOUBLE, node.start_byte)]])
+            else:
+                sub = self._sub_node_at(child, start)
+                parts.append(self.word(sub, env, DOUBLE, node.start_byte) if sub is not None else
+                             [[self._dynamic(child, "shell construct", DOUBLE)]])
+            pos = child.end_byte
+        if end > pos:
+            parts.append([[self._literal(pos, end, DOUBLE, node.start_byte)]])
+        if not parts:
+            return [[Piece("", ctx=DOUBLE, quote=node.start_byte, starts=(), ends=())]]
+        return self._concat(parts)
+
+    @staticmethod
+    def _sub_node_at(child: Node, start: int) -> Node | None:
+        return child
+
+    @staticmethod
+    def _concat(parts: list[list[Items]]) -> list[Items]:
+        combos: list[Items] = [[]]
+        for alternatives in parts:
+            combos = [a + b for a, b in itertools.product(combos, alternatives)][:MAX_ALTERNATIVES]
+        return combos
+
+    # ---- expansions ----------------------------------------------------------------
+    def expansion(self, node: Node, env: Env, ctx: str) -> list[Items]:
+        form = parse_expansion(node)
+        quoted = ctx == DOUBLE
+        if form is None:
+            return [[self._dynamic(node, "a parameter expansion the bot does not evaluate", ctx)]]
+        name, subscript, op, operand = form
+        use = Span(node.start_byte, node.end_byte)
+        if name.isdigit() or name in ("@", "*", "#", "?", "$", "!", "-", "0"):
+            what = f"${name}" if len(name) == 1 else "${" + name + "}"
+            return [[self._dynamic(node, f"from the caller ({what})", ctx)]]
+        if op is not None and op not in (":-", "-", ":=", "="):
+            return [[self._dynamic(node, f"computed by ${{{name}{op}...}} at run time", ctx)]]
+        out: list[Items] = []
+        for definition in reaching(env, name):
+            via = Via(name, definition, use, ctx)
+            if definition.kind == "caller":
+                if operand is not None:
+                    for alt in self._operand(operand, env, ctx):
+                        out.append([_as_default(p, name) for p in alt])
+                else:
+                    reason = f"{name} is never assigned in this script: its value comes from the caller"
+                    out.append([self._dynamic(node, reason, ctx)])
+                continue
+            for alt in definition.values:
+                out.append(_splice(alt, via, definition.kind, subscript, quoted))
+        return out[:MAX_ALTERNATIVES] or [[]]
+
+    def _operand(self, nodes: list[Node], env: Env, ctx: str) -> list[Items]:
+        parts = [self.word(n, env, DOUBLE if ctx == DOUBLE else BARE) for n in nodes]
+        return self._concat(parts) if parts else [[Piece("", ctx=ctx)]]
+
+
+def _as_default(piece: Piece | None, name: str) -> Piece | None:
+    if piece is None:
+        return None
+    from dataclasses import replace
+
+    return replace(piece, default_of=piece.default_of or name)
+
+
+def _splice(items: Items, via: Via, kind: str, subscript: str | None, quoted: bool) -> Items:
+    """A definition's value as seen through one use of the variable."""
+    if kind == "array":
+        elements = _elements(items)
+        if subscript in ("@", "*"):
+            chosen = elements
+        else:
+            index = int(subscript) if subscript and subscript.isdigit() else 0
+            chosen = elements[index : index + 1]
+        if subscript == "*" and quoted:
+            joined: Items = []
+            for i, element in enumerate(chosen):
+                if i:
+                    joined.append(Piece(" ", dynamic=None, splittable=False))
+                joined.extend(element)
+            chosen = [joined]
+        out: Items = []
+        for i, element in enumerate(chosen):
+            if i:
+                out.append(BREAK if quoted else Piece(" ", splittable=True))
+            out.extend(p.with_via(via, not quoted) if p is not None else None for p in element)
+        return out
+    return [p.with_via(via, not quoted) if p is not None else None for p in items]
+
+
+def _elements(items: Items) -> list[Items]:
+    out: list[Items] = [[]]
+    for item in items:
+        if item is BREAK:
+            out.append([])
+        else:
+            out[-1].append(item)
+    return [e for e in out if e]
+
+
+def parse_expansion(node: Node) -> tuple[str, str | None, str | None, list[Node] | None] | None:
+    """(name, subscript, operator, operand nodes) for `$V`, `${V}`, `${V:-x}`, `${A[@]}`."""
+    if node.type == "simple_expansion":
+        for child in node.children:
+            if child.type in ("variable_name", "special_variable_name"):
+                return child.text.decode() if child.text else "", None, None, None
+        return None
+    children = [c for c in node.children if c.type not in ("${", "}")]
+    if not children or any(c.type == "ERROR" or c.is_missing for c in children):
+        return None
+    first = children[0]
+    subscript = None
+    if first.type in ("variable_name", "special_variable_name"):
+        name = first.text.decode() if first.text else ""
+    elif first.type == "subscript":
+        sub_children = first.children
+        name = sub_children[0].text.decode() if sub_children and sub_children[0].text else ""
+        index = [c for c in sub_children[1:] if c.type not in ("[", "]")]
+        subscript = index[0].text.decode() if index and index[0].text else None
+    else:
+        return None
+    rest = children[1:]
+    if not rest:
+        return name, subscript, None, None
+    op = rest[0].type
+    return name, subscript, op, rest[1:]
+
+
+__all__ = [
+    "ANSI",
+    "BARE",
+    "DOUBLE",
+    "SINGLE",
+    "Definition",
+    "Env",
+    "Expander",
+    "caller_definition",
+    "reaching",
+]

@@ -1,0 +1,12 @@
+#!/bin/bash
+# the NUM_GPUS default is arithmetic that tree-sitter-bash cannot read
+NODES=${NODES:-1}
+
+python3 -m verl.trainer.main_ppo \
+    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2 \
+    actor_rollout_ref.actor.megatron.use_mbridge=False \
+    trainer.n_gpus_per_node=${NUM_GPUS:-$(((NODES+1)*4))} \
+    critic.megatron.use_mbridge=False \
+    trainer.logger='["console"]' \
+    actor_rollout_ref.ref.megatron.use_mbridge=False \
+    trainer.total_epochs=1 $@

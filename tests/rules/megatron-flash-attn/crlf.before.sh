@@ -1,0 +1,5 @@
+#!/bin/bash
+python3 -m verl.trainer.main_ppo \
+    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2 \
+    actor_rollout_ref.ref.megatron.tensor_model_parallel_size=2 \
+    trainer.total_epochs=1

@@ -1,0 +1,7 @@
+#!/bin/bash
+python3 -m verl.trainer.main_ppo \
+    --config-name=ppo_megatron_trainer \
+    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2 \
+    actor_rollout_ref.actor.megatron.pipeline_model_parallel_size=2 \
+    actor_rollout_ref.rollout.name=vllm \
+    trainer.total_epochs=1 "$@"

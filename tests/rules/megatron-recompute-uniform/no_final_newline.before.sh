@@ -1,0 +1,4 @@
+#!/bin/bash
+python3 -m verl.trainer.main_ppo \
+    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2 \
+    actor_rollout_ref.actor.megatron.use_mbridge=True

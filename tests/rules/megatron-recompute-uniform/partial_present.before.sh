@@ -1,0 +1,6 @@
+#!/bin/bash
+python3 -m verl.trainer.main_ppo \
+    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2 \
+    ++actor_rollout_ref.actor.megatron.override_transformer_config.recompute_num_layers=1 \
+    actor_rollout_ref.actor.megatron.param_offload=True \
+    trainer.total_epochs=1

@@ -1,0 +1,7 @@
+#!/bin/bash
+# saved with Windows line endings
+ACTOR_MBRIDGE=${ACTOR_MBRIDGE:-False}
+python3 -m verl.trainer.main_ppo \
+    actor_rollout_ref.actor.megatron.use_mbridge=$ACTOR_MBRIDGE \
+    critic.megatron.use_mbridge=False \
+    trainer.total_epochs=1

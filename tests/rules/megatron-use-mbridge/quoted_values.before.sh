@@ -1,0 +1,8 @@
+#!/bin/bash
+# shell quoting around the value, or around the whole word, stays as written
+python3 -m verl.trainer.main_ppo \
+    actor_rollout_ref.actor.megatron.use_mbridge="False" \
+    actor_rollout_ref.ref.megatron.use_mbridge='false' \
+    "critic.megatron.use_mbridge=False" \
+    'reward_model.megatron.use_mbridge=false' \
+    trainer.total_epochs=1
