@@ -130,7 +130,8 @@ class FileEvaluator:
         if edits:
             finding.fix_site = (self.path, self.line_of(edits[0][0].start))
         if where:
-            finding.message = f"{finding.message}; {where}"
+            finding.message = f"{finding.message} {where}" if where.startswith(("at ", "in ")) else (
+                f"{finding.message}; {where}")
         return finding
 
     # ---- match rules ---------------------------------------------------------------
@@ -172,15 +173,18 @@ class FileEvaluator:
                 continue
             unknown = [info for (_, info), v in zip(variants.values(), verdicts) if v is None]
             if unknown:
-                reason = unknown[0].reason
                 finding.value = None
-                self.manual(finding, f"the value is not known before run time: {reason}")
+                if unknown[0].state == "invalid":
+                    self.manual(finding, "a person must check it")
+                else:
+                    self.manual(finding, "known only at run time: a person must check it")
                 continue
             if not all(verdicts):
-                choices = ", ".join(
-                    f"{info.text} ({info.origin() or 'literal'})" for _, info in variants.values()
+                choices = " or ".join(
+                    f"{info.text} {info.origin() or '(literal)'}" for _, info in variants.values()
                 )
-                self.manual(finding, f"the value depends on the branch taken: {choices}")
+                finding.message = f"{first.prefix}{first.key} depends on the branch taken: {choices}"
+                self.manual(finding, "a person must choose")
                 continue
             if first.key_span is None:
                 self.manual(finding, "the key is not written in one place")
@@ -191,18 +195,14 @@ class FileEvaluator:
 
     def describe(self, override: Override, info: ValueInfo, rule: Rule) -> str:
         shown = f"{override.prefix}{override.key}"
-        if info.state == "static":
-            text = f"{shown} is {info.text}"
-        elif info.state == "none":
-            text = f"{shown} deletes the key"
-        elif info.state == "invalid":
-            text = f"{shown}={info.text}: {info.reason}"
-        else:
-            text = f"{shown} is set at run time"
-        origin = info.origin() if info.state != "dynamic" else ""
-        if origin:
-            text += f" ({origin})"
-        return text
+        if info.state == "dynamic":
+            return f"{shown} is set at run time, {info.reason}"
+        if info.state == "none":
+            return f"{shown} deletes the key"
+        if info.state == "invalid":
+            return f"{shown}={info.text}: {info.reason}"
+        origin = info.origin()
+        return f"{shown} is {info.text}" + (f", {origin}" if origin else "")
 
     def plan_fix(self, rule: Rule, finding: Finding, variants: list[tuple[Override, ValueInfo]],
                  plans: list[ValuePlan]) -> None:
@@ -246,6 +246,7 @@ class FileEvaluator:
                 return
             finding.message += f"; set to {new_text}"
             self.attach(finding, rule, edits)
+            plan.finding = finding
             if finding.status is Status.FIXABLE:
                 plans.append(plan)
             return
@@ -325,9 +326,8 @@ class FileEvaluator:
                         break
                     edits.append((span, text))
                 else:
-                    where = "fixed at the definition" + ("s" if len(edits) > 1 else "") + ", line " + ", ".join(
-                        str(d.line) for d, _, _ in plan.definitions
-                    )
+                    lines = ", ".join(str(d.line) for d, _, _ in plan.definitions)
+                    where = f"at the definition{'s' if len(edits) > 1 else ''} (line {lines})"
                     self.attach(finding, rule, [*((e.span, e.text) for e in finding.edits), *edits], where)
                     continue
             text = quote_for(plan.use_ctx, plan.text)
@@ -335,7 +335,7 @@ class FileEvaluator:
                 self.manual(finding, f"cannot write {plan.text} safely in this quoting")
                 continue
             self.attach(finding, rule, [*((e.span, e.text) for e in finding.edits), (plan.use, text)],
-                        f"fixed at the override: {blocker}")
+                        f"in the override, since {blocker}")
 
     def definition_blocker(self, plan: ValuePlan, wanted: dict[Span, str]) -> str | None:
         """Why the fix cannot go at the definitions (None: it can)."""

@@ -20,15 +20,17 @@ class ValueInfo:
     default_of: str | None = None
 
     def origin(self) -> str:
-        """`from USE_MBRIDGE, line 12` and the like; empty for a literal in the override."""
+        """`from USE_MBRIDGE (line 12)` and the like; empty for a literal in the override."""
         if self.state == "dynamic":
             return self.reason
-        parts = []
         if self.extra:
-            parts.append("from " + " via ".join(v.definition.describe() for v in self.extra))
+            source = " via ".join(f"{v.var} (line {v.definition.line})" for v in self.extra)
+            if self.default_of:
+                return f"from the default of {source}, which the caller may override"
+            return f"from {source}"
         if self.default_of:
-            parts.append(f"the default of {self.default_of}: the caller may override it")
-        return "; ".join(parts)
+            return f"the default of {self.default_of}, which the caller may override"
+        return ""
 
     def identity(self) -> tuple[object, ...]:
         return (self.state, self.text, tuple(id(v.definition) for v in self.extra))

@@ -127,9 +127,9 @@ class Expander:
         if kind in ("simple_expansion", "expansion"):
             return self.expansion(node, env, ctx)
         if kind in ("command_substitution", "process_substitution"):
-            return [[self._dynamic(node, "computed by a command at run time", ctx)]]
+            return [[self._dynamic(node, "computed by a command", ctx)]]
         if kind == "arithmetic_expansion":
-            return [[self._dynamic(node, "computed by shell arithmetic at run time", ctx)]]
+            return [[self._dynamic(node, "computed by shell arithmetic", ctx)]]
         if kind == "brace_expression":
             return [[self._dynamic(node, "a brace expansion", ctx)]]
         return [[self._dynamic(node, f"shell construct {kind}", ctx)]]
@@ -184,7 +184,7 @@ class Expander:
             what = f"${name}" if len(name) == 1 else "${" + name + "}"
             return [[self._dynamic(node, f"from the caller ({what})", ctx)]]
         if op is not None and op not in (":-", "-", ":=", "="):
-            return [[self._dynamic(node, f"computed by ${{{name}{op}...}} at run time", ctx)]]
+            return [[self._dynamic(node, f"computed by ${{{name}{op}...}}", ctx)]]
         out: list[Items] = []
         for definition in reaching(env, name):
             via = Via(name, definition, use, ctx)
@@ -193,7 +193,7 @@ class Expander:
                     for alt in self._operand(operand, env, ctx):
                         out.append([_as_default(p, name) for p in alt])
                 else:
-                    reason = f"{name} is never assigned in this script: its value comes from the caller"
+                    reason = f"from {name}, which this script never assigns (the caller's environment)"
                     out.append([self._dynamic(node, reason, ctx)])
                 continue
             for alt in definition.values:

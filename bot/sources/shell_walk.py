@@ -165,7 +165,7 @@ class Walker:
             for child in node.children[1:]:
                 if child.type == "word" and child.text and not child.text.startswith(b"-"):
                     var = child.text.decode()
-                    env[var] = (self._computed(var, node, f"read at run time by {name}"),)
+                    env[var] = (self._computed(var, node, f"read by {name}"),)
         return self._assign_defaults(node, env)
 
     def _assign_defaults(self, node: Node, env: Env) -> Env:

@@ -1,0 +1,170 @@
+"""Command line: argument parsing and exit codes only.
+
+Exit codes: 0 done; 1 findings remain and --check was given (or a rule test failed); 2 usage
+or configuration error, printed as one line; 3 internal error, with a crash log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from bot import __version__
+from bot.errors import UserError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+FORMATS = ("text", "markdown", "json", "sarif", "diff", "github")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UserError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="bot", description="Find and fix launch scripts that break upstream rules.")
+    parser.add_argument("--version", action="version", version=f"bot {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    run = commands.add_parser("run", help="scan a repository, fix what breaks the rules, report")
+    run.add_argument("--repo", required=True, help="the repository: a local path")
+    _rule_options(run)
+    mode = run.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="change nothing anywhere; print the report")
+    mode.add_argument("--write", action="store_true", help="edit the local working tree only")
+    run.add_argument("--format", choices=FORMATS, default="text")
+    run.add_argument("--output", type=Path, help="write the report to this file instead of stdout")
+    run.add_argument("--check", action="store_true", help="exit 1 when findings remain")
+    run.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+
+    rules = commands.add_parser("rules", help="list or test rules")
+    rule_commands = rules.add_subparsers(dest="rules_command", required=True, parser_class=_Parser)
+    listing = rule_commands.add_parser("list", help="list the rules that would run")
+    _rule_options(listing)
+    testing = rule_commands.add_parser("test", help="run rule fixtures: <tests>/<rule-id>/<case>.before.sh ...")
+    _rule_options(testing)
+    testing.add_argument("--tests", type=Path, action="append", default=[],
+                         help="a directory of rule fixtures (default: tests/rules)")
+    return parser
+
+
+def _rule_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", type=Path, action="append", default=[], metavar="DIR",
+                        help="also load the rule files in DIR")
+    parser.add_argument("--rule", action="append", default=[], metavar="ID", help="run only this rule")
+    parser.add_argument("--enable", action="append", default=[], metavar="ID", help="enable an optional rule")
+    parser.add_argument("--no-bundled", action="store_true", help="do not load the bundled rules")
+
+
+def _load(args: argparse.Namespace) -> list:  # type: ignore[type-arg]
+    from bot.rules.loader import load_rules
+
+    return load_rules(args.rules, include_bundled=not args.no_bundled, only=args.rule, enable=args.enable)
+
+
+def _use_color(choice: str, stream: object) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from bot.engine import scan, write_changes
+    from bot.model import Status
+    from bot.report import render
+
+    root = Path(args.repo)
+    if not root.is_dir():
+        raise UserError(f"--repo {args.repo}: no such directory; expected a local repository path")
+    if not args.dry_run and not args.write:
+        raise UserError("publishing pull requests is not available in this version; use --dry-run or --write")
+    rules = _load(args)
+    report = scan(root, rules, label=args.repo)
+    if args.write:
+        write_changes(root, report)
+    color = args.output is None and args.format == "text" and _use_color(args.color, sys.stdout)
+    text = render(args.format, report, color=color)
+    if args.output is not None:
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"--output {args.output}: cannot write: {exc.strerror or exc}") from None
+    else:
+        sys.stdout.write(text)
+    remaining = [f for f in report.findings if f.status is not Status.FIXED]
+    return EXIT_FINDINGS if args.check and remaining else EXIT_OK
+
+
+def cmd_rules_list(args: argparse.Namespace) -> int:
+    for rule in _load(args):
+        state = "enabled" if rule.enabled else "optional"
+        print(f"{rule.id:32} {state:9} {rule.severity:8} {rule.title}")
+    return EXIT_OK
+
+
+def cmd_rules_test(args: argparse.Namespace) -> int:
+    from bot.ruletest import collect_cases, run_case
+
+    rules = {r.id: r for r in _load(args)}
+    dirs = args.tests or [Path("tests/rules")]
+    cases = []
+    for directory in dirs:
+        if not directory.is_dir():
+            raise UserError(f"--tests {directory}: no such directory; expected <dir>/<rule-id>/<case>.before.sh")
+        cases.extend(collect_cases(directory, rules if args.rule else None))
+    if not cases:
+        raise UserError(f"no rule fixtures found under {', '.join(map(str, dirs))}")
+    failed = 0
+    for case in cases:
+        result = run_case(case, rules)
+        if result.ok:
+            print(f"ok    {case.label}")
+            continue
+        failed += 1
+        print(f"FAIL  {case.label}")
+        for problem in result.problems:
+            print("      " + problem.replace("\n", "\n      "))
+    print(f"{len(cases) - failed} passed, {failed} failed")
+    return EXIT_FINDINGS if failed else EXIT_OK
+
+
+def _crash_log(exc: BaseException) -> str:
+    fd, path = tempfile.mkstemp(prefix="bot-crash-", suffix=".log")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(f"bot {__version__}\npython {sys.version}\nplatform {platform.platform()}\n")
+        handle.write(f"argv {sys.argv!r}\n\n")
+        handle.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "run":
+            return cmd_run(args)
+        if args.rules_command == "list":
+            return cmd_rules_list(args)
+        return cmd_rules_test(args)
+    except UserError as exc:
+        print(f"bot: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("bot: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the one place that turns a crash into a log file
+        path = _crash_log(exc)
+        print(f"bot: internal error: {type(exc).__name__}: {exc} (details in {path})", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""The report for people at a terminal: one line per finding, grouped by file, then a summary."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import groupby
+
+from bot.model import Finding, Report, Status
+from bot.report.summary import summary_line
+
+RESET = "\x1b[0m"
+BOLD = "\x1b[1m"
+RED = "\x1b[31m"
+GREEN = "\x1b[32m"
+YELLOW = "\x1b[33m"
+
+_STATUS_COLOR = {Status.FIXABLE: GREEN, Status.FIXED: GREEN, Status.MANUAL: YELLOW}
+
+
+def render(report: Report, *, color: bool = False) -> str:
+    lines = list(_findings(report, color))
+    lines.extend(_skipped(report))
+    lines.extend(_partly_parsed(report))
+    lines.append(_paint(summary_line(report), BOLD, color))
+    return "\n".join(lines) + "\n"
+
+
+def _findings(report: Report, color: bool) -> Iterator[str]:
+    if not report.findings:
+        yield "no findings: every scanned launch follows the enabled rules"
+        return
+    ordered = sorted(report.findings, key=Finding.sort_key)
+    for index, (_, group) in enumerate(groupby(ordered, key=lambda f: f.path)):
+        if index:
+            yield ""
+        for finding in group:
+            yield finding_line(finding, color)
+    yield ""
+
+
+def finding_line(finding: Finding, color: bool = False) -> str:
+    rule = _paint(f"[{finding.rule}]", RED if finding.severity == "error" else "", color)
+    status = _paint(finding.status.value, _STATUS_COLOR[finding.status], color)
+    return f"{finding.path}:{finding.line}:{finding.column}: {rule} {status} {finding.message}"
+
+
+def _skipped(report: Report) -> Iterator[str]:
+    if not report.skipped:
+        return
+    yield "skipped:"
+    for item in sorted(report.skipped, key=lambda s: (s.path, s.reason)):
+        yield f"  {item.path}: {item.reason}"
+    yield ""
+
+
+def _partly_parsed(report: Report) -> Iterator[str]:
+    if not report.partly_parsed:
+        return
+    yield "partly parsed (the shell parser recovered from errors; findings there may be incomplete):"
+    for path in sorted(set(report.partly_parsed)):
+        yield f"  {path}"
+    yield ""
+
+
+def _paint(text: str, code: str, color: bool) -> str:
+    return f"{code}{text}{RESET}" if color and code else text
