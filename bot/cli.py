@@ -78,16 +78,17 @@ def _use_color(choice: str, stream: object) -> bool:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from bot.engine import scan, write_changes
-    from bot.model import Status
-    from bot.report import render
-
     root = Path(args.repo)
     if not root.is_dir():
         raise UserError(f"--repo {args.repo}: no such directory; expected a local repository path")
     if not args.dry_run and not args.write:
         raise UserError("publishing pull requests is not available in this version; use --dry-run or --write")
     rules = _load(args)
+
+    from bot.engine import scan, write_changes
+    from bot.model import Status
+    from bot.report import render
+
     report = scan(root, rules, label=args.repo)
     if args.write:
         write_changes(root, report)

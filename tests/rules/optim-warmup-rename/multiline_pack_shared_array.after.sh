@@ -1,0 +1,9 @@
+#!/bin/bash
+OPTIM="actor_rollout_ref.actor.optim.lr=1e-6 \
+    actor_rollout_ref.actor.optim.lr_scheduler_type=${SCHED:-cosine}"
+SHARED=(critic.optim.lr_scheduler_type=constant)
+if [ -n "$FAST" ]; then
+    python3 -m verl.trainer.main_ppo $OPTIM "${SHARED[@]}"
+else
+    python3 -m verl.trainer.main_ppo "${SHARED[@]}" 'actor_rollout_ref.actor.optim.lr_scheduler_type=cosine'
+fi

@@ -1,0 +1,82 @@
+"""Which files are read: git-tracked plus untracked-not-ignored, shell by suffix or shebang."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bot.engine import scan
+from bot.model import Skipped
+from bot.rules.loader import load_rules
+from bot.sources.discover import shell_sources
+from tests.conftest import git, make_repo
+
+LAUNCH = "python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.megatron.use_mbridge=False\n"
+
+
+def sources(root: Path) -> tuple[list[str], list[Skipped]]:
+    skipped: list[Skipped] = []
+    return sorted(s.path for s in shell_sources(root, skipped)), skipped
+
+
+def test_git_tracked_and_untracked_but_not_ignored(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.sh": LAUNCH, ".gitignore": "ignored.sh\nbuild/\n"})
+    (repo / "new.sh").write_text(LAUNCH)
+    (repo / "ignored.sh").write_text(LAUNCH)
+    (repo / "build").mkdir()
+    (repo / "build" / "x.sh").write_text(LAUNCH)
+    found, _ = sources(repo)
+    assert found == ["a.sh", "new.sh"]
+
+
+def test_shell_by_suffix_or_shebang_whatever_the_name(tmp_path: Path) -> None:
+    files = {
+        "run.bash": LAUNCH,
+        "job.slurm": LAUNCH,
+        "z.zsh": LAUNCH,
+        "train": "#!/usr/bin/env bash\n" + LAUNCH,
+        "odd name with spaces": "#!/bin/bash\n" + LAUNCH,
+        "launch.txt": "#!/bin/bash\n" + LAUNCH,
+        "tool.py": "#!/usr/bin/env python3\nprint(1)\n",
+        "notes": "just text\n",
+        "env-s": "#!/usr/bin/env -S bash -eu\n" + LAUNCH,
+    }
+    repo = make_repo(tmp_path / "r", files)
+    os.chmod(repo / "train", 0o644)  # not executable: still a shell script
+    found, _ = sources(repo)
+    assert found == ["env-s", "job.slurm", "odd name with spaces", "run.bash", "train", "z.zsh"]
+
+
+def test_walk_outside_git(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "a.sh").write_text(LAUNCH)
+    (root / ".git_not").mkdir()
+    found, _ = sources(root)
+    assert found == ["sub/a.sh"]
+
+
+def test_binary_non_utf8_and_symlinks_are_skipped_with_reasons(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.sh"
+    outside.write_text(LAUNCH)
+    repo = make_repo(tmp_path / "r", {"good.sh": LAUNCH, "bin.sh": b"\x00\x01use_mbridge", "latin.sh": b"# caf\xe9\n"})
+    os.symlink(outside, repo / "escape.sh")
+    os.symlink(repo / "good.sh", repo / "alias.sh")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "links")
+    report = scan(repo, load_rules())
+    reasons = {s.path: s.reason for s in report.skipped}
+    assert "binary" in reasons["bin.sh"]
+    assert "UTF-8" in reasons["latin.sh"]
+    assert "outside the repository" in reasons["escape.sh"]
+    assert "symlink" in reasons["alias.sh"]
+    assert [f.path for f in report.findings] == ["good.sh"]
+
+
+def test_prefilter_parses_only_files_with_a_rule_key(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.sh": LAUNCH, "b.sh": "python3 -m m x=1\n", "c.sh": "echo hi\n"})
+    report = scan(repo, load_rules())
+    assert report.files_scanned == 3
+    assert report.files_parsed == 1
+    everything = scan(repo, load_rules(enable=["megatron-flash-attn"]))
+    assert everything.files_parsed == 1  # the optional rule needs a megatron key too

@@ -1,0 +1,145 @@
+"""Launches and overrides found by the real tree-sitter-bash parser, with spans and origins."""
+
+from __future__ import annotations
+
+from bot.sources.launches import Launch
+from bot.sources.shell import analyse
+
+
+def launches(src: str) -> list[Launch]:
+    return analyse(src.encode()).launches
+
+
+def keys(launch: Launch) -> list[str]:
+    return [f"{o.prefix}{o.key}" for o in launch.overrides]
+
+
+def test_launchers_and_entry_points() -> None:
+    script = """\
+python3 -m verl.trainer.main_ppo a=1
+python -u -m verl.trainer.main_ppo b=1
+torchrun --nnodes 2 --nproc_per_node=8 --standalone -m verl.trainer.sft_trainer c=1
+ray job submit --address=http://x:8265 --runtime-env=r.yaml -- python3 -m verl.trainer.main_ppo d=1
+python3 verl/trainer/main_ppo.py e=1
+nohup env CUDA_VISIBLE_DEVICES=0 python3 -m verl.trainer.main_ppo f=1 > log 2>&1 &
+$PYTHON -m verl.trainer.main_ppo g=1
+python3 -m torch.distributed.run --nproc_per_node 4 -m verl.trainer.main_ppo h=1
+echo python3 -m verl.trainer.main_ppo nope=1
+python3 -c 'print(1)' nope=2
+"""
+    found = launches(script)
+    assert [(l.entry, l.entry_kind) for l in found] == [
+        ("verl.trainer.main_ppo", "module"),
+        ("verl.trainer.main_ppo", "module"),
+        ("verl.trainer.sft_trainer", "module"),
+        ("verl.trainer.main_ppo", "module"),
+        ("verl/trainer/main_ppo.py", "script"),
+        ("verl.trainer.main_ppo", "module"),
+        ("verl.trainer.main_ppo", "module"),
+        ("verl.trainer.main_ppo", "module"),
+    ]
+    assert [keys(l) for l in found] == [["a"], ["b"], ["c"], ["d"], ["e"], ["f"], ["g"], ["h"]]
+    assert found[4].module == "verl.trainer.main_ppo"
+    assert found[3].launcher == "ray job submit"
+
+
+def test_hydra_flags_are_not_overrides() -> None:
+    (launch,) = launches(
+        "python3 -m m --config-path=cfg --config-name ppo_megatron_trainer -cd extra a.b=1 --multirun c=2\n"
+    )
+    assert launch.config_path == "cfg" and launch.config_name == "ppo_megatron_trainer"
+    assert launch.config_dir == "extra"
+    assert keys(launch) == ["a.b", "c"]
+
+
+def test_continuations_arrays_and_packed_strings() -> None:
+    script = """\
+ACTOR=(
+    actor_rollout_ref.actor.megatron.use_mbridge=False
+    # a comment between elements
+    actor_rollout_ref.actor.optim.lr=1e-6 \\
+)
+PACK="engine.use_mbridge=False \\
+  engine.tensor_model_parallel_size=2"
+python3 -m verl.trainer.main_ppo \\
+    "${ACTOR[@]}" $PACK \\
+    +trainer.val_before_train=False \\
+    ++x.y='["console","wandb"]' \\
+    ~trainer.total_epochs "$@" 2>&1 | tee log.txt
+"""
+    (launch,) = launches(script)
+    assert keys(launch) == [
+        "actor_rollout_ref.actor.megatron.use_mbridge",
+        "actor_rollout_ref.actor.optim.lr",
+        "engine.use_mbridge",
+        "engine.tensor_model_parallel_size",
+        "+trainer.val_before_train",
+        "++x.y",
+        "~trainer.total_epochs",
+    ]
+    by_key = {o.key: o for o in launch.overrides}
+    assert by_key["actor_rollout_ref.actor.megatron.use_mbridge"].line == 2
+    assert by_key["engine.tensor_model_parallel_size"].line == 7
+    assert by_key["engine.use_mbridge"].container() == "scalar PACK (line 6)"
+    assert by_key["x.y"].value_text == '["console","wandb"]'
+    assert launch.caller_args
+    src = script.encode()
+    span = by_key["engine.use_mbridge"].key_span
+    assert span is not None and src[span.start : span.end] == b"engine.use_mbridge"
+
+
+def test_quoted_array_is_not_word_split_but_unquoted_pack_is() -> None:
+    script = 'A=("x.a=1 x.b=2")\nP="y.a=1 y.b=2"\npython3 -m m "${A[@]}" "$P" $P\n'
+    (launch,) = launches(script)
+    assert [o.text for o in launch.overrides] == ["x.a=1 x.b=2", "y.a=1 y.b=2", "y.a=1", "y.b=2"]
+
+
+def test_variable_origins() -> None:
+    script = """\
+A=False
+export B=${B:-False}
+: "${C:=False}"
+if [ "$X" = 1 ]; then D=False; else D=True; fi
+python3 -m m a=$A b=${B} c=$C d=$D e=$1 f="${F:-False}" g=$(echo 1)
+"""
+    (launch,) = launches(script)
+    values = {o.key: [(p.text, p.dynamic is None, p.default_of) for p in o.value_pieces] for o in launch.overrides}
+    assert values["a"] == [("False", True, None)]
+    assert values["b"] == [("False", True, "B")]
+    assert values["c"] == [("False", True, "C")]
+    assert values["f"] == [("False", True, "F")]
+    assert values["e"][0][1] is False and values["g"][0][1] is False
+    assert sorted(o.value_text or "" for o in launch.overrides if o.key == "d") == ["False", "True"]
+
+
+def test_functions_loops_and_case_branches() -> None:
+    script = """\
+run() {
+    python3 -m verl.trainer.main_ppo a=$1 "$@"
+}
+for m in 1 2; do
+    torchrun -m verl.trainer.main_ppo b=$m
+done
+case "$BACKEND" in
+  megatron) python3 -m verl.trainer.main_ppo c=1 ;;
+  *) python3 -m verl.trainer.main_ppo c=2 ;;
+esac
+"""
+    found = launches(script)
+    assert [keys(l) for l in found] == [["a"], ["b", "b"], ["c"], ["c"]]
+    assert found[0].site.in_function == "run"
+    assert found[2].branch is not None and "megatron" in found[2].branch
+
+
+def test_partly_parsed_file_reports_error_lines() -> None:
+    script = 'X=${Y:-$(((A+B)*2))}\npython3 -m m a=1 \\\n    b=2\n\n\npython3 -m m c=3\n'
+    result = analyse(script.encode())
+    assert result.partly_parsed
+    assert 1 in result.error_lines() and 6 not in result.error_lines()
+    assert ["c"] in [keys(l) for l in result.launches]
+
+
+def test_escaped_space_and_crlf() -> None:
+    script = "python3 -m m a.b=x\\ y \\\r\n    c.d=1\r\n"
+    (launch,) = launches(script)
+    assert [o.text for o in launch.overrides] == ["a.b=x y", "c.d=1"]
