@@ -96,11 +96,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     text = render(args.format, report, color=color)
     if args.output is not None:
         try:
-            args.output.write_text(text, encoding="utf-8")
+            args.output.write_bytes(text.encode("utf-8", "surrogateescape"))
         except OSError as exc:
             raise UserError(f"--output {args.output}: cannot write: {exc.strerror or exc}") from None
     else:
-        sys.stdout.write(text)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+        sys.stdout.buffer.flush()
     remaining = [f for f in report.findings if f.status is not Status.FIXED]
     return EXIT_FINDINGS if args.check and remaining else EXIT_OK
 
@@ -161,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bot: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # noqa: BLE001 - the one place that turns a crash into a log file
+    except Exception as exc:  # the one place that turns a crash into a log file
         path = _crash_log(exc)
         print(f"bot: internal error: {type(exc).__name__}: {exc} (details in {path})", file=sys.stderr)
         return EXIT_INTERNAL

@@ -43,7 +43,9 @@ class Glob:
 
 
 def _split_top(pattern: str, sep: str) -> list[str]:
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in pattern:
         if ch == "{":
             depth += 1

@@ -28,7 +28,7 @@ echo python3 -m verl.trainer.main_ppo nope=1
 python3 -c 'print(1)' nope=2
 """
     found = launches(script)
-    assert [(l.entry, l.entry_kind) for l in found] == [
+    assert [(launch.entry, launch.entry_kind) for launch in found] == [
         ("verl.trainer.main_ppo", "module"),
         ("verl.trainer.main_ppo", "module"),
         ("verl.trainer.sft_trainer", "module"),
@@ -38,7 +38,7 @@ python3 -c 'print(1)' nope=2
         ("verl.trainer.main_ppo", "module"),
         ("verl.trainer.main_ppo", "module"),
     ]
-    assert [keys(l) for l in found] == [["a"], ["b"], ["c"], ["d"], ["e"], ["f"], ["g"], ["h"]]
+    assert [keys(launch) for launch in found] == [["a"], ["b"], ["c"], ["d"], ["e"], ["f"], ["g"], ["h"]]
     assert found[4].module == "verl.trainer.main_ppo"
     assert found[3].launcher == "ray job submit"
 
@@ -126,7 +126,7 @@ case "$BACKEND" in
 esac
 """
     found = launches(script)
-    assert [keys(l) for l in found] == [["a"], ["b", "b"], ["c"], ["c"]]
+    assert [keys(launch) for launch in found] == [["a"], ["b", "b"], ["c"], ["c"]]
     assert found[0].site.in_function == "run"
     assert found[2].branch is not None and "megatron" in found[2].branch
 
@@ -136,7 +136,7 @@ def test_partly_parsed_file_reports_error_lines() -> None:
     result = analyse(script.encode())
     assert result.partly_parsed
     assert 1 in result.error_lines() and 6 not in result.error_lines()
-    assert ["c"] in [keys(l) for l in result.launches]
+    assert ["c"] in [keys(launch) for launch in result.launches]
 
 
 def test_escaped_space_and_crlf() -> None:

@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from bot.model import Finding, Report
+from bot.model import Finding, Report, Skipped
 from bot.report.diff import unified_diff
 
 VERSION = 1
@@ -40,7 +40,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         "rules": [{"id": r.id, "enabled": r.enabled} for r in sorted(report.rules, key=lambda r: r.id)],
         "findings": [_finding(f) for f in sorted(report.findings, key=Finding.sort_key)],
         "files": [{"path": c.path, "diff": unified_diff(c)} for c in changes],
-        "skipped": [{"path": s.path, "reason": s.reason} for s in sorted(report.skipped, key=lambda s: (s.path, s.reason))],
+        "skipped": [{"path": s.path, "reason": s.reason} for s in sorted(report.skipped, key=_skip_key)],
         "partly_parsed": sorted(set(report.partly_parsed)),
         "summary": {
             "files_scanned": report.files_scanned,
@@ -53,6 +53,10 @@ def to_dict(report: Report) -> dict[str, Any]:
             "written": report.written,
         },
     }
+
+
+def _skip_key(item: Skipped) -> tuple[str, str]:
+    return (item.path, item.reason)
 
 
 def _finding(finding: Finding) -> dict[str, Any]:

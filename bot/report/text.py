@@ -41,7 +41,8 @@ def _findings(report: Report, color: bool) -> Iterator[str]:
 def finding_line(finding: Finding, color: bool = False) -> str:
     rule = _paint(f"[{finding.rule}]", RED if finding.severity == "error" else "", color)
     status = _paint(finding.status.value, _STATUS_COLOR[finding.status], color)
-    return f"{finding.path}:{finding.line}:{finding.column}: {rule} {status} {finding.message}"
+    message = " ".join(finding.message.splitlines())
+    return f"{finding.path}:{finding.line}:{finding.column}: {rule} {status} {message}"
 
 
 def _skipped(report: Report) -> Iterator[str]:

@@ -16,7 +16,7 @@ from bot.hydra import bool_style, format_value, values_equal
 from bot.model import Edit, Finding, Span, Status
 from bot.rules.model import EnsureEntry, Rule
 from bot.rules.values import ValueInfo, read_value
-from bot.sources.launches import Launch, Override
+from bot.sources.launches import Launch, Override, line_column
 from bot.sources.shell import ShellScript
 from bot.sources.shell_edits import (
     insertion_after_token,
@@ -289,7 +289,7 @@ class FileEvaluator:
         if len(uses) != 1 or any(not p.via or p.via[-1].use not in {v.use for v in info.extra} for p in pieces):
             self.manual(finding, "the value is built from several parts")
             return None
-        definitions = []
+        definitions: list[tuple[Definition, Span, str]] = []
         for _, variant in variants:
             if len(variant.extra) != 1:
                 definitions = []
@@ -403,9 +403,9 @@ class FileEvaluator:
 
     def launch_finding(self, rule: Rule, launch: Launch, entry: EnsureEntry, status: Status,
                        message: str) -> Finding:
-        column = launch.site.node.start_point[1] + 1
+        _, column = line_column(self.src, launch.site.node.start_byte)
         return Finding(
-            rule=rule.id, path=self.path, line=launch.line, column=int(column), key=entry.key,
+            rule=rule.id, path=self.path, line=launch.line, column=column, key=entry.key,
             value=format_value(entry.value), status=status,
             message=message or f"launch of {launch.entry} lacks {entry.prefix}{entry.key}",
             severity=rule.severity,

@@ -256,6 +256,12 @@ def _record_flag(launch: Launch, name: str, value: str | None) -> None:
         launch.config_dir = value
 
 
+def line_column(src: bytes, pos: int) -> tuple[int, int]:
+    """1-based line and column; the column counts characters, as editors and SARIF do."""
+    line_start = src.rfind(b"\n", 0, pos) + 1
+    return src.count(b"\n", 0, pos) + 1, len(src[line_start:pos].decode("utf-8", "replace")) + 1
+
+
 def parse_override_field(item: Field, src: bytes) -> Override | None:
     text = item.text
     match = OVERRIDE.match(text)
@@ -278,8 +284,7 @@ def parse_override_field(item: Field, src: bytes) -> Override | None:
     line, column = (0, 0)
     if key_span is not None:
         start = prefix_span.start if prefix_span else key_span.start
-        line = src.count(b"\n", 0, start) + 1
-        column = start - (src.rfind(b"\n", 0, start) + 1) + 1
+        line, column = line_column(src, start)
     return Override(
         field=item,
         prefix=prefix,

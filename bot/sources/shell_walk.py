@@ -110,13 +110,13 @@ class Walker:
             return env
         append = any(c.type == "+=" for c in node.children)
         values = [c for c in node.children[1:] if c.type not in ("=", "+=")]
-        for value in values:
-            self.record_uses(value, env)
+        for part in values:
+            self.record_uses(part, env)
         if name_node.type == "subscript":  # A[3]=x: too rare to track; A may now be anything
             name = (name_node.children[0].text or b"").decode()
             return {**env, name: (self._computed(name, node, "an element assigned by index"),)}
         name = (name_node.text or b"").decode()
-        value = values[0] if values else None
+        value: Node | None = values[0] if values else None
         if value is not None and value.type == "array":
             kind = "array"
             alternatives = [self._array_items(value, env)]
@@ -189,7 +189,9 @@ class Walker:
         return updated if updated is not None else env
 
     def if_statement(self, node: Node, env: Env) -> Env:
-        condition, body, branches = [], [], []
+        condition: list[Node] = []
+        body: list[Node] = []
+        branches: list[Node] = []
         target = condition
         has_else = False
         for child in node.children:
@@ -219,10 +221,12 @@ class Walker:
     def case_statement(self, node: Node, env: Env) -> Env:
         outs = []
         has_default = False
-        subject = None
+        subject: str | None = None
         for child in node.children:
             if child.type == "case_item":
-                patterns, body, seen_paren = [], [], False
+                patterns: list[Node] = []
+                body: list[Node] = []
+                seen_paren = False
                 for part in child.children:
                     if not seen_paren:
                         if part.type == ")":

@@ -1,0 +1,109 @@
+"""SARIF 2.1.0 for code-scanning tools, with the bot's byte-span edits as machine-applicable fixes."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from typing import Any
+from urllib.parse import quote
+
+from bot import __version__
+from bot.model import Edit, Finding, Report, RuleInfo, Status
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+TOOL = "followup-bot"
+_LEVELS = {"error": "error", "warning": "warning"}
+_GITHUB_REPO = re.compile(r"[\w.-]+/[\w.-]+")
+
+
+def render(report: Report) -> str:
+    return json.dumps(to_dict(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def to_dict(report: Report) -> dict[str, Any]:
+    rules = sorted(report.rules, key=lambda r: r.id)
+    index = {r.id: i for i, r in enumerate(rules)}
+    contents = {c.path: c.before for c in report.changes}
+    results = [_result(f, index, contents.get(f.path)) for f in sorted(report.findings, key=Finding.sort_key)]
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": TOOL, "version": __version__, "rules": [_rule(r) for r in rules]}},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    if report.commit and _GITHUB_REPO.fullmatch(report.repo):
+        provenance = {"repositoryUri": f"https://github.com/{report.repo}", "revisionId": report.commit}
+        run["versionControlProvenance"] = [provenance]
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def level(severity: str) -> str:
+    return _LEVELS.get(severity, "note")
+
+
+def uri(path: str) -> str:
+    """A relative URI reference: spaces and non-ASCII characters percent-encoded."""
+    return quote(path, safe="/")
+
+
+def _rule(rule: RuleInfo) -> dict[str, Any]:
+    return {
+        "id": rule.id,
+        "name": rule.id,
+        "shortDescription": {"text": rule.title or rule.id},
+        "defaultConfiguration": {"level": level(rule.severity), "enabled": rule.enabled},
+    }
+
+
+def _result(finding: Finding, index: dict[str, int], before: bytes | None) -> dict[str, Any]:
+    result: dict[str, Any] = {"ruleId": finding.rule}
+    if finding.rule in index:
+        result["ruleIndex"] = index[finding.rule]
+    result |= {
+        "level": level(finding.severity),
+        "message": {"text": finding.message},
+        "locations": [_location(finding, before)],
+        "properties": {"status": finding.status.value, "key": finding.key, "value": finding.value},
+    }
+    if finding.status is not Status.MANUAL and finding.edits:
+        result["fixes"] = [{"description": {"text": finding.message}, "artifactChanges": _changes(finding.edits)}]
+    return result
+
+
+def _location(finding: Finding, before: bytes | None) -> dict[str, Any]:
+    region = {"startLine": finding.line, "startColumn": _column(finding, before)}
+    return {"physicalLocation": {"artifactLocation": {"uri": uri(finding.path)}, "region": region}}
+
+
+def _column(finding: Finding, before: bytes | None) -> int:
+    """Findings count columns in bytes; SARIF counts code points. Convert when the file is at hand."""
+    if before is None:
+        return finding.column
+    lines = before.split(b"\n")
+    if not 0 < finding.line <= len(lines):
+        return finding.column
+    prefix = lines[finding.line - 1][: finding.column - 1]
+    return len(prefix.decode("utf-8", errors="replace")) + 1
+
+
+def _changes(edits: list[Edit]) -> list[dict[str, Any]]:
+    by_path: dict[str, list[Edit]] = defaultdict(list)
+    for edit in edits:
+        by_path[edit.path].append(edit)
+    return [
+        {"artifactLocation": {"uri": uri(path)}, "replacements": [_replacement(e) for e in _ordered(group)]}
+        for path, group in sorted(by_path.items())
+    ]
+
+
+def _ordered(edits: list[Edit]) -> list[Edit]:
+    """By position; insertions at one point keep their planned order (as bot.edits applies them)."""
+    return [e for _, e in sorted(enumerate(edits), key=lambda t: (t[1].span.start, t[1].span.end, t[0]))]
+
+
+def _replacement(edit: Edit) -> dict[str, Any]:
+    span = edit.span
+    return {
+        "deletedRegion": {"byteOffset": span.start, "byteLength": span.end - span.start},
+        "insertedContent": {"text": edit.text},
+    }

@@ -1,0 +1,94 @@
+"""Whole-file behaviour: verification, conflicts, safe writes, rule file globs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.engine import check_file, scan, write_changes
+from bot.errors import UserError
+from bot.model import Status
+from bot.rules.loader import load_rules
+from tests.conftest import make_repo
+
+MBRIDGE = "python3 -m verl.trainer.main_ppo \\\n    actor_rollout_ref.actor.megatron.use_mbridge=False \\\n    x.y=1\n"
+
+
+def rules_from(tmp_path: Path, **files: str) -> list:  # type: ignore[type-arg]
+    directory = tmp_path / "rules"
+    directory.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (directory / f"{name}.yaml").write_text(text)
+    return load_rules([directory], include_bundled=False)
+
+
+def test_a_fix_that_keeps_firing_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    rules = rules_from(tmp_path, never="id: never\nmatch: {key: ['x.y'], value_not: [1000]}\nfix: {set: 7}\n")
+    result = check_file("a.sh", MBRIDGE.encode(), rules)
+    assert result.change is None
+    (finding,) = result.findings
+    assert finding.status is Status.MANUAL
+    assert "could not be verified" in finding.message and "second run" in finding.message
+
+
+def test_conflicting_fixes_from_two_rules_are_refused(tmp_path: Path) -> None:
+    rules = rules_from(
+        tmp_path,
+        one="id: one\nmatch: {key: ['x.y']}\nfix: {set: 2}\n",
+        two="id: two\nmatch: {key: ['x.y']}\nfix: {set: 3}\n",
+    )
+    result = check_file("a.sh", MBRIDGE.encode(), rules)
+    assert result.change is None
+    assert {f.rule: f.status for f in result.findings} == {"one": Status.MANUAL, "two": Status.MANUAL}
+    assert all("conflicting fixes" in f.message for f in result.findings)
+
+
+def test_agreeing_fixes_from_two_rules_are_applied_once(tmp_path: Path) -> None:
+    rules = rules_from(
+        tmp_path,
+        one="id: one\nmatch: {key: ['x.y'], value: [1]}\nfix: {set: 2}\n",
+        two="id: two\nmatch: {key: ['**.y'], value: [1]}\nfix: {set: 2}\n",
+    )
+    result = check_file("a.sh", MBRIDGE.encode(), rules)
+    assert result.change is not None and result.change.after.endswith(b"    x.y=2\n")
+
+
+def test_rule_files_glob_limits_where_a_rule_runs(tmp_path: Path) -> None:
+    rules = rules_from(tmp_path, only_sh="id: only_sh\nfiles: ['*.sh']\nmatch: {key: ['x.y']}\nfix: {set: 5}\n")
+    repo = make_repo(tmp_path / "r", {"a.sh": MBRIDGE, "b.slurm": MBRIDGE})
+    report = scan(repo, rules)
+    assert [f.path for f in report.findings] == ["a.sh"]
+
+
+def test_write_changes_edits_files_in_place_and_keeps_their_mode(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"run.sh": MBRIDGE})
+    os.chmod(repo / "run.sh", 0o755)
+    report = scan(repo, load_rules())
+    write_changes(repo, report)
+    assert b"use_mbridge=True" in (repo / "run.sh").read_bytes()
+    assert os.stat(repo / "run.sh").st_mode & 0o777 == 0o755
+    assert all(f.status is Status.FIXED for f in report.findings)
+    assert not [p for p in repo.iterdir() if p.name.startswith(".bot-")]
+
+
+def test_write_refuses_a_file_replaced_by_a_symlink(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.sh"
+    outside.write_text(MBRIDGE)
+    repo = make_repo(tmp_path / "r", {"run.sh": MBRIDGE})
+    report = scan(repo, load_rules())
+    (repo / "run.sh").unlink()
+    os.symlink(outside, repo / "run.sh")
+    with pytest.raises(UserError, match="symlink"):
+        write_changes(repo, report)
+    assert outside.read_text() == MBRIDGE
+
+
+def test_write_refuses_a_file_changed_since_the_scan(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"run.sh": MBRIDGE})
+    report = scan(repo, load_rules())
+    (repo / "run.sh").write_text(MBRIDGE + "# edited meanwhile\n")
+    with pytest.raises(UserError, match="changed on disk"):
+        write_changes(repo, report)
+    assert (repo / "run.sh").read_text().endswith("# edited meanwhile\n")
