@@ -52,7 +52,8 @@ def test_demo_dry_run_matches_expected_totals(capsys: pytest.CaptureFixture[str]
     by_file: dict[str, list[tuple[int, str]]] = {}
     for finding in report["findings"]:
         by_file.setdefault(finding["path"], []).append((finding["line"], finding["status"]))
-    assert by_file["examples/grpo_trainer/run_mbridge_default.sh"] == [(10, "fixable"), (12, "fixable"), (13, "fixable")]
+    defaults_at = by_file["examples/grpo_trainer/run_mbridge_default.sh"]
+    assert defaults_at == [(10, "fixable"), (12, "fixable"), (13, "fixable")]
     assert by_file["recipe/spin/run_spin_megatron.sh"] == [(12, "manual")]
     assert by_file["examples/tuning/run_caller_value.sh"] == [(8, "manual"), (9, "manual")]
     for trap in ("tests/special_sanity/check_mindspeed_keys.sh", "examples/grpo_trainer/run_already_true.sh"):
@@ -111,7 +112,8 @@ def test_optional_rules_only_with_enable(tmp_path: Path, capsys: pytest.CaptureF
     repo = make_repo(tmp_path / "r", {"run.sh": SCRIPT})
     _, out, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--format", "json")
     assert {f["rule"] for f in json.loads(out)["findings"]} == {"megatron-use-mbridge"}
-    _, out, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--format", "json", "--enable", "megatron-flash-attn")
+    _, out, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--format", "json",
+                    "--enable", "megatron-flash-attn")
     assert {f["rule"] for f in json.loads(out)["findings"]} == {"megatron-use-mbridge", "megatron-flash-attn"}
     _, out, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--format", "json",
                     "--rule", "megatron-recompute-uniform")
