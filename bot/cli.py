@@ -17,6 +17,7 @@ from pathlib import Path
 
 from bot import __version__
 from bot.errors import UserError
+from bot.secrets import redact
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FORMATS = ("text", "markdown", "json", "sarif", "diff", "github")
@@ -33,7 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     run = commands.add_parser("run", help="scan a repository, fix what breaks the rules, report")
-    run.add_argument("--repo", required=True, help="the repository: a local path")
+    run.add_argument("--repo", required=True, help="a local path, owner/name, or a name from the config file")
+    run.add_argument("--config", type=Path, help="the repository registry (default: ./bot.toml if present)")
+    run.add_argument("--group", choices=("rule", "all"), help="one pull request per rule (default) or one for all")
+    run.add_argument("--allow-dirty", action="store_true", help="publish from a local path with uncommitted changes")
     _rule_options(run)
     mode = run.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="change nothing anywhere; print the report")
@@ -78,22 +82,53 @@ def _use_color(choice: str, stream: object) -> bool:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    root = Path(args.repo)
-    if not root.is_dir():
-        raise UserError(f"--repo {args.repo}: no such directory; expected a local repository path")
-    if not args.dry_run and not args.write:
-        raise UserError("publishing pull requests is not available in this version; use --dry-run or --write")
+    from bot.config import load_config
+
+    repo = load_config(args.config).resolve(args.repo)
     rules = _load(args)
 
     from bot.engine import scan, write_changes
     from bot.model import Status
-    from bot.report import render
 
-    report = scan(root, rules, label=args.repo)
-    if args.write:
-        write_changes(root, report)
+    if args.dry_run or args.write:
+        from bot.publish.run import warn_actions_token
+
+        if args.dry_run:
+            warn_actions_token()
+        if repo.path is not None:
+            report = scan(repo.path, rules, label=args.repo)
+            if args.write:
+                write_changes(repo.path, report)
+        elif args.write:
+            raise UserError(f"--repo {args.repo}: --write edits a local working tree; give a local path")
+        else:
+            from bot.publish.run import fetch_for_scan
+
+            remote, default = fetch_for_scan(repo)
+            with remote.worktree(default) as worktree:
+                report = scan(worktree, rules, label=repo.github or args.repo)
+        code = EXIT_OK
+    else:
+        from bot.publish.run import PublishOptions, publish
+
+        result = publish(repo, rules, PublishOptions(group=args.group, allow_dirty=args.allow_dirty))
+        report = result.report
+        report.extra["publish"] = {"decisions": [d.as_dict() for d in result.decisions],
+                                   "api_requests": result.api_requests}
+        code = EXIT_INTERNAL if result.failed else EXIT_OK
+    _emit(args, report)
+    remaining = [f for f in report.findings if f.status is not Status.FIXED]
+    if code == EXIT_OK and args.check and remaining:
+        return EXIT_FINDINGS
+    return code
+
+
+def _emit(args: argparse.Namespace, report: object) -> None:
+    from bot.report import render
+    from bot.secrets import redact
+
     color = args.output is None and args.format == "text" and _use_color(args.color, sys.stdout)
-    text = render(args.format, report, color=color)
+    text = redact(render(args.format, report, color=color))  # type: ignore[arg-type]
     if args.output is not None:
         try:
             args.output.write_bytes(text.encode("utf-8", "surrogateescape"))
@@ -103,8 +138,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
         sys.stdout.buffer.flush()
-    remaining = [f for f in report.findings if f.status is not Status.FIXED]
-    return EXIT_FINDINGS if args.check and remaining else EXIT_OK
 
 
 def cmd_rules_list(args: argparse.Namespace) -> int:
@@ -144,8 +177,8 @@ def _crash_log(exc: BaseException) -> str:
     fd, path = tempfile.mkstemp(prefix="bot-crash-", suffix=".log")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(f"bot {__version__}\npython {sys.version}\nplatform {platform.platform()}\n")
-        handle.write(f"argv {sys.argv!r}\n\n")
-        handle.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+        handle.write(redact(f"argv {sys.argv!r}\n\n"))
+        handle.write(redact("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))))
     return path
 
 
@@ -158,14 +191,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_rules_list(args)
         return cmd_rules_test(args)
     except UserError as exc:
-        print(f"bot: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        print(redact(f"bot: error: {exc}"), file=sys.stderr)
+        return exc.exit_code
     except KeyboardInterrupt:
         print("bot: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # the one place that turns a crash into a log file
         path = _crash_log(exc)
-        print(f"bot: internal error: {type(exc).__name__}: {exc} (details in {path})", file=sys.stderr)
+        print(redact(f"bot: internal error: {type(exc).__name__}: {exc} (details in {path})"), file=sys.stderr)
         return EXIT_INTERNAL
 
 

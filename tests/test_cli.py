@@ -123,8 +123,9 @@ def test_optional_rules_only_with_enable(tmp_path: Path, capsys: pytest.CaptureF
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (["run", "--repo", "/nonexistent/repo", "--dry-run"], "no such directory"),
-        (["run", "--repo", "."], "use --dry-run or --write"),
+        (["run", "--repo", "/nonexistent/repo", "--dry-run"], "not a directory, not owner/name"),
+        (["run", "--repo", "."], "publishing needs the GitHub repository"),
+        (["run", "--repo", "verl", "--write"], "--write edits a local working tree"),
         (["run", "--repo", ".", "--dry-run", "--rule", "nope"], "no such rule"),
         (["run", "--repo", ".", "--dry-run", "--format", "xml"], "invalid choice"),
         (["frobnicate"], "invalid choice"),

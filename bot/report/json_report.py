@@ -1,7 +1,7 @@
 """The JSON report, contract v1 (design.md): the keys it names keep their names and types.
 
 Compatible extensions: "severity" per finding, "partly_parsed" at the top, and "files_parsed",
-"launches", "files_changed" and "written" in the summary.
+"launches", "files_changed" and "written" in the summary, "publish" after publishing.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _escape_surrogate(match: re.Match[str]) -> str:
 
 def to_dict(report: Report) -> dict[str, Any]:
     changes = sorted((c for c in report.changes if c.before != c.after), key=lambda c: c.path)
-    return {
+    out = {
         "version": VERSION,
         "repo": report.repo,
         "commit": report.commit,
@@ -53,6 +53,9 @@ def to_dict(report: Report) -> dict[str, Any]:
             "written": report.written,
         },
     }
+    if "publish" in report.extra:  # extension: what publishing decided, and its API request count
+        out["publish"] = report.extra["publish"]
+    return out
 
 
 def _skip_key(item: Skipped) -> tuple[str, str]:

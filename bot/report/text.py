@@ -22,7 +22,19 @@ def render(report: Report, *, color: bool = False) -> str:
     lines.extend(_skipped(report))
     lines.extend(_partly_parsed(report))
     lines.append(_paint(summary_line(report), BOLD, color))
+    lines.extend(_published(report))
     return "\n".join(lines) + "\n"
+
+
+def _published(report: Report) -> Iterator[str]:
+    publish = report.extra.get("publish")
+    if not publish:
+        return
+    for decision in publish["decisions"]:
+        where = f" #{decision['number']}" if decision.get("number") else ""
+        url = f" {decision['url']}" if decision.get("url") else ""
+        yield f"{decision['branch']}: {decision['action']}{where}: {decision['detail']}{url}"
+    yield f"GitHub API requests: {publish['api_requests']}"
 
 
 def _findings(report: Report, color: bool) -> Iterator[str]:

@@ -1,0 +1,1 @@
+"""Publishing: turn a scan into follow-up pull requests (git + GitHub)."""

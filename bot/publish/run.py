@@ -1,0 +1,93 @@
+"""`bot run` against a repository by name: fetch, scan at the default branch, publish."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.config import RepoConfig
+from bot.errors import UserError
+from bot.publish.credentials import Credentials, api_url, from_environment
+from bot.publish.forge import Forge, GitHubForge, RetryPolicy, auth_for
+from bot.publish.publisher import Publisher, PublishResult
+from bot.publish.vcs import Remote, is_dirty, prepare_local
+from bot.rules.model import Rule
+
+
+def cache_dir() -> Path:
+    """BOT_CACHE_DIR, else $XDG_CACHE_HOME/followup-bot, else ~/.cache/followup-bot."""
+    if os.environ.get("BOT_CACHE_DIR"):
+        return Path(os.environ["BOT_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "followup-bot"
+
+
+@dataclass
+class PublishOptions:
+    group: str | None = None
+    allow_dirty: bool = False
+    command: str = ""
+    upstream_ref: str | None = None
+    retry: RetryPolicy | None = None
+    throttle: bool = True
+
+
+def reproduce_command(repo: RepoConfig, rules: list[Rule]) -> str:
+    args = ["bot", "run", "--repo", repo.name, "--dry-run", "--format", "diff"]
+    for rule in rules:
+        if rule.enabled:
+            args += ["--rule", rule.id]
+    return shlex.join(args)
+
+
+def open_remote(repo: RepoConfig, token: str | None, url: str) -> Remote:
+    return prepare_local(repo.path, cache_dir(), repo.name, url, token)
+
+
+def publish(repo: RepoConfig, rules: list[Rule], options: PublishOptions,
+            credentials: Credentials | None = None, forge: Forge | None = None) -> PublishResult:
+    if repo.github is None:
+        raise UserError(f"--repo {repo.name}: publishing needs the GitHub repository: set github = \"owner/name\" "
+                        "for it in bot.toml")
+    base_url = api_url()
+    credentials = credentials or from_environment()
+    if credentials is None and forge is None:
+        raise UserError("publishing needs credentials: set BOT_GITHUB_TOKEN (or GITHUB_TOKEN), or "
+                        "BOT_GITHUB_APP_ID with BOT_GITHUB_APP_PRIVATE_KEY")
+    token = None
+    if forge is None:
+        assert credentials is not None
+        auth, token = auth_for(credentials, base_url, repo.github)
+        github: Forge = GitHubForge(base_url, repo.github, auth, options.retry, throttle=options.throttle)
+    else:
+        github = forge
+        if credentials is not None and credentials.kind == "token":
+            token = credentials.token
+    if repo.path is not None and not options.allow_dirty and is_dirty(repo.path):
+        raise UserError(f"{repo.path}: has uncommitted changes; commit or stash them, or pass --allow-dirty")
+    remote = open_remote(repo, token, repo.fetch_url(base_url))
+    default = repo.default_branch or remote.default_branch()
+    remote.fetch(default, repo.branch_prefix)
+    command = options.command or reproduce_command(repo, rules)
+    publisher = Publisher(remote, repo, github, default, command, options.upstream_ref)
+    with remote.worktree(default) as worktree:
+        return publisher.run(worktree, rules, options.group or repo.group)
+
+
+def fetch_for_scan(repo: RepoConfig) -> tuple[Remote, str]:
+    """A shallow fetch of the default branch, enough to scan it (dry-run by name)."""
+    credentials = from_environment()
+    token = credentials.token if credentials is not None and credentials.kind == "token" else None
+    remote = open_remote(repo, token, repo.fetch_url(api_url()))
+    default = repo.default_branch or remote.default_branch()
+    remote.fetch(default, repo.branch_prefix, shallow=True)
+    return remote, default
+
+
+def warn_actions_token() -> None:
+    credentials = from_environment()
+    if credentials is not None and credentials.is_actions_token:
+        print("bot: warning: the token is the Actions GITHUB_TOKEN: pull requests it opens do not trigger the "
+              "repository's own checks; use a GitHub App or a personal token (BOT_GITHUB_TOKEN)", file=sys.stderr)

@@ -1,0 +1,157 @@
+"""Git through GitPython: fetch the remote, build the bot's commit in a worktree, push it.
+
+Remote branches are fetched into a private namespace (refs/followup-bot/remote/*) so that a
+user's own checkout keeps its remotes untouched. Pushes authenticate with an HTTP header passed
+through the environment, never with a token in a URL or on a command line.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.errors import UserError
+from bot.secrets import redact
+
+NAMESPACE = "refs/followup-bot/remote/"
+
+
+class GitError(UserError):
+    exit_code = 3
+
+
+@dataclass(frozen=True)
+class Author:
+    name: str
+    email: str
+
+
+def _is_http(url: str) -> bool:
+    return url.startswith(("http://", "https://"))
+
+
+class Remote:
+    """One local repository and the URL it fetches from and pushes to."""
+
+    def __init__(self, local: Path, url: str, token: str | None = None) -> None:
+        import git
+
+        self.local = local
+        self.url = url
+        self._token = token
+        self.repo = git.Repo(local)
+
+    # ---- plumbing ------------------------------------------------------------------
+    def _env(self) -> dict[str, str]:
+        env = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}
+        if self._token and _is_http(self.url):
+            basic = base64.b64encode(f"x-access-token:{self._token}".encode()).decode()
+            env.update({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader",
+                        "GIT_CONFIG_VALUE_0": f"Authorization: Basic {basic}"})
+        return env
+
+    def git(self, *args: str, cwd: Path | None = None) -> str:
+        import git
+
+        runner = git.Git(str(cwd or self.local))
+        try:
+            return str(runner.execute(["git", *args], env=self._env(), with_extended_output=False))
+        except git.GitCommandError as exc:
+            detail = (exc.stderr or exc.stdout or "").strip().splitlines()
+            last = detail[-1] if detail else f"exit code {exc.status}"
+            raise GitError(redact(f"git {args[0]} failed: {last.strip().removeprefix('stderr: ')}")) from None
+
+    # ---- reading the remote --------------------------------------------------------
+    def default_branch(self) -> str:
+        out = self.git("ls-remote", "--symref", self.url, "HEAD")
+        match = re.search(r"^ref: refs/heads/(\S+)\tHEAD", out, re.M)
+        if match is None:
+            raise GitError(redact(f"{self.url}: cannot tell the default branch (empty repository?)"))
+        return match.group(1)
+
+    def fetch(self, default: str, prefix: str, shallow: bool = False) -> None:
+        refspecs = [f"+refs/heads/{default}:{NAMESPACE}{default}"]
+        if not shallow:
+            refspecs.append(f"+refs/heads/{prefix}*:{NAMESPACE}{prefix}*")
+        options = ["--no-tags", "--prune", "--quiet"]
+        if shallow:
+            options.append("--depth=1")
+        elif _is_http(self.url):
+            options.append("--filter=blob:none")
+        self.git("fetch", *options, self.url, *refspecs)
+
+    def sha(self, branch: str) -> str | None:
+        try:
+            return self.git("rev-parse", "--verify", "-q", f"{NAMESPACE}{branch}^{{commit}}") or None
+        except GitError:
+            return None
+
+    def authors(self, base: str, branch: str) -> list[tuple[str, str, str]]:
+        """(sha, name, email) of the commits on `branch` that `base` does not have."""
+        out = self.git("log", "--format=%H%x00%an%x00%ae", f"{NAMESPACE}{base}..{NAMESPACE}{branch}")
+        return [tuple(line.split("\0")) for line in out.splitlines() if line]  # type: ignore[misc]
+
+    def tree_of(self, branch: str) -> str:
+        return self.git("rev-parse", f"{NAMESPACE}{branch}^{{tree}}")
+
+    # ---- writing -------------------------------------------------------------------
+    @contextmanager
+    def worktree(self, branch: str) -> Iterator[Path]:
+        """A temporary detached checkout of the fetched `branch`."""
+        path = Path(tempfile.mkdtemp(prefix="followup-bot-wt-"))
+        shutil.rmtree(path)
+        self.git("worktree", "add", "--detach", "--quiet", str(path), f"{NAMESPACE}{branch}")
+        try:
+            yield path
+        finally:
+            try:
+                self.git("worktree", "remove", "--force", str(path))
+            except GitError:
+                shutil.rmtree(path, ignore_errors=True)
+                self.git("worktree", "prune")
+
+    def commit(self, worktree: Path, paths: list[str], message: str, author: Author) -> str:
+        identity = ["-c", f"user.name={author.name}", "-c", f"user.email={author.email}",
+                    "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"]
+        self.git("add", "--", *paths, cwd=worktree)
+        self.git(*identity, "commit", "--quiet", "--no-verify", f"--author={author.name} <{author.email}>",
+                 "-m", message, cwd=worktree)
+        return self.git("rev-parse", "HEAD", cwd=worktree)
+
+    def push(self, sha: str, branch: str, expected: str | None) -> None:
+        """Push `sha` to `branch`, only if the branch is still where we saw it (or absent)."""
+        lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
+        self.git("push", "--quiet", "--no-verify", lease, self.url, f"{sha}:refs/heads/{branch}")
+
+    def delete(self, branch: str, expected: str) -> None:
+        lease = f"--force-with-lease=refs/heads/{branch}:{expected}"
+        self.git("push", "--quiet", "--no-verify", lease, self.url, f":refs/heads/{branch}")
+
+
+def prepare_local(path: Path | None, cache: Path, name: str, url: str, token: str | None) -> Remote:
+    """The repository to work in: the configured path, or a clone in the cache directory."""
+    import git
+
+    if path is not None:
+        try:
+            git.Repo(path)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            raise UserError(f"{path}: expected a git repository") from None
+        return Remote(path, url, token)
+    target = cache / re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+    if not (target / ".git").exists():
+        target.mkdir(parents=True, exist_ok=True)
+        git.Repo.init(target)
+    return Remote(target, url, token)
+
+
+def is_dirty(path: Path) -> bool:
+    import git
+
+    return bool(git.Repo(path).is_dirty(untracked_files=True))
