@@ -48,6 +48,8 @@ def _clash(a: Edit, b: Edit) -> bool:
         point, other = (a, b) if a.span.start == a.span.end else (b, a)
         if other.span.start == other.span.end:
             return False
+        if other.text == "":  # a deletion: an insertion at its edge is anchored on what it deletes
+            return other.span.start <= point.span.start <= other.span.end
         return other.span.start < point.span.start < other.span.end
     return a.span.overlaps(b.span)
 

@@ -51,9 +51,9 @@ def check_file(path: str, data: bytes, rules: list[Rule]) -> FileResult:
         return result
     conflicts = find_conflicts(edits)
     if conflicts:
-        clashing = {id(c.first) for c in conflicts} | {id(c.second) for c in conflicts}
+        clashing = [c.first for c in conflicts] + [c.second for c in conflicts]
         for finding in findings:
-            if any(id(e) in clashing for e in finding.edits):
+            if any(e in clashing for e in finding.edits):
                 others = sorted({c.second.rule if c.first in finding.edits else c.first.rule for c in conflicts
                                  if c.first in finding.edits or c.second in finding.edits})
                 _make_manual(finding, f"conflicting fixes (with {', '.join(others)}): not edited")
@@ -61,9 +61,11 @@ def check_file(path: str, data: bytes, rules: list[Rule]) -> FileResult:
         if not edits:
             return result
     after = apply_edits(data, edits)
+    refused = {(f.rule, f.key) for f in findings if "conflicting fixes" in f.message}
 
     def rescan(new: bytes) -> list[Finding]:
-        return evaluate(path, analyse(new), rules)
+        # what was refused for a conflict still fires after the others are applied: that is expected
+        return [f for f in evaluate(path, analyse(new), rules) if (f.rule, f.key) not in refused]
 
     outcome = verify(data, after, edits, count_errors, rescan)
     if not outcome.ok:

@@ -92,3 +92,18 @@ def test_write_refuses_a_file_changed_since_the_scan(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="changed on disk"):
         write_changes(repo, report)
     assert (repo / "run.sh").read_text().endswith("# edited meanwhile\n")
+
+
+def test_a_conflict_does_not_cancel_unrelated_fixes_in_the_file(tmp_path: Path) -> None:
+    rules = rules_from(
+        tmp_path,
+        one="id: one\nmatch: {key: ['x.y']}\nfix: {set: 2}\n",
+        two="id: two\nmatch: {key: ['x.y']}\nfix: {remove: true}\n",
+        three="id: three\nmatch: {key: ['trainer.logger']}\nfix: {set: wandb}\n",
+    )
+    src = b"python3 -m m x.y=1\npython3 -m m trainer.logger=console\n"
+    result = check_file("a.sh", src, rules)
+    assert {f.rule: f.status for f in result.findings} == {
+        "one": Status.MANUAL, "two": Status.MANUAL, "three": Status.FIXABLE}
+    assert result.change is not None
+    assert result.change.after == b"python3 -m m x.y=1\npython3 -m m trainer.logger=wandb\n"

@@ -125,7 +125,7 @@ class Publisher:
                             open_pr.number, open_pr.url)
 
         if fp is None:
-            return self.cleanup(branch, group_id, remote_sha, scan_errors, findings)
+            return self.cleanup(branch, group_id, remote_sha, scan_errors, findings, bool(ours))
         closed = next((p for p in ours if p.state == "closed" and not p.merged
                        and _fp(p) == fp), None)
         if closed is not None:
@@ -177,8 +177,10 @@ class Publisher:
                         pr.number, pr.url)
 
     def cleanup(self, branch: str, group_id: str, remote_sha: str | None, scan_errors: bool,
-                findings: list[Finding]) -> Decision:
-        if remote_sha is not None and not scan_errors and self.human_editor(None, branch, remote_sha) is None:
+                findings: list[Finding], had_pull: bool) -> Decision:
+        """Nothing to fix: only a branch that never got its pull request (a run cut short) is removed."""
+        if (remote_sha is not None and not had_pull and not scan_errors
+                and self.human_editor(None, branch, remote_sha) is None):
             self.remote.delete(branch, remote_sha)
             return Decision(group_id, branch, "branch-deleted", "the bot's branch had no open pull request "
                             "and nothing left to fix (a run cut short earlier)")

@@ -52,8 +52,11 @@ def key_matches(rule: Rule, override: Override) -> bool:
 
 def value_matches(rule: Rule, info: ValueInfo) -> bool | None:
     """True, False, or None when the script does not say (the value is known only at run time)."""
-    if rule.match_value is None and rule.match_value_not is None:
+    needs_value = rule.fix is not None and bool(rule.fix.map)
+    if rule.match_value is None and rule.match_value_not is None and not needs_value:
         return True
+    if rule.match_value is None and rule.match_value_not is None:
+        return None if info.state in ("dynamic", "invalid") else info.state != "none"
     if info.state == "none":
         return False
     if info.state != "static":
@@ -244,7 +247,8 @@ class FileEvaluator:
             plan = self.value_plan(finding, variants, new_text)
             if plan is None:
                 return
-            finding.message += f"; set to {new_text}"
+            renamed = f"renamed to {edits[0][1]} and " if fix.rename and edits else ""
+            finding.message += f"; {renamed}set to {new_text}"
             self.attach(finding, rule, edits)
             plan.finding = finding
             if finding.status is Status.FIXABLE:
@@ -382,13 +386,19 @@ class FileEvaluator:
             missing = [e for e in entries if e.key not in present]
             if missing:
                 needs[id(launch)] = missing
+        placed: dict[tuple[int, str], tuple[Span, str, str]] = {}
         for launch in self.script.launches:
             missing = needs.get(id(launch), [])
             anchor_key = missing[0].key if rule.ensure_together and missing else None
             for entry in missing:
                 finding = self.launch_finding(rule, launch, entry, Status.FIXABLE, "")
                 findings.append(finding)
-                self.plan_insert(rule, finding, launch, entry, anchor_key or entry.key, needs)
+                done = placed.get((id(launch), entry.key))
+                if done is not None:  # an insertion planned for another launch reaches this one too
+                    span, text, where = done
+                    self.attach(finding, rule, [(span, text)], where)
+                    continue
+                self.plan_insert(rule, finding, launch, entry, anchor_key or entry.key, needs, placed)
         return findings
 
     def conflict(self, entries: list[EnsureEntry], present: dict[str, list[Override]]) -> str | None:
@@ -411,18 +421,26 @@ class FileEvaluator:
             severity=rule.severity,
         )
 
-    def plan_insert(self, rule: Rule, finding: Finding, launch: Launch, entry: EnsureEntry,
-                    anchor_key: str, needs: dict[int, list[EnsureEntry]]) -> None:
-        for anchor in self.anchors(launch, anchor_key):
+    def plan_insert(self, rule: Rule, finding: Finding, launch: Launch, entry: EnsureEntry, anchor_key: str,
+                    needs: dict[int, list[EnsureEntry]], placed: dict[tuple[int, str], tuple[Span, str, str]]) -> None:
+        """Insert after the best anchor that every launch reading it needs, and only once for all of them."""
+        anchors = self.anchors(launch, anchor_key)
+        if not anchors:
+            self.manual(finding, "the launch has no override written in the script to place it after")
+            return
+        for anchor in anchors:
             sharers = [other for other in self.script.launches
                        if other is not launch and any(o.key_span == anchor.key_span for o in other.overrides)]
-            if any(entry not in needs.get(id(other), []) for other in sharers):
+            if any(entry not in needs.get(id(other), []) or (id(other), entry.key) in placed for other in sharers):
                 continue
             edit = self.insertion(anchor, entry, launch)
             if edit is None:
                 continue
-            self.attach(finding, rule, [edit], f"adds {entry.prefix}{entry.key} after "
-                                               f"{anchor.key} (line {anchor.line})")
+            where = f"adds {entry.prefix}{entry.key} after {anchor.key} (line {anchor.line})"
+            self.attach(finding, rule, [edit], where)
+            if finding.status is Status.FIXABLE:
+                for reader in (launch, *sharers):
+                    placed[(id(reader), entry.key)] = (edit[0], edit[1], where)
             return
         self.manual(finding, "no place to add it that only launches needing it read")
 
@@ -459,8 +477,8 @@ class FileEvaluator:
             text = quote_for("b", hydra_text)
             return None if text is None else insertion_after_word(self.src, node, text)
         span = source_span(anchor.field.pieces)
-        if span is None:
-            return None
+        if span is None or anchor.field.pieces[0].ctx not in ("d", "s"):
+            return None  # a word in an unquoted assignment: a second word would end the assignment
         text = quote_for(anchor.field.pieces[0].ctx, hydra_text)
         return None if text is None else insertion_after_token(self.src, span, text)
 

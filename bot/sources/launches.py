@@ -26,6 +26,8 @@ OVERRIDE = re.compile(
     r"(?P<eq>=|$)"
 )
 PYTHON_VALUE_OPTIONS = {"-X", "-W", "-Q"}
+WRAPPER_VALUE_OPTIONS = {"timeout": {"-s", "--signal", "-k", "--kill-after"}, "nice": {"-n"},
+                         "stdbuf": {"-i", "-o", "-e"}, "chrt": {"-p"}}
 TORCHRUN_FLAGS = {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
                   "--module", "-m", "--redirects", "--tee"}
 
@@ -147,9 +149,10 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
         if base in WRAPPERS:
             i += 1
             while i < n and words[i].startswith("-"):
-                i += 1
-            if base == "timeout" and i < n:
-                i += 1
+                takes_value = words[i] in WRAPPER_VALUE_OPTIONS.get(base, ())
+                i += 2 if takes_value else 1
+            if base in ("timeout", "nice", "chrt", "taskset") and i < n and not PYTHON.match(_basename(words[i])):
+                i += 1  # the duration, priority or CPU list
             continue
         if base == "ray" and words[i + 1 : i + 3] == ["job", "submit"]:
             if "--" not in words[i:]:
@@ -161,6 +164,10 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
             launcher = launcher or base
             i += 1
             while i < n and not (PYTHON.match(_basename(words[i])) or TORCHRUN.match(_basename(words[i]))):
+                if words[i].endswith(".py") and not words[i].startswith("-"):
+                    return launcher, words[i], "script", i + 1  # deepspeed / accelerate launch run a script
+                if words[i] in ("-m", "--module") and i + 1 < n and base in ("deepspeed", "accelerate"):
+                    return launcher, words[i + 1], "module", i + 2
                 i += 1
             continue
         if TORCHRUN.match(base):

@@ -180,6 +180,8 @@ class Expander:
             return [[self._dynamic(node, "a parameter expansion the bot does not evaluate", ctx)]]
         name, subscript, op, operand = form
         use = Span(node.start_byte, node.end_byte)
+        if name.isdigit() and op in (":-", "-") and operand:
+            return [[_as_default(p, f"${name}") for p in alt] for alt in self._operand(operand, env, ctx)]
         if name.isdigit() or name in ("@", "*", "#", "?", "$", "!", "-", "0"):
             what = f"${name}" if len(name) == 1 else "${" + name + "}"
             return [[self._dynamic(node, f"from the caller ({what})", ctx)]]

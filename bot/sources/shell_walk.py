@@ -292,6 +292,8 @@ class Walker:
 
     # ---- uses ----------------------------------------------------------------------
     def record_uses(self, node: Node, env: Env) -> None:
+        for inner in _outermost(node, "command_substitution"):
+            self.block(inner.children, dict(env))  # launches inside $( ... ) run in a subshell
         for sub in _descendants(node, {"simple_expansion", "expansion"}):
             form = parse_expansion(sub)
             if form is None:
@@ -326,6 +328,18 @@ def _command_name(node: Node) -> str:
         if child.type == "command_name":
             return (child.text or b"").decode("utf-8", "replace")
     return ""
+
+
+def _outermost(node: Node, kind: str) -> list[Node]:
+    out: list[Node] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == kind:
+            out.append(current)
+            continue
+        stack.extend(reversed(current.children))
+    return out
 
 
 def _descendants(node: Node, kinds: set[str]) -> list[Node]:
