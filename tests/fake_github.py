@@ -395,7 +395,7 @@ class FakeGitHub:
         try:
             for verb, pattern, auth, func in self._routes:
                 match = pattern.fullmatch(path)
-                if match and verb == method:
+                if match and method in verb.split("|"):
                     body = json.loads(raw) if raw.strip() else None
                     req = _Request(method, path, params, body, {k: unquote(v) for k, v in match.groupdict().items()})
                     req.login = self._authenticate(h.headers.get("Authorization", ""), auth)
@@ -487,17 +487,17 @@ class FakeGitHub:
             return {"label": f"{repo.owner}:{ref}", "ref": ref, "sha": sha, "user": self._user(repo.owner),
                     "repo": repo_json}
 
-        base_sha = self._sha(repo, pr["base"]) or pr["base_sha_at_merge"] or ""
+        head_sha, base_sha = self._head_sha(repo, pr), self._sha(repo, pr["base"]) or pr["base_sha_at_merge"] or ""
         data = {
             "url": url, "id": pr["id"], "node_id": f"PR_{pr['id']}", "html_url": html, "diff_url": f"{html}.diff",
             "patch_url": f"{html}.patch", "issue_url": issue_url, "commits_url": f"{url}/commits",
             "review_comments_url": f"{url}/comments", "comments_url": f"{issue_url}/comments",
-            "statuses_url": f"{api}/statuses/{pr['head_sha']}", "number": pr["number"], "state": pr["state"],
+            "statuses_url": f"{api}/statuses/{head_sha}", "number": pr["number"], "state": pr["state"],
             "locked": False, "title": pr["title"], "body": pr["body"], "user": self._user(pr["user"]),
             "labels": [self._label_json(repo, name) for name in pr["labels"]], "created_at": pr["created_at"],
             "updated_at": pr["updated_at"], "closed_at": pr["closed_at"], "merged_at": pr["merged_at"],
             "merge_commit_sha": pr["merge_commit_sha"], "draft": pr["draft"],
-            "head": part(pr["head"], self._head_sha(repo, pr)), "base": part(pr["base"], base_sha),
+            "head": part(pr["head"], head_sha), "base": part(pr["base"], base_sha),
             "author_association": "NONE",
         }
         if full:
@@ -553,12 +553,8 @@ class FakeGitHub:
             ("GET", repo + r"/issues/(?P<n>\d+)", self._get_issue),
             ("GET", repo + r"/issues/(?P<n>\d+)/comments", self._list_comments),
             ("POST", repo + r"/issues/(?P<n>\d+)/comments", self._create_comment),
-            ("GET", repo + r"/issues/comments/(?P<cid>\d+)", self._comment_op),
-            ("PATCH", repo + r"/issues/comments/(?P<cid>\d+)", self._comment_op),
-            ("DELETE", repo + r"/issues/comments/(?P<cid>\d+)", self._comment_op),
-            ("GET", repo + r"/issues/(?P<n>\d+)/labels", self._labels_op),
-            ("POST", repo + r"/issues/(?P<n>\d+)/labels", self._labels_op),
-            ("PUT", repo + r"/issues/(?P<n>\d+)/labels", self._labels_op),
+            ("GET|PATCH|DELETE", repo + r"/issues/comments/(?P<cid>\d+)", self._comment_op),
+            ("GET|POST|PUT", repo + r"/issues/(?P<n>\d+)/labels", self._labels_op),
             ("DELETE", repo + r"/issues/(?P<n>\d+)/labels/(?P<label>[^/]+)", self._labels_op),
             ("GET", repo + r"/installation", self._installation),
             ("POST", r"/app/installations/(?P<iid>\d+)/access_tokens", self._access_token),
@@ -578,8 +574,12 @@ class FakeGitHub:
             raise ApiError(404, "Not Found")
         return pr
 
-    def _body(self, req: _Request) -> dict[str, Any]:
-        return req.body if isinstance(req.body, dict) else {}
+    def _body(self, req: _Request, require: str | None = None) -> dict[str, Any]:
+        body = req.body if isinstance(req.body, dict) else {}
+        if require and not isinstance(body.get(require), str):
+            raise ApiError(422, "Validation Failed", [{"resource": "IssueComment", "field": require,
+                                                      "code": "missing_field"}])
+        return body
 
     def _get_user(self, req: _Request) -> Response:
         assert req.login is not None
@@ -688,8 +688,7 @@ class FakeGitHub:
         assert req.login is not None
         method = str(body.get("merge_method", "merge"))
         if method not in ("merge", "squash", "rebase"):
-            raise ApiError(422, "Validation Failed", [{"resource": "PullRequest", "field": "merge_method",
-                                                       "code": "invalid"}])
+            raise _validation(field="merge_method", code="invalid")
         sha = self._merge(repo, pr, method, body.get("commit_title"), body.get("commit_message"), body.get("sha"),
                           req.login)
         return 200, {"sha": sha, "merged": True, "message": "Pull Request successfully merged"}, {}
@@ -715,10 +714,7 @@ class FakeGitHub:
         return self._page(req, [self._comment_json(c) for c in sorted(found, key=lambda c: c["id"])])
 
     def _create_comment(self, req: _Request) -> Response:
-        repo, pr, body = self._find(req), self._pr(req), self._body(req)
-        if not isinstance(body.get("body"), str):
-            raise ApiError(422, "Validation Failed", [{"resource": "IssueComment", "field": "body",
-                                                      "code": "missing_field"}])
+        repo, pr, body = self._find(req), self._pr(req), self._body(req, require="body")
         stamp = _now()
         cid = next(self._ids)
         self._comments[cid] = {"id": cid, "repo": repo.full_name, "issue": pr["number"], "body": body["body"],
@@ -735,11 +731,7 @@ class FakeGitHub:
             del self._comments[c["id"]]
             return 204, None, {}
         if req.method == "PATCH":
-            body = self._body(req)
-            if not isinstance(body.get("body"), str):
-                raise ApiError(422, "Validation Failed", [{"resource": "IssueComment", "field": "body",
-                                                          "code": "missing_field"}])
-            c.update(body=body["body"], updated_at=_now())
+            c.update(body=self._body(req, require="body")["body"], updated_at=_now())
         return 200, self._comment_json(c), {}
 
     def _labels_op(self, req: _Request) -> Response:

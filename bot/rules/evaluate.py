@@ -52,7 +52,11 @@ def key_matches(rule: Rule, override: Override) -> bool:
 
 def value_matches(rule: Rule, info: ValueInfo) -> bool | None:
     """True, False, or None when the script does not say (the value is known only at run time)."""
-    needs_value = rule.fix is not None and bool(rule.fix.map)
+    fix = rule.fix
+    if (fix is not None and fix.has_set and not fix.rename and fix.prefix is None and info.state == "static"
+            and values_equal(fix.set, info.value)):
+        return False  # already what the fix would write
+    needs_value = fix is not None and bool(fix.map)
     if rule.match_value is None and rule.match_value_not is None and not needs_value:
         return True
     if rule.match_value is None and rule.match_value_not is None:
