@@ -541,7 +541,7 @@ class FakeGitHub:
             ("GET", r"/user", self._get_user),
             ("GET", repo, lambda r: (200, self._repo_json(self._find(r)), {})),
             ("GET", repo + r"/branches/(?P<branch>.+)", self._get_branch),
-            ("GET", repo + r"/git/refs?/heads/(?P<branch>.+)", self._get_ref),
+            ("GET", repo + r"/git/refs?/heads/(?P<branch>.+)", self._get_branch),
             ("DELETE", repo + r"/git/refs/heads/(?P<branch>.+)", self._delete_ref),
             ("GET", repo + r"/pulls", self._list_pulls),
             ("POST", repo + r"/pulls", self._create_pull),
@@ -588,20 +588,15 @@ class FakeGitHub:
         return 200, {**self._user(req.login), "name": req.login, "email": None}, {}
 
     def _get_branch(self, req: _Request) -> Response:
-        repo, name = self._find(req), req.groups["branch"]
+        """GET .../branches/{b} (Branch shape) or .../git/ref(s)/heads/{b} (GitRef shape)."""
+        repo, name, is_ref = self._find(req), req.groups["branch"], "/git/" in req.path
         sha = self._sha(repo, name)
         if sha is None:
-            raise ApiError(404, "Branch not found")
+            raise ApiError(404, "Not Found" if is_ref else "Branch not found")
         api = f"{self.url}/repos/{repo.full_name}"
-        return 200, {"name": name, "commit": {"sha": sha, "url": f"{api}/commits/{sha}"}, "protected": False,
-                     "_links": {"self": f"{api}/branches/{quote(name)}"}}, {}
-
-    def _get_ref(self, req: _Request) -> Response:
-        repo, name = self._find(req), req.groups["branch"]
-        sha = self._sha(repo, name)
-        if sha is None:
-            raise ApiError(404, "Not Found")
-        api = f"{self.url}/repos/{repo.full_name}"
+        if not is_ref:
+            return 200, {"name": name, "commit": {"sha": sha, "url": f"{api}/commits/{sha}"}, "protected": False,
+                         "_links": {"self": f"{api}/branches/{quote(name)}"}}, {}
         return 200, {"ref": f"refs/heads/{name}", "node_id": f"REF_{sha[:12]}",
                      "url": f"{api}/git/refs/heads/{quote(name)}",
                      "object": {"sha": sha, "type": "commit", "url": f"{api}/git/commits/{sha}"}}, {}
@@ -628,6 +623,10 @@ class FakeGitHub:
         pulls.sort(key=lambda pr: (pr[key], pr["number"]), reverse=direction == "desc")
         return self._page(req, [self._pull_json(repo, pr, full=False) for pr in pulls])
 
+    def _no_open_duplicate(self, repo: _Repo, head: str, base: str) -> None:
+        if any(pr["state"] == "open" and pr["head"] == head and pr["base"] == base for pr in repo.pulls.values()):
+            raise _validation(f"A pull request already exists for {repo.owner}:{head}.")
+
     def _split_head(self, repo: _Repo, head: str) -> str:
         owner, sep, branch = head.rpartition(":")
         if sep and owner != repo.owner:
@@ -643,8 +642,7 @@ class FakeGitHub:
             raise _validation(field="base", code="invalid")
         if head_sha is None:
             raise _validation(field="head", code="invalid")
-        if any(pr["state"] == "open" and pr["head"] == head and pr["base"] == base for pr in repo.pulls.values()):
-            raise _validation(f"A pull request already exists for {repo.owner}:{head}.")
+        self._no_open_duplicate(repo, head, base)
         if not self._log(repo, f"{base_sha}..{head_sha}"):
             raise _validation(f"No commits between {base} and {head}")
         number = max(repo.pulls, default=0)
@@ -667,9 +665,7 @@ class FakeGitHub:
         if state == "open" and pr["state"] == "closed":
             if pr["merged"] or self._sha(repo, pr["head"]) is None:
                 raise _validation(field="state", code="invalid")
-            base = body.get("base", pr["base"])
-            if any(o["state"] == "open" and o["head"] == pr["head"] and o["base"] == base for o in repo.pulls.values()):
-                raise _validation(f"A pull request already exists for {repo.owner}:{pr['head']}.")
+            self._no_open_duplicate(repo, pr["head"], body.get("base", pr["base"]))
         for key in ("title", "body", "base"):
             if key in body:
                 pr[key] = body[key]

@@ -25,7 +25,7 @@ def rules_from(tmp_path: Path, **files: str) -> list:  # type: ignore[type-arg]
 
 
 def test_a_fix_that_keeps_firing_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
-    rules = rules_from(tmp_path, never="id: never\nmatch: {key: ['x.y'], value_not: [1000]}\nfix: {set: 7}\n")
+    rules = rules_from(tmp_path, never="id: never\nmatch: {key: ['x.y']}\nfix: {rename: y}\n")
     result = check_file("a.sh", MBRIDGE.encode(), rules)
     assert result.change is None
     (finding,) = result.findings
