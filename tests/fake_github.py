@@ -645,15 +645,16 @@ class FakeGitHub:
         self._no_open_duplicate(repo, head, base)
         if not self._log(repo, f"{base_sha}..{head_sha}"):
             raise _validation(f"No commits between {base} and {head}")
-        number = max(repo.pulls, default=0)
-        stamp = _now()
-        pr = {"number": number + 1, "id": next(self._ids), "state": "open", "merged": False, "merged_at": None,
-              "closed_at": None, "title": str(body.get("title") or ""), "body": body.get("body"), "head": head,
-              "base": base, "draft": bool(body.get("draft", False)), "labels": [], "user": req.login,
-              "created_at": stamp, "updated_at": stamp, "head_sha": head_sha, "merge_commit_sha": None,
-              "base_sha_at_merge": None, "merged_by": None}
-        repo.pulls[pr["number"]] = pr
-        return 201, self._pull_json(repo, pr), {"Location": f"{self.url}/repos/{repo.full_name}/pulls/{number + 1}"}
+        number, stamp = max(repo.pulls, default=0) + 1, _now()
+        pr: dict[str, Any] = {
+            "number": number, "id": next(self._ids), "state": "open", "merged": False, "merged_at": None,
+            "closed_at": None, "title": str(body.get("title") or ""), "body": body.get("body"), "head": head,
+            "base": base, "draft": bool(body.get("draft", False)), "labels": [], "user": req.login,
+            "created_at": stamp, "updated_at": stamp, "head_sha": head_sha, "merge_commit_sha": None,
+            "base_sha_at_merge": None, "merged_by": None,
+        }
+        repo.pulls[number] = pr
+        return 201, self._pull_json(repo, pr), {"Location": f"{self.url}/repos/{repo.full_name}/pulls/{number}"}
 
     def _edit_pull(self, req: _Request) -> Response:
         repo, pr, body = self._find(req), self._pr(req), self._body(req)

@@ -9,6 +9,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -84,11 +85,12 @@ def fake(remote: Remote) -> Iterator[FakeGitHub]:
         yield server
 
 
-FAST = {"retry": None, "seconds_between_requests": None, "seconds_between_writes": None}  # PyGithub throttles writes
+# retry=None: no silent re-sends; PyGithub otherwise sleeps 0.25 s between requests and 1 s between writes.
+FAST: dict[str, Any] = {"retry": None, "seconds_between_requests": None, "seconds_between_writes": None}
 
 
 def client(fake: FakeGitHub, token: str | None = TOKEN, per_page: int = 30) -> Github:
-    return Github(base_url=fake.url, auth=Auth.Token(token) if token else None, per_page=per_page, **FAST)  # type: ignore[arg-type]
+    return Github(base_url=fake.url, auth=Auth.Token(token) if token else None, per_page=per_page, **FAST)
 
 
 @pytest.fixture

@@ -81,7 +81,9 @@ class _RequestCounter(logging.Handler):
         self.count = 0
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.count += 1
+        args = record.args if isinstance(record.args, tuple) else ()
+        if args and args[0] in ("GET", "POST", "PATCH", "PUT", "DELETE", "HEAD"):  # not "sleeping ..." notes
+            self.count += 1
 
 
 def _transient(exc: Exception) -> tuple[bool, float | None, bool]:
@@ -129,7 +131,11 @@ class GitHubForge:
         return self._counter.count
 
     def close(self) -> None:
-        logging.getLogger("github.Requester").removeHandler(self._counter)
+        logger = logging.getLogger("github.Requester")
+        logger.removeHandler(self._counter)
+        if not logger.handlers:
+            logger.propagate = True
+            logger.setLevel(logging.NOTSET)
         self._github.close()
 
     def _call(self, what: str, fn: Callable[[], T], *, repeatable: bool) -> T:

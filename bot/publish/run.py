@@ -72,8 +72,12 @@ def publish(repo: RepoConfig, rules: list[Rule], options: PublishOptions,
     remote.fetch(default, repo.branch_prefix)
     command = options.command or reproduce_command(repo, rules)
     publisher = Publisher(remote, repo, github, default, command, options.upstream_ref)
-    with remote.worktree(default) as worktree:
-        return publisher.run(worktree, rules, options.group or repo.group)
+    try:
+        with remote.worktree(default) as worktree:
+            return publisher.run(worktree, rules, options.group or repo.group)
+    finally:
+        if isinstance(github, GitHubForge):
+            github.close()
 
 
 def fetch_for_scan(repo: RepoConfig) -> tuple[Remote, str]:

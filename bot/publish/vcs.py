@@ -56,12 +56,13 @@ class Remote:
                         "GIT_CONFIG_VALUE_0": f"Authorization: Basic {basic}"})
         return env
 
-    def git(self, *args: str, cwd: Path | None = None) -> str:
+    def git(self, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
         import git
 
         runner = git.Git(str(cwd or self.local))
         try:
-            return str(runner.execute(["git", *args], env=self._env(), with_extended_output=False))
+            return str(runner.execute(["git", *args], env={**self._env(), **(env or {})},
+                                      with_extended_output=False))
         except git.GitCommandError as exc:
             detail = (exc.stderr or exc.stdout or "").strip().splitlines()
             last = detail[-1] if detail else f"exit code {exc.status}"
@@ -120,8 +121,9 @@ class Remote:
         identity = ["-c", f"user.name={author.name}", "-c", f"user.email={author.email}",
                     "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"]
         self.git("add", "--", *paths, cwd=worktree)
-        self.git(*identity, "commit", "--quiet", "--no-verify", f"--author={author.name} <{author.email}>",
-                 "-m", message, cwd=worktree)
+        who = {"GIT_AUTHOR_NAME": author.name, "GIT_AUTHOR_EMAIL": author.email,
+               "GIT_COMMITTER_NAME": author.name, "GIT_COMMITTER_EMAIL": author.email}
+        self.git(*identity, "commit", "--quiet", "--no-verify", "-m", message, cwd=worktree, env=who)
         return self.git("rev-parse", "HEAD", cwd=worktree)
 
     def push(self, sha: str, branch: str, expected: str | None) -> None:

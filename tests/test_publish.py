@@ -1,0 +1,412 @@
+"""Publishing end to end: a real bare remote, PyGithub over HTTP to the loopback fake GitHub API."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot.config import RepoConfig
+from bot.errors import UserError
+from bot.publish.credentials import Credentials
+from bot.publish.forge import GitHubForge, RetryPolicy
+from bot.publish.publisher import PublishResult
+from bot.publish.run import PublishOptions, publish
+from bot.rules.loader import load_rules
+from tests.conftest import git
+from tests.fake_github import FakeGitHub
+
+TOKEN = "ghp_s3cr3tT0kenValue0123456789abcdef"
+FULL = "acme/verl"
+BRANCH = "bot/megatron-use-mbridge"
+BOT_EMAIL = "followup-bot@users.noreply.github.com"
+
+ACTOR = """\
+#!/bin/bash
+python3 -m verl.trainer.main_ppo \\
+    actor_rollout_ref.actor.megatron.use_mbridge=False \\
+    trainer.total_epochs=1 $@
+"""
+CRITIC = """\
+#!/bin/bash
+USE=${USE:-False}
+python3 -m verl.trainer.main_ppo critic.megatron.use_mbridge=$USE
+"""
+
+
+@dataclass
+class Bed:
+    root: Path
+    bare: Path
+    work: Path
+    fake: FakeGitHub
+    repo: RepoConfig
+
+    def commit_upstream(self, files: dict[str, str], message: str, who: str = "Upstream Dev",
+                        email: str = "dev@example.invalid") -> str:
+        git(self.work, "checkout", "-q", "main")
+        git(self.work, "pull", "-q", "--ff-only", "origin", "main")
+        for rel, text in files.items():
+            path = self.work / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        git(self.work, "add", "-A")
+        git(self.work, "commit", "-q", f"--author={who} <{email}>", "-m", message)
+        git(self.work, "push", "-q", "origin", "main")
+        return git(self.work, "rev-parse", "HEAD").strip()
+
+    def run(self, **options: object) -> PublishResult:
+        opts = PublishOptions(retry=RetryPolicy(attempts=3, base=0.01, cap=0.05), throttle=False,
+                              **options)  # type: ignore[arg-type]
+        return publish(self.repo, load_rules(), opts, Credentials(kind="token", token=TOKEN,
+                                                                   token_source="BOT_GITHUB_TOKEN"))
+
+    def ours(self, state: str | None = None) -> list[dict[str, object]]:
+        return [p for p in self.fake.pulls(FULL) if "followup-bot:" in str(p["body"])
+                and (state is None or p["state"] == state)]
+
+    def branch_file(self, branch: str, rel: str) -> str:
+        return subprocess.run(["git", "--git-dir", str(self.bare), "show", f"{branch}:{rel}"],
+                              capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture
+def bed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Bed]:
+    with _bed(tmp_path, monkeypatch) as made:
+        yield made
+
+
+@contextmanager
+def _bed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Bed]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    work = tmp_path / "upstream"
+    git(tmp_path, "clone", "-q", str(bare), str(work))
+    git(work, "checkout", "-q", "-b", "main")
+    (work / "examples").mkdir()
+    (work / "examples" / "actor.sh").write_text(ACTOR)
+    (work / "examples" / "critic.sh").write_text(CRITIC)
+    (work / "README.md").write_text("verl-like\n")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "initial")
+    git(work, "push", "-q", "origin", "main")
+    fake = FakeGitHub(tokens={TOKEN: "followup-bot"}, logins={"alice@example.invalid": "alice",
+                                                            BOT_EMAIL: "followup-bot"})
+    fake.add_repo(FULL, bare, "main")
+    monkeypatch.setenv("GITHUB_API_URL", fake.url)
+    monkeypatch.setenv("BOT_CACHE_DIR", str(tmp_path / "cache"))
+    repo = RepoConfig(name="verl", github=FULL, clone_url=str(bare), labels=("follow-up",),
+                      rule_modules=(("megatron-*", "megatron"),))
+    try:
+        yield Bed(tmp_path, bare, work, fake, repo)
+    finally:
+        fake.stop()
+
+
+def decision(result: PublishResult) -> tuple[str, str]:
+    (only,) = result.decisions
+    return only.action, only.detail
+
+
+def test_open_then_rerun_makes_no_writes(bed: Bed) -> None:
+    result = bed.run()
+    assert decision(result)[0] == "opened"
+    (pr,) = bed.ours()
+    assert pr["state"] == "open" and pr["head"] == BRANCH
+    assert pr["title"].startswith("[megatron] fix: ")
+    assert "### What does this PR do?" in pr["body"] and "### Changes" in pr["body"]
+    assert "bot run --repo verl --dry-run --format diff" in pr["body"]
+    assert "follow-up" in [label if isinstance(label, str) else label["name"] for label in pr["labels"]]
+    assert "use_mbridge=True" in bed.branch_file(BRANCH, "examples/actor.sh")
+    assert "USE=${USE:-True}" in bed.branch_file(BRANCH, "examples/critic.sh")
+    author = subprocess.run(["git", "--git-dir", str(bed.bare), "log", "-1", "--format=%ae", BRANCH],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert author == BOT_EMAIL
+
+    bed.fake.reset_counts()
+    again = bed.run()
+    assert decision(again)[0] == "up-to-date"
+    assert bed.fake.write_count == 0
+    assert bed.fake.request_count <= 3
+    assert again.api_requests == bed.fake.request_count
+    assert len(bed.ours()) == 1
+
+
+def test_upstream_moves_and_the_fix_changes(bed: Bed) -> None:
+    bed.run()
+    (before,) = bed.ours()
+    bed.commit_upstream({"recipe/new.sh": ACTOR.replace("actor_rollout_ref.actor", "actor_rollout_ref.ref")},
+                        "add a recipe")
+    result = bed.run()
+    assert decision(result)[0] == "updated"
+    (after,) = bed.ours()
+    assert after["number"] == before["number"] and after["body"] != before["body"]
+    assert "use_mbridge=True" in bed.branch_file(BRANCH, "recipe/new.sh")
+    assert "use_mbridge=True" in bed.branch_file(BRANCH, "examples/actor.sh")
+
+
+def test_human_commit_blocks_and_the_comment_is_edited_in_place(bed: Bed) -> None:
+    bed.run()
+    git(bed.work, "fetch", "-q", "origin")
+    git(bed.work, "checkout", "-q", "-b", "human", f"origin/{BRANCH}")
+    (bed.work / "examples" / "actor.sh").write_text(ACTOR.replace("False", "True") + "# tuned by hand\n")
+    git(bed.work, "commit", "-qam", "mine", "--author=Alice <alice@example.invalid>")
+    git(bed.work, "push", "-q", "origin", f"HEAD:{BRANCH}")
+    human_sha = git(bed.work, "rev-parse", "HEAD").strip()
+    bed.commit_upstream({"recipe/a.sh": ACTOR}, "more")
+
+    result = bed.run()
+    assert decision(result) == ("blocked", "edited by alice")
+    (pr,) = bed.ours()
+    comments = bed.fake.comments(FULL, int(pr["number"]))
+    assert len(comments) == 1 and "recipe/a.sh" in comments[0]["body"]
+    assert bed.fake.branches(FULL)[BRANCH] == human_sha  # never pushed over
+
+    bed.commit_upstream({"recipe/b.sh": ACTOR}, "even more")
+    assert decision(bed.run()) == ("blocked", "edited by alice")
+    comments = bed.fake.comments(FULL, int(pr["number"]))
+    assert len(comments) == 1 and "recipe/b.sh" in comments[0]["body"]
+    assert bed.fake.branches(FULL)[BRANCH] == human_sha
+
+
+def test_fixed_on_main_by_others_closes_and_deletes_the_branch(bed: Bed) -> None:
+    bed.run()
+    head = bed.commit_upstream({"examples/actor.sh": ACTOR.replace("False", "True"),
+                                "examples/critic.sh": CRITIC.replace("False", "True")}, "fix by hand")
+    result = bed.run()
+    assert decision(result)[0] == "closed"
+    (pr,) = bed.ours()
+    assert pr["state"] == "closed" and not pr["merged"]
+    (comment,) = bed.fake.comments(FULL, int(pr["number"]))
+    assert head in comment["body"]
+    assert BRANCH not in bed.fake.branches(FULL)
+    bed.fake.reset_counts()
+    assert decision(bed.run())[0] == "nothing"
+    assert bed.fake.write_count == 0
+
+
+def test_closed_unmerged_is_not_reopened_but_a_new_change_is(bed: Bed) -> None:
+    bed.run()
+    (pr,) = bed.ours()
+    bed.fake.close_pull(FULL, int(pr["number"]))
+    bed.fake.reset_counts()
+    result = bed.run()
+    assert decision(result)[0] == "skipped"
+    assert bed.fake.write_count == 0 and len(bed.ours()) == 1
+    bed.commit_upstream({"recipe/c.sh": ACTOR}, "new violation")
+    assert decision(bed.run())[0] == "opened"
+    assert len(bed.ours("open")) == 1 and len(bed.ours()) == 2
+
+
+def test_merged_means_nothing_left(bed: Bed) -> None:
+    bed.run()
+    (pr,) = bed.ours()
+    bed.fake.merge_pull(FULL, int(pr["number"]))
+    bed.fake.reset_counts()
+    assert decision(bed.run())[0] == "nothing"
+    assert bed.fake.write_count == 0
+
+
+def test_group_all_opens_one_pull_request_for_every_rule(bed: Bed) -> None:
+    result = publish(bed.repo, load_rules(enable=["megatron-flash-attn"]),
+                     PublishOptions(group="all", retry=RetryPolicy(attempts=2, base=0.01, cap=0.02), throttle=False),
+                     Credentials(kind="token", token=TOKEN, token_source="BOT_GITHUB_TOKEN"))
+    assert [d.action for d in result.decisions] == ["opened"]
+    (pr,) = bed.ours()
+    assert pr["head"] == "bot/all"
+    text = bed.branch_file("bot/all", "examples/actor.sh")
+    assert "use_mbridge=True" in text and "use_flash_attn=True" in text
+
+
+def test_dirty_local_checkout_is_refused(bed: Bed) -> None:
+    from dataclasses import replace
+
+    from bot.errors import UserError
+
+    (bed.work / "examples" / "actor.sh").write_text("edited\n")
+    with pytest.raises(UserError, match="uncommitted changes"):
+        publish(replace(bed.repo, path=bed.work), load_rules(), PublishOptions(throttle=False),
+                Credentials(kind="token", token=TOKEN, token_source="BOT_GITHUB_TOKEN"))
+
+
+def test_transient_faults_are_retried_with_retry_after(bed: Bed) -> None:
+    sleeps: list[float] = []
+    bed.fake.inject("GET", r"/pulls$", status=502)
+    bed.fake.inject("POST", r"/pulls$", status=429, retry_after=7)
+    bed.fake.inject("POST", r"/labels$", status=403, retry_after=2)
+    policy = RetryPolicy(attempts=4, base=0.01, cap=30.0, sleep=sleeps.append)
+    result = publish(bed.repo, load_rules(), PublishOptions(retry=policy, throttle=False),
+                     Credentials(kind="token", token=TOKEN, token_source="BOT_GITHUB_TOKEN"))
+    assert decision(result)[0] == "opened"
+    assert sleeps == [0.01, 7.0, 2.0]
+    assert len(bed.ours()) == 1
+
+
+def test_forge_counts_requests(bed: Bed) -> None:
+    from github import Auth
+
+    forge = GitHubForge(bed.fake.url, FULL, Auth.Token(TOKEN), throttle=False)
+    assert forge.pulls(BRANCH) == []
+    assert forge.requests == 1
+    forge.close()
+
+
+# ---- faults: one injected at each request of a publish, then a clean rerun ------------------
+
+def _setup_open(bed: Bed) -> None:
+    pass
+
+
+def _setup_update(bed: Bed) -> None:
+    bed.run()
+    bed.commit_upstream({"recipe/u.sh": ACTOR}, "another violation")
+
+
+def _setup_close(bed: Bed) -> None:
+    bed.run()
+    bed.commit_upstream({"examples/actor.sh": ACTOR.replace("False", "True"),
+                         "examples/critic.sh": CRITIC.replace("False", "True")}, "fixed by hand")
+
+
+def _setup_blocked(bed: Bed) -> None:
+    bed.run()
+    git(bed.work, "fetch", "-q", "origin")
+    git(bed.work, "checkout", "-q", "-B", "human", f"origin/{BRANCH}")
+    (bed.work / "examples" / "note.txt").write_text("mine\n")
+    git(bed.work, "add", "-A")
+    git(bed.work, "commit", "-qm", "mine", "--author=Alice <alice@example.invalid>")
+    git(bed.work, "push", "-q", "origin", f"HEAD:{BRANCH}")
+    bed.commit_upstream({"recipe/b.sh": ACTOR}, "more")
+
+
+SCENARIOS = {"open": _setup_open, "update": _setup_update, "close": _setup_close, "blocked": _setup_blocked}
+FAULTS = {"lost-answer": {"status": 500, "after_apply": True}, "dropped": {"drop": True},
+          "refused": {"status": 502}, "rate-limited": {"status": 429, "retry_after": 1, "times": 2}}
+
+
+def _requests_of(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scenario: str) -> list[tuple[str, str]]:
+    with _bed(tmp_path / "probe", monkeypatch) as bed:
+        SCENARIOS[scenario](bed)
+        bed.fake.reset_counts()
+        bed.run()
+        return [(method, path) for method, path, _ in bed.fake.requests]
+
+
+def _check_end_state(bed: Bed, scenario: str) -> None:
+    open_prs = bed.ours("open")
+    if scenario == "close":
+        assert open_prs == []
+        (pr,) = bed.ours()
+        comments = bed.fake.comments(FULL, int(pr["number"]))
+        assert len(comments) == 1
+        assert BRANCH not in bed.fake.branches(FULL)
+        return
+    (pr,) = open_prs
+    assert len(bed.ours()) == 1
+    labels = [label if isinstance(label, str) else label["name"] for label in pr["labels"]]
+    assert labels == ["follow-up"]
+    if scenario == "blocked":
+        assert len(bed.fake.comments(FULL, int(pr["number"]))) == 1
+        return
+    assert "use_mbridge=True" in bed.branch_file(BRANCH, "examples/actor.sh")
+    if scenario == "update":
+        assert "use_mbridge=True" in bed.branch_file(BRANCH, "recipe/u.sh")
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_a_fault_at_any_request_is_completed_by_the_next_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            scenario: str) -> None:
+    probe = _requests_of(tmp_path, monkeypatch, scenario)
+    assert probe, "the scenario makes API requests"
+    tried = 0
+    for index, (method, path) in enumerate(probe):
+        for name, fault in FAULTS.items():
+            with _bed(tmp_path / f"{index}-{name}", monkeypatch) as bed:
+                SCENARIOS[scenario](bed)
+                bed.fake.inject(method, "^" + re.escape(path.split("?")[0]) + "$", **fault)  # type: ignore[arg-type]
+                try:
+                    bed.run()
+                except UserError:
+                    pass  # a run may fail; the next one must finish the job
+                bed.run()
+                _check_end_state(bed, scenario)
+                bed.fake.reset_counts()
+                bed.run()
+                assert bed.fake.write_count == 0, (scenario, index, name, bed.fake.requests)
+                tried += 1
+    assert tried == len(probe) * len(FAULTS)
+
+
+# ---- the command line, the config file, and the token -------------------------------------
+
+VERL_TITLE = re.compile(
+    r"^(\[BREAKING\] )?\[(fsdp|megatron|veomni|sglang|vllm|trtllm|rollout|trainer|tests|training_utils|recipe|"
+    r"hardware|deployment|ray|worker|single_controller|misc|docker|ci|perf|model|algo|env|tool|ckpt|doc|data|cfg|"
+    r"reward|fully_async|one_step_off)(, ?(fsdp|megatron|recipe|trainer|tests|misc|ci|doc|cfg|rollout))*\] "
+    r"(feat|fix|refactor|chore|test): \S.*$"
+)
+
+
+def _config(bed: Bed) -> Path:
+    path = bed.root / "bot.toml"
+    path.write_text(f'[repos.verl]\ngithub = "{FULL}"\nclone_url = "{bed.bare}"\nlabels = ["follow-up"]\n')
+    return path
+
+
+def test_cli_publishes_with_the_bundled_verl_settings(bed: Bed, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.cli import main
+
+    monkeypatch.setenv("BOT_GITHUB_TOKEN", TOKEN)
+    code = main(["run", "--repo", "verl", "--config", str(_config(bed)), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    import json
+
+    report = json.loads(out)
+    assert [d["action"] for d in report["publish"]["decisions"]] == ["opened"]
+    assert report["publish"]["api_requests"] == 3, bed.fake.requests
+    (pr,) = bed.ours()
+    assert VERL_TITLE.match(str(pr["title"])), pr["title"]
+
+
+def test_the_token_never_appears_anywhere(bed: Bed, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.cli import main
+
+    monkeypatch.setenv("BOT_GITHUB_TOKEN", TOKEN)
+    config = _config(bed)
+    seen: list[str] = []
+    bed.commit_upstream({"recipe/evil.sh": ACTOR.replace("trainer.total_epochs=1",
+                                                         f"trainer.note={TOKEN} trainer.who=@maintainers")}, "evil")
+    for argv in (["run", "--repo", "verl", "--config", str(config)],
+                 ["run", "--repo", "verl", "--config", str(config), "--format", "json"],
+                 ["run", "--repo", "verl", "--config", str(config), "--dry-run", "--format", "markdown"]):
+        main(argv)
+        seen += capsys.readouterr()
+    bed.fake.inject("*", ".", status=401, times=50)  # every request fails: the error path
+    assert main(["run", "--repo", "verl", "--config", str(config)]) == 3
+    seen += capsys.readouterr()
+    http = bed.root / "http.toml"
+    http.write_text(f'[repos.verl]\ngithub = "{FULL}"\nclone_url = "http://127.0.0.1:9/acme/verl.git"\n')
+    bed.fake.reset_counts()
+    main(["run", "--repo", "verl", "--config", str(http), "--dry-run"])  # git fails with the token in use
+    seen += capsys.readouterr()
+    for pr in bed.fake.pulls(FULL):
+        seen += [str(pr["title"]), str(pr["body"])]
+        seen += [str(c["body"]) for c in bed.fake.comments(FULL, int(pr["number"]))]
+    for path in (bed.root / "cache").rglob("*"):
+        if path.is_file() and path.stat().st_size < 1_000_000:
+            seen.append(path.read_bytes().decode("utf-8", "replace"))
+    for log in Path(tempfile.gettempdir()).glob("bot-crash-*.log"):
+        seen.append(log.read_text())
+    assert seen and not [text for text in seen if TOKEN in text]
+    bodies = " ".join(str(pr["body"]) for pr in bed.fake.pulls(FULL))
+    assert "@maintainers" not in bodies  # mentions from scanned files are defused
