@@ -409,3 +409,56 @@ def test_the_token_never_appears_anywhere(bed: Bed, monkeypatch: pytest.MonkeyPa
     assert seen and not [text for text in seen if TOKEN in text]
     bodies = " ".join(str(pr["body"]) for pr in bed.fake.pulls(FULL))
     assert "@maintainers" not in bodies  # mentions from scanned files are defused
+
+
+def test_a_github_app_installation_opens_the_pull_request(bed: Bed) -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                                serialization.NoEncryption()).decode()
+    public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    bed.fake.set_app("4242", 77, public)
+    result = publish(bed.repo, load_rules(), PublishOptions(throttle=False),
+                     Credentials(kind="app", app_id="4242", private_key=private))
+    assert decision(result)[0] == "opened"
+    (pr,) = bed.ours()
+    assert pr["user"] == "followup-bot[bot]"
+    assert ("POST", "/app/installations/77/access_tokens", 201) in bed.fake.requests
+
+
+def test_credentials_from_the_environment() -> None:
+    from bot.publish.credentials import from_environment
+    from bot.secrets import redact
+
+    assert from_environment({}) is None
+    token = from_environment({"GITHUB_TOKEN": "ghs_actions_token_123456", "BOT_GITHUB_TOKEN": "ghp_personal_98765"})
+    assert token is not None and token.token_source == "BOT_GITHUB_TOKEN"
+    assert "ghp_personal_98765" not in repr(token)
+    assert redact("failed with ghp_personal_98765 at https://user:pw@host/x") == "failed with *** at https://***@host/x"
+    with pytest.raises(UserError, match="BOT_GITHUB_APP_PRIVATE_KEY"):
+        from_environment({"BOT_GITHUB_APP_ID": "1"})
+
+
+def test_dry_run_warns_about_the_actions_token(bed: Bed, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.cli import main
+
+    monkeypatch.delenv("BOT_GITHUB_TOKEN", raising=False)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert main(["run", "--repo", "verl", "--config", str(_config(bed)), "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    assert "GITHUB_TOKEN" in err and "do not trigger" in err
+    assert "2 findings" in out  # the dry-run by name fetched the default branch and scanned it
+    assert bed.ours() == []
+
+
+def test_a_huge_change_gets_a_shorter_body(bed: Bed) -> None:
+    many = {f"recipe/r{i:03}.sh": ACTOR for i in range(700)}
+    bed.commit_upstream(many, "many scripts")
+    assert decision(bed.run())[0] == "opened"
+    (pr,) = bed.ours()
+    assert len(str(pr["body"])) < 65_536
+    assert "more: run the command below" in str(pr["body"]) and "followup-bot:" in str(pr["body"])
