@@ -154,3 +154,19 @@ def test_rules_list_and_rules_test(capsys: pytest.CaptureFixture[str], tmp_path:
 def test_python_dash_m_bot_works() -> None:
     out = subprocess.run([sys.executable, "-m", "bot", "rules", "list"], capture_output=True, text=True, check=True)
     assert "megatron-use-mbridge" in out.stdout
+
+
+def test_pre_commit_hook_checks_only_the_files_it_is_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import shlex
+
+    from ruamel.yaml import YAML
+
+    (hook,) = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    bad = "python3 -m m critic.megatron.use_mbridge=False\n"
+    repo = make_repo(tmp_path / "r", {"old.sh": bad, "new.sh": "python3 -m m x=1\n"})
+    monkeypatch.chdir(repo)
+    argv = shlex.split(hook["entry"])[1:]
+    assert run(capsys, *argv, "new.sh")[0] == 0
+    code, out, _ = run(capsys, *argv, "old.sh")
+    assert code == 1 and "old.sh:1" in out
