@@ -15,10 +15,16 @@ import tempfile
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot import __version__
 from bot.errors import UserError
 from bot.secrets import redact
+
+if TYPE_CHECKING:
+    from bot.config import RepoConfig
+    from bot.publish.run import PublishOptions
+    from bot.rules.model import Rule
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FORMATS = ("text", "markdown", "json", "sarif", "diff", "github")
@@ -187,10 +193,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
         repo = replace(repo, path=Path(workspace))
     rules = _load(args)
-    if span is None:
-        raise UserError("watch: expected --before SHA (or a push event in GITHUB_EVENT_PATH); "
-                        "for a full run use bot run")
     options = PublishOptions(group=args.group, allow_dirty=actions.in_actions())
+    if span is None:
+        if not actions.in_actions():
+            raise UserError("watch: expected --before SHA (or a push event in GITHUB_EVENT_PATH); "
+                            "for a full run use bot run")
+        return _full_run_in_actions(args, repo, rules, options)
     result = watch(repo, rules, span[0], span[1], options, args.dry_run)
     if not result.rules:
         print(f"no rule triggered by {result.change.before[:12]}..{result.change.after[:12]}, and the files it "
@@ -221,6 +229,37 @@ def cmd_watch(args: argparse.Namespace) -> int:
                              "triggered": json.dumps(sorted(result.reasons))})
     remaining = [f for f in report.findings if f.status is not Status.FIXED]
     return EXIT_FINDINGS if code == EXIT_OK and args.check and remaining else code
+
+
+def _full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule],
+                         options: PublishOptions) -> int:
+    """workflow_dispatch has no push range: run the chosen (or every enabled) rule over the repository."""
+    from bot import actions
+    from bot.engine import scan
+    from bot.publish.run import publish
+    from bot.report import render
+    from bot.secrets import redact
+
+    if args.dry_run:
+        if repo.path is None:
+            raise UserError("watch: a dry-run without a push range needs the checked-out workspace")
+        report = scan(repo.path, rules, label=repo.github or repo.name)
+        urls: list[str] = []
+        code = EXIT_OK
+    else:
+        result = publish(repo, rules, options)
+        report = result.report
+        report.extra["publish"] = {"decisions": [d.as_dict() for d in result.decisions],
+                                   "api_requests": result.api_requests}
+        urls = [d.url for d in result.decisions if d.url]
+        code = EXIT_INTERNAL if result.failed else EXIT_OK
+    _emit(args, report)
+    if args.format != "github":
+        sys.stdout.write(redact(render("github", report)))
+    actions.write_summary(redact(render("markdown", report)))
+    actions.set_outputs({"findings": str(len(report.findings)), "pr-urls": json.dumps(urls),
+                         "triggered": json.dumps(sorted(r.id for r in rules if r.enabled))})
+    return code
 
 
 def cmd_rules_list(args: argparse.Namespace) -> int:

@@ -182,3 +182,19 @@ def test_rules_without_a_trigger_still_check_the_files_the_change_edits(upstream
                                                                 "recipe/dapo/run.sh"]
     readme = upstream.commit({"README.md": "x\n"}, "docs")
     assert watch(repo, rules, after, readme, PublishOptions(), dry_run=True).rules == []
+
+
+def test_a_manual_dispatch_without_a_push_range_runs_the_chosen_rules(upstream: Upstream) -> None:
+    head = git(upstream.work, "rev-parse", "HEAD").strip()
+    env = upstream.event_env(head, head, "dispatch")
+    Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps({"inputs": {"rules": "megatron-use-mbridge",
+                                                                      "dry-run": True},
+                                                           "repository": {"full_name": FULL}}))
+    env.update({"GITHUB_EVENT_NAME": "workflow_dispatch", "BOT_RULES": "megatron-use-mbridge",
+                "BOT_DRY_RUN": "true"})
+    proc = workflow_command(env)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "::error file=examples/run_megatron.sh" in out
+    assert upstream.fake.write_count == 0 and upstream.fake.pulls(FULL) == []
+    assert "findings=2" in Path(env["GITHUB_OUTPUT"]).read_text()
