@@ -45,6 +45,11 @@ def read_change(repo_path: Path, before: str, after: str) -> Change:
         repo = git.Repo(repo_path)
         after_commit = repo.commit(after)
         zero = not before or set(before) == {"0"}
+        if not zero:
+            try:
+                repo.commit(before)
+            except (git.BadName, ValueError):
+                zero = True  # a force-push: the old tip is gone; take the new tip's own change
         before_commit = after_commit.parents[0] if zero and after_commit.parents else (
             None if zero else repo.commit(before))
     except (git.BadName, ValueError, git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
@@ -62,7 +67,7 @@ def read_change(repo_path: Path, before: str, after: str) -> Change:
             change.edited.append(diff.b_path)
         patch = diff.diff.decode("utf-8", "replace") if isinstance(diff.diff, bytes) else str(diff.diff or "")
         for line in patch.splitlines():
-            if line[:1] in "+-" and not line.startswith(("+++", "---")):
+            if line[:1] in "+-":  # GitPython's patch has no file headers: every +/- line is content
                 change.lines.append(line[1:])
     return change
 

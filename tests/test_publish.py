@@ -462,3 +462,81 @@ def test_a_huge_change_gets_a_shorter_body(bed: Bed) -> None:
     (pr,) = bed.ours()
     assert len(str(pr["body"])) < 65_536
     assert "more: run the command below" in str(pr["body"]) and "followup-bot:" in str(pr["body"])
+
+
+# ---- regressions from review ----------------------------------------------------------------
+
+def test_a_human_amend_of_the_bot_commit_is_never_pushed_over(bed: Bed) -> None:
+    bed.run()
+    git(bed.work, "fetch", "-q", "origin")
+    git(bed.work, "checkout", "-q", "-B", "amend", f"origin/{BRANCH}")
+    (bed.work / "examples" / "notes.md").write_text("kept by hand\n")
+    git(bed.work, "add", "-A")
+    git(bed.work, "commit", "-q", "--amend", "--no-edit")  # keeps the bot as author; the committer is a person
+    env_sha = git(bed.work, "rev-parse", "HEAD").strip()
+    git(bed.work, "push", "-q", "-f", "origin", f"HEAD:{BRANCH}")
+    bed.commit_upstream({"recipe/z.sh": ACTOR}, "upstream moves")
+    assert decision(bed.run())[0] == "blocked"
+    assert bed.fake.branches(FULL)[BRANCH] == env_sha
+
+
+def test_an_unreadable_script_keeps_the_pull_request_open(bed: Bed) -> None:
+    bed.run()
+    bed.commit_upstream({"examples/actor.sh": ACTOR.replace("False", "True"),
+                         "examples/critic.sh": CRITIC.replace("False", "True")}, "fixed")
+    (bed.work / "examples" / "latin.sh").write_bytes(b"# caf\xe9\n")
+    git(bed.work, "add", "-A")
+    git(bed.work, "commit", "-q", "-m", "latin-1")
+    git(bed.work, "push", "-q", "origin", "main")
+    assert decision(bed.run())[0] == "kept"
+    assert len(bed.ours("open")) == 1 and BRANCH in bed.fake.branches(FULL)
+
+
+def test_an_open_pull_request_without_the_marker_is_not_touched(bed: Bed) -> None:
+    bed.run()
+    (pr,) = bed.ours()
+    sha = bed.fake.branches(FULL)[BRANCH]
+    from github import Auth, Github
+
+    maintainer = Github(base_url=bed.fake.url, auth=Auth.Token(TOKEN), retry=None)
+    maintainer.get_repo(FULL).get_pull(int(pr["number"])).edit(body="rewritten by a maintainer")
+    bed.commit_upstream({"recipe/m.sh": ACTOR}, "moves")
+    result = bed.run()
+    assert decision(result)[0] == "blocked" and "no bot marker" in decision(result)[1]
+    assert bed.fake.branches(FULL)[BRANCH] == sha
+
+
+def test_a_branch_left_after_closing_is_deleted_later(bed: Bed) -> None:
+    bed.run()
+    bed.commit_upstream({"examples/actor.sh": ACTOR.replace("False", "True"),
+                         "examples/critic.sh": CRITIC.replace("False", "True")}, "fixed")
+    (pr,) = bed.ours()
+    bed.fake.close_pull(FULL, int(pr["number"]))  # closed by a person; the branch stays
+    result = bed.run()
+    assert decision(result)[0] == "branch-deleted" and f"#{pr['number']}" in decision(result)[1]
+    assert BRANCH not in bed.fake.branches(FULL)
+
+
+def test_closed_history_costs_no_extra_requests(bed: Bed) -> None:
+    for name in ("p1", "p2", "p3"):
+        bed.run()
+        (pr,) = bed.ours("open")
+        bed.fake.close_pull(FULL, int(pr["number"]))
+        bed.commit_upstream({f"recipe/{name}.sh": ACTOR}, name)
+    bed.run()
+    bed.fake.reset_counts()
+    assert decision(bed.run())[0] == "up-to-date"
+    assert bed.fake.request_count == 1 and bed.fake.write_count == 0
+
+
+def test_the_token_goes_only_to_the_forge_host_over_https(tmp_path: Path) -> None:
+    from bot.publish.vcs import Remote
+
+    subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
+    forge = Remote(tmp_path / "r", "https://github.com/acme/verl.git", TOKEN, "github.com")
+    mirror = Remote(tmp_path / "r", "https://gitlab.example/acme/verl.git", TOKEN, "github.com")
+    plain = Remote(tmp_path / "r", "http://github.com/acme/verl.git", TOKEN, "github.com")
+    assert "GIT_CONFIG_VALUE_0" in forge._env(network=True)
+    assert "GIT_CONFIG_VALUE_0" not in forge._env(network=False)  # local commands never carry it
+    assert "GIT_CONFIG_VALUE_0" not in mirror._env(network=True)
+    assert "GIT_CONFIG_VALUE_0" not in plain._env(network=True)

@@ -198,3 +198,14 @@ def test_a_manual_dispatch_without_a_push_range_runs_the_chosen_rules(upstream: 
     assert "::error file=examples/run_megatron.sh" in out
     assert upstream.fake.write_count == 0 and upstream.fake.pulls(FULL) == []
     assert "findings=2" in Path(env["GITHUB_OUTPUT"]).read_text()
+
+
+def test_flag_like_lines_count_and_a_force_push_falls_back_to_the_new_tip(upstream: Upstream) -> None:
+    before = git(upstream.work, "rev-parse", "HEAD").strip()
+    after = upstream.commit({"docs/flags.txt": "--use_mbridge False\n"}, "flags")
+    change = read_change(upstream.work, before, after)
+    assert "--use_mbridge False" in change.lines
+    assert [r.id for r in triggered(load_rules(), change)] == ["megatron-use-mbridge"]
+    gone = "1234567890" * 4
+    fallback = read_change(upstream.work, gone, after)
+    assert fallback.before == before and fallback.paths == ["docs/flags.txt"]

@@ -115,7 +115,8 @@ def body(rules: list[Rule], report: Report, findings: list[Finding], identity: I
 
 def blocked_comment(login: str, diff: str, command: str) -> str:
     shown = diff if len(diff) < 50_000 else diff[:50_000] + "\n... (cut)\n"
-    fence = "````" if "```" in shown else "```"
+    longest = max((len(m) for m in re.findall(r"`+", shown)), default=0)
+    fence = "`" * max(3, longest + 1)
     return redact("\n".join([
         COMMENT_MARKER,
         f"This branch has commits by {code(login)}, so the bot will not push to it. "

@@ -220,7 +220,9 @@ class GitHubForge:
 
 def _pull(raw: Any) -> PullInfo:
     return PullInfo(
-        number=raw.number, state=raw.state, merged=bool(raw.merged), title=raw.title or "", body=raw.body or "",
+        # listed pulls carry merged_at but not merged: reading `merged` would cost a request per pull
+        number=raw.number, state=raw.state, merged=raw.merged_at is not None, title=raw.title or "",
+        body=raw.body or "",
         head=raw.head.ref, url=raw.html_url or "", labels=tuple(label.name for label in raw.labels),
     )
 

@@ -53,7 +53,10 @@ def fingerprint(diff: str) -> str:
 
 
 def scan_had_errors(report: Report) -> bool:
-    return any("could not be verified" in f.message for f in report.findings) or bool(report.extra.get("errors"))
+    """A scan that could not read or verify everything: nothing is closed or deleted after it."""
+    unread = [s for s in report.skipped if not s.reason.startswith("symlink")]
+    unverified = any("could not be verified" in f.message for f in report.findings)
+    return unverified or bool(unread) or bool(report.partly_parsed)
 
 
 class Publisher:
@@ -97,10 +100,21 @@ class Publisher:
                base_sha: str, scan_errors: bool) -> Decision:
         diff = render_diff(report)
         fp = fingerprint(diff) if diff else None
-        ours = [p for p in self.forge.pulls(branch) if texts.read_identity(p.body) is not None]
-        open_pr = next((p for p in ours if p.state == "open"), None)
         remote_sha = self.remote.sha(branch)
         findings = [f for f in report.findings if f.rule in {r.id for r in rules}]
+        if fp is None and remote_sha is None:
+            manual = sum(1 for f in findings if f.status is Status.MANUAL)
+            detail = f"nothing to fix ({manual} manual findings in the report)" if manual else "nothing to fix"
+            return Decision(group_id, branch, "nothing", detail)  # no branch, so no open PR: no request
+        pulls = self.forge.pulls(branch)
+        foreign = next((p for p in pulls if p.state == "open" and texts.read_identity(p.body) is None), None)
+        if foreign is not None:
+            return Decision(group_id, branch, "blocked", f"#{foreign.number} on {branch} has no bot marker: not "
+                            "the bot's pull request (or its body was rewritten); not touched", foreign.number,
+                            foreign.url)
+        ours = [p for p in pulls if texts.read_identity(p.body) is not None]
+        open_pr = next((p for p in ours if p.state == "open"), None)
+        wanted = tuple(r.id for r in rules)
 
         if open_pr is not None:
             if fp is None:
@@ -111,6 +125,9 @@ class Publisher:
                 return Decision(group_id, branch, "blocked", f"edited by {login}", open_pr.number, open_pr.url)
             identity = texts.read_identity(open_pr.body)
             assert identity is not None
+            if tuple(identity.rules) != wanted:
+                return Decision(group_id, branch, "kept", f"the pull request covers {', '.join(identity.rules)}; "
+                                f"this run has only {', '.join(wanted)}", open_pr.number, open_pr.url)
             if identity.fingerprint == fp:
                 missing = [label for label in self.repo.labels if label not in open_pr.labels]
                 if missing:
@@ -125,7 +142,7 @@ class Publisher:
                             open_pr.number, open_pr.url)
 
         if fp is None:
-            return self.cleanup(branch, group_id, remote_sha, scan_errors, findings, bool(ours))
+            return self.cleanup(branch, group_id, remote_sha, scan_errors, findings, ours)
         closed = next((p for p in ours if p.state == "closed" and not p.merged
                        and _fp(p) == fp), None)
         if closed is not None:
@@ -177,13 +194,16 @@ class Publisher:
                         pr.number, pr.url)
 
     def cleanup(self, branch: str, group_id: str, remote_sha: str | None, scan_errors: bool,
-                findings: list[Finding], had_pull: bool) -> Decision:
-        """Nothing to fix: only a branch that never got its pull request (a run cut short) is removed."""
-        if (remote_sha is not None and not had_pull and not scan_errors
+                findings: list[Finding], pulls: list[PullInfo]) -> Decision:
+        """Nothing to fix and no open PR: a bot-only branch left by a run cut short is removed."""
+        latest = pulls[0] if pulls else None
+        if (remote_sha is not None and not scan_errors and not (latest is not None and latest.merged)
                 and self.human_editor(None, branch, remote_sha) is None):
             self.remote.delete(branch, remote_sha)
-            return Decision(group_id, branch, "branch-deleted", "the bot's branch had no open pull request "
-                            "and nothing left to fix (a run cut short earlier)")
+            why = (f"left after closing #{latest.number}" if latest is not None
+                   else "it never got its pull request (a run cut short earlier)")
+            return Decision(group_id, branch, "branch-deleted", f"the bot's branch had nothing left to fix: {why}",
+                            latest.number if latest else None, latest.url if latest else None)
         manual = sum(1 for f in findings if f.status is Status.MANUAL)
         detail = f"nothing to fix ({manual} manual findings in the report)" if manual else "nothing to fix"
         return Decision(group_id, branch, "nothing", detail)
@@ -192,11 +212,13 @@ class Publisher:
         """The first person other than the bot with a commit on the branch, or None."""
         if remote_sha is None:
             return None
-        others = [(sha, name, email) for sha, name, email in self.remote.authors(self.default, branch)
-                  if email.lower() != self.author.email.lower()]
+        mine = self.author.email.lower()
+        others = [(sha, a_name if a_mail.lower() != mine else c_name)
+                  for sha, a_name, a_mail, c_name, c_mail in self.remote.authors(self.default, branch)
+                  if a_mail.lower() != mine or c_mail.lower() != mine]  # an amend keeps the bot as author
         if not others:
             return None
-        sha, name, _ = others[0]
+        sha, name = others[0]
         if number is not None:
             return self.forge.commit_logins(number).get(sha, name)
         return name

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bot.config import RepoConfig
 from bot.engine import scan
@@ -48,8 +49,26 @@ def reproduce_command(repo: RepoConfig, rules: list[Rule]) -> str:
     return shlex.join(args)
 
 
-def open_remote(repo: RepoConfig, token: str | None, url: str) -> Remote:
-    return prepare_local(repo.path, cache_dir(), repo.name, url, token)
+def git_token(credentials: Credentials | None, repo: RepoConfig) -> str | None:
+    """The token git fetches with: the token itself, or a GitHub App's installation token."""
+    if credentials is None:
+        return None
+    if credentials.kind == "token":
+        return credentials.token
+    if repo.github is None:
+        return None
+    return auth_for(credentials, api_url(), repo.github)[1]
+
+
+def forge_host(base_url: str) -> str | None:
+    """The git host the API's token belongs to: github.com for api.github.com, else the API's own host."""
+    host = urlsplit(base_url).hostname
+    return "github.com" if host == "api.github.com" else host
+
+
+def open_remote(repo: RepoConfig, token: str | None, url: str, shallow: bool = False) -> Remote:
+    name = repo.name + ("-shallow" if shallow and repo.path is None else "")
+    return prepare_local(repo.path, cache_dir(), name, url, token, forge_host(api_url()))
 
 
 def publish(repo: RepoConfig, rules: list[Rule], options: PublishOptions,
@@ -121,7 +140,7 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
           dry_run: bool) -> WatchResult:
     """Read the change, choose the rules it calls for, then scan (dry-run) or publish with them."""
     credentials = from_environment()
-    token = credentials.token if credentials is not None and credentials.kind == "token" else None
+    token = git_token(credentials, repo)
     remote = open_remote(repo, token, repo.fetch_url(api_url()))
     default = repo.default_branch or remote.default_branch()
     with repo_lock(repo):
@@ -143,16 +162,17 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     pull = change.pull_number
     if pull is not None and options.upstream_ref is None:
         options.upstream_ref = f"#{pull}"
-    result.published = publish(repo, selected, options, credentials)
+    group = options.group or repo.group
+    # one PR for all rules always carries every enabled rule: a subset would drop or close the others' fixes
+    result.published = publish(repo, rules if group == "all" else selected, options, credentials)
     result.report = result.published.report
     return result
 
 
 def fetch_for_scan(repo: RepoConfig) -> tuple[Remote, str]:
     """A shallow fetch of the default branch, enough to scan it (dry-run by name)."""
-    credentials = from_environment()
-    token = credentials.token if credentials is not None and credentials.kind == "token" else None
-    remote = open_remote(repo, token, repo.fetch_url(api_url()))
+    token = git_token(from_environment(), repo)
+    remote = open_remote(repo, token, repo.fetch_url(api_url()), shallow=True)
     default = repo.default_branch or remote.default_branch()
     remote.fetch(default, repo.branch_prefix, shallow=True)
     return remote, default

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bot.errors import UserError
 from bot.secrets import redact
@@ -39,29 +40,38 @@ def _is_http(url: str) -> bool:
 class Remote:
     """One local repository and the URL it fetches from and pushes to."""
 
-    def __init__(self, local: Path, url: str, token: str | None = None) -> None:
+    def __init__(self, local: Path, url: str, token: str | None = None, auth_host: str | None = None) -> None:
         import git
 
         self.local = local
         self.url = url
         self._token = token
+        self._auth_host = auth_host
         self.repo = git.Repo(local)
 
     # ---- plumbing ------------------------------------------------------------------
-    def _env(self) -> dict[str, str]:
+    def _sends_token(self) -> bool:
+        """Only to the forge's own host, only over https: a mirror elsewhere never sees the token."""
+        if not self._token or not self.url.startswith("https://"):
+            return False
+        host = urlsplit(self.url).hostname or ""
+        return self._auth_host is None or host == self._auth_host
+
+    def _env(self, network: bool = False) -> dict[str, str]:
         env = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}
-        if self._token and _is_http(self.url):
+        if network and self._sends_token():
             basic = base64.b64encode(f"x-access-token:{self._token}".encode()).decode()
             env.update({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader",
                         "GIT_CONFIG_VALUE_0": f"Authorization: Basic {basic}"})
         return env
 
-    def git(self, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
+    def git(self, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+            network: bool = False) -> str:
         import git
 
         runner = git.Git(str(cwd or self.local))
         try:
-            return str(runner.execute(["git", *args], env={**self._env(), **(env or {})},
+            return str(runner.execute(["git", *args], env={**self._env(network), **(env or {})},
                                       with_extended_output=False))
         except git.GitCommandError as exc:
             detail = (exc.stderr or exc.stdout or "").strip().splitlines()
@@ -70,7 +80,7 @@ class Remote:
 
     # ---- reading the remote --------------------------------------------------------
     def default_branch(self) -> str:
-        out = self.git("ls-remote", "--symref", self.url, "HEAD")
+        out = self.git("ls-remote", "--symref", self.url, "HEAD", network=True)
         match = re.search(r"^ref: refs/heads/(\S+)\tHEAD", out, re.M)
         if match is None:
             raise GitError(redact(f"{self.url}: cannot tell the default branch (empty repository?)"))
@@ -83,9 +93,12 @@ class Remote:
         options = ["--no-tags", "--prune", "--quiet"]
         if shallow:
             options.append("--depth=1")
-        elif _is_http(self.url):
-            options.append("--filter=blob:none")
-        self.git("fetch", *options, self.url, *refspecs)
+        else:
+            if (self.local / ".git" / "shallow").exists():
+                options.append("--unshallow")  # a dry-run by name left it shallow: history matters now
+            if _is_http(self.url):
+                options.append("--filter=blob:none")
+        self.git("fetch", *options, self.url, *refspecs, network=True)
 
     def sha(self, branch: str) -> str | None:
         try:
@@ -93,9 +106,9 @@ class Remote:
         except GitError:
             return None
 
-    def authors(self, base: str, branch: str) -> list[tuple[str, str, str]]:
-        """(sha, name, email) of the commits on `branch` that `base` does not have."""
-        out = self.git("log", "--format=%H%x00%an%x00%ae", f"{NAMESPACE}{base}..{NAMESPACE}{branch}")
+    def authors(self, base: str, branch: str) -> list[tuple[str, str, str, str, str]]:
+        """(sha, author name, author email, committer name, committer email) of commits `base` lacks."""
+        out = self.git("log", "--format=%H%x00%an%x00%ae%x00%cn%x00%ce", f"{NAMESPACE}{base}..{NAMESPACE}{branch}")
         return [tuple(line.split("\0")) for line in out.splitlines() if line]  # type: ignore[misc]
 
     def tree_of(self, branch: str) -> str:
@@ -129,14 +142,15 @@ class Remote:
     def push(self, sha: str, branch: str, expected: str | None) -> None:
         """Push `sha` to `branch`, only if the branch is still where we saw it (or absent)."""
         lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
-        self.git("push", "--quiet", "--no-verify", lease, self.url, f"{sha}:refs/heads/{branch}")
+        self.git("push", "--quiet", "--no-verify", lease, self.url, f"{sha}:refs/heads/{branch}", network=True)
 
     def delete(self, branch: str, expected: str) -> None:
         lease = f"--force-with-lease=refs/heads/{branch}:{expected}"
-        self.git("push", "--quiet", "--no-verify", lease, self.url, f":refs/heads/{branch}")
+        self.git("push", "--quiet", "--no-verify", lease, self.url, f":refs/heads/{branch}", network=True)
 
 
-def prepare_local(path: Path | None, cache: Path, name: str, url: str, token: str | None) -> Remote:
+def prepare_local(path: Path | None, cache: Path, name: str, url: str, token: str | None,
+                  auth_host: str | None = None) -> Remote:
     """The repository to work in: the configured path, or a clone in the cache directory."""
     import git
 
@@ -145,12 +159,12 @@ def prepare_local(path: Path | None, cache: Path, name: str, url: str, token: st
             git.Repo(path)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             raise UserError(f"{path}: expected a git repository") from None
-        return Remote(path, url, token)
+        return Remote(path, url, token, auth_host)
     target = cache / re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
     if not (target / ".git").exists():
         target.mkdir(parents=True, exist_ok=True)
         git.Repo.init(target)
-    return Remote(target, url, token)
+    return Remote(target, url, token, auth_host)
 
 
 def is_dirty(path: Path) -> bool:
