@@ -69,6 +69,16 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--check", action="store_true")
     _rule_options(watch)
 
+    compose = commands.add_parser("compose-check", help="compose every launch against the repo's Hydra config")
+    compose.add_argument("--repo", required=True, help="a local repository path")
+    compose_mode = compose.add_mutually_exclusive_group()
+    compose_mode.add_argument("--dry-run", action="store_true", help="report only (the default)")
+    compose_mode.add_argument("--write", action="store_true", help="apply the verified fixes to the working tree")
+    compose.add_argument("--format", choices=FORMATS, default="text")
+    compose.add_argument("--output", type=Path)
+    compose.add_argument("--check", action="store_true")
+    compose.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+
     rules = commands.add_parser("rules", help="list or test rules")
     rule_commands = rules.add_subparsers(dest="rules_command", required=True, parser_class=_Parser)
     listing = rule_commands.add_parser("list", help="list the rules that would run")
@@ -262,6 +272,24 @@ def _full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list
     return code
 
 
+def cmd_compose_check(args: argparse.Namespace) -> int:
+    from bot.compose import compose_scan
+    from bot.engine import write_changes
+    from bot.model import Status
+
+    root = Path(args.repo)
+    if not root.is_dir():
+        raise UserError(f"--repo {args.repo}: expected a local repository directory")
+    report, stats = compose_scan(root, label=args.repo)
+    if args.write:
+        write_changes(root, report)
+    _emit(args, report)
+    for path, line, reason in stats.unresolved:
+        print(f"{path}:{line}: launch not checked: {reason}", file=sys.stderr)
+    remaining = [f for f in report.findings if f.status is not Status.FIXED]
+    return EXIT_FINDINGS if args.check and remaining else EXIT_OK
+
+
 def cmd_rules_list(args: argparse.Namespace) -> int:
     for rule in _load(args):
         state = "enabled" if rule.enabled else "optional"
@@ -311,6 +339,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_run(args)
         if args.command == "watch":
             return cmd_watch(args)
+        if args.command == "compose-check":
+            return cmd_compose_check(args)
         if args.rules_command == "list":
             return cmd_rules_list(args)
         return cmd_rules_test(args)

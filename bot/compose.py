@@ -1,0 +1,199 @@
+"""Compose every launch's overrides against the repository's own Hydra config, as Hydra would.
+
+Composing from scratch costs tens of milliseconds per launch, so the composed base is cached
+per (config dir, config name, config-group choices) and each launch's other overrides are
+applied to a copy with Hydra's own override logic. Values the shell only knows at run time
+become `null` placeholders, which a plain YAML config accepts, so they never cause false errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.hydra_app import AppProblem, HydraApp, resolve_app
+from bot.model import Edit, Finding, Report, Status
+from bot.sources.launches import Launch, Override
+from bot.sources.shell import ShellScript
+
+RULE_ID = "hydra-compose"
+ALREADY_THERE = "Could not append to config. An item is already at"
+
+
+@dataclass
+class ComposeStats:
+    launches: int = 0
+    composed: int = 0
+    base_composes: int = 0
+    unresolved: list[tuple[str, int, str]] = field(default_factory=list)  # path, line, reason
+
+
+def override_text(override: Override) -> str | None:
+    """The override as Hydra's command line gets it, with a placeholder for a run-time value."""
+    if override.key.startswith("hydra.") or override.key == "hydra":
+        return None
+    key = override.key + (f"@{override.package}" if override.package is not None else "")
+    if override.value_start is None:
+        return f"{override.prefix}{key}"
+    if all(p.static for p in override.value_pieces):
+        return f"{override.prefix}{key}={override.value_text or ''}"
+    return f"{override.prefix}{key}=null"
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc)
+    cause = exc.__cause__
+    if cause is not None and str(cause) not in text:
+        text += " " + str(cause)
+    return " ".join(text.split())
+
+
+class Composer:
+    """Keeps Hydra initialised per config dir and the composed bases in a cache."""
+
+    def __init__(self) -> None:
+        self._bases: dict[tuple[Path, str | None, tuple[str, ...]], Any] = {}
+        self.stats = ComposeStats()
+
+    def _is_group(self, app: HydraApp, key: str) -> bool:
+        assert app.config_dir is not None
+        return "/" in key or (app.config_dir / key.replace(".", "/")).is_dir()
+
+    def base(self, app: HydraApp, groups: tuple[str, ...]) -> Any:
+        from hydra import compose, initialize_config_dir
+        from hydra.core.global_hydra import GlobalHydra
+
+        assert app.config_dir is not None
+        ident = (app.config_dir, app.config_name, groups)
+        if ident not in self._bases:
+            GlobalHydra.instance().clear()
+            with initialize_config_dir(config_dir=str(app.config_dir), version_base=None):
+                self._bases[ident] = compose(app.config_name, overrides=list(groups))
+            self.stats.base_composes += 1
+        return self._bases[ident]
+
+    def failures(self, app: HydraApp, launch: Launch) -> list[tuple[Override, str]]:
+        """(override, Hydra's message) for each override that does not compose."""
+        from hydra._internal.config_loader_impl import ConfigLoaderImpl
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+        from hydra.errors import HydraException
+        from omegaconf import OmegaConf
+        from omegaconf.errors import OmegaConfBaseException
+
+        seen: set[object] = set()
+        plain: list[tuple[Override, str]] = []
+        group_items: list[tuple[Override, str]] = []
+        for override in launch.overrides:
+            if override.key_span in seen:
+                continue  # alternatives of one word (branches): the first one speaks for them
+            seen.add(override.key_span)
+            text = override_text(override)
+            if text is None:
+                continue
+            is_group = self._is_group(app, override.key) and override.prefix != "~"
+            (group_items if is_group else plain).append((override, text))
+        self.stats.composed += 1
+        try:
+            base = self.base(app, tuple(t for _, t in group_items))
+        except (HydraException, OmegaConfBaseException) as exc:
+            culprit = group_items[0][0] if group_items else launch.overrides[0]
+            for override, text in group_items:  # which choice breaks it, for the finding's place
+                try:
+                    self.base(app, (text,))
+                except (HydraException, OmegaConfBaseException):
+                    culprit = override
+                    break
+            return [(culprit, _message(exc))]
+        cfg = base.copy()
+        OmegaConf.set_struct(cfg, True)
+        parser = OverridesParser.create()
+        out = []
+        for override, text in plain:
+            try:
+                ConfigLoaderImpl._apply_overrides_to_config(parser.parse_overrides([text]), cfg)
+            except (HydraException, OmegaConfBaseException) as exc:
+                out.append((override, _message(exc)))
+        return out
+
+
+def check_script(path: str, root: Path, script: ShellScript, composer: Composer) -> list[Finding]:
+    findings: list[Finding] = []
+    reported: set[object] = set()
+    for launch in script.launches:
+        composer.stats.launches += 1
+        app = resolve_app(root, launch)
+        if isinstance(app, AppProblem):
+            composer.stats.unresolved.append((path, launch.line, app.reason))
+            continue
+        for override, message in composer.failures(app, launch):
+            if override.key_span in reported:
+                continue
+            reported.add(override.key_span)
+            findings.append(_finding(path, script, override, message, launch))
+    return findings
+
+
+def compose_scan(root: Path, label: str | None = None) -> tuple[Report, ComposeStats]:
+    """Every launch of every shell file, composed; `+` fixes verified by composing again."""
+    from bot.edits import apply_edits, outside_unchanged
+    from bot.engine import head_commit
+    from bot.model import FileChange, RuleInfo
+    from bot.sources.discover import read_source, shell_sources
+    from bot.sources.shell import analyse, count_errors
+
+    composer = Composer()
+    report = Report(repo=label or str(root), commit=head_commit(root),
+                    rules=[RuleInfo(RULE_ID, True, "Overrides compose with the repository's Hydra config")])
+    for source in shell_sources(root, report.skipped):
+        report.files_scanned += 1
+        data = read_source(source, report.skipped)
+        if data is None or (b"python" not in data and b"torchrun" not in data and b"PYTHON" not in data):
+            continue
+        report.files_parsed += 1
+        script = analyse(data)
+        report.launches += len(script.launches)
+        if script.partly_parsed:
+            report.partly_parsed.append(source.path)
+        findings = check_script(source.path, root, script, composer)
+        near = script.error_lines()
+        for finding in findings:
+            if finding.edits and finding.line in near:
+                finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
+                finding.message += "; not edited: next to a part the shell parser could not read"
+        edits = [e for f in findings if f.status is Status.FIXABLE for e in f.edits]
+        if edits:
+            after = apply_edits(data, edits)
+            counted = (composer.stats.launches, len(composer.stats.unresolved))
+            again = check_script(source.path, root, analyse(after), composer)
+            composer.stats.launches = counted[0]
+            del composer.stats.unresolved[counted[1]:]
+            ok = outside_unchanged(data, after, edits) and count_errors(after) <= count_errors(data) and not any(
+                f.status is Status.FIXABLE for f in again)
+            if ok:
+                report.changes.append(FileChange(source.path, data, after))
+            else:
+                for finding in findings:
+                    if finding.status is Status.FIXABLE:
+                        finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
+                        finding.message += "; the fix could not be verified"
+        report.findings.extend(findings)
+    report.findings.sort(key=Finding.sort_key)
+    report.extra["compose"] = {"launches": composer.stats.launches, "base_composes": composer.stats.base_composes,
+                               "unresolved": [{"path": p, "line": n, "reason": r}
+                                              for p, n, r in composer.stats.unresolved]}
+    return report, composer.stats
+
+
+def _finding(path: str, script: ShellScript, override: Override, message: str, launch: Launch) -> Finding:
+    where = f"launch of {launch.entry} at line {launch.line}"
+    if launch.branch:
+        where += f" ({launch.branch})"
+    finding = Finding(rule=RULE_ID, path=path, line=override.line, column=override.column, key=override.key,
+                      value=override.value_text, status=Status.MANUAL, message=f"{message} [{where}]")
+    if message.startswith(ALREADY_THERE) and override.prefix == "+" and override.prefix_span is not None:
+        finding.status = Status.FIXABLE
+        finding.message += "; the key exists now: drop the +"
+        finding.edits = [Edit(path, override.prefix_span, "", RULE_ID)]
+        finding.fix_site = (path, override.line)
+    return finding

@@ -1,0 +1,94 @@
+"""compose-check: every launch composed with hydra-core against the repository's own config tree."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.compose import compose_scan
+from bot.model import Status
+from tests.conftest import make_repo
+
+MAIN = '''\
+import hydra
+
+
+@hydra.main(config_path="config", config_name="ppo_trainer", version_base=None)
+def main(config):
+    run_ppo(config)
+'''
+TREE = {
+    "verl/trainer/main_ppo.py": MAIN,
+    "verl/trainer/config/ppo_trainer.yaml": """\
+defaults:
+  - actor@actor_rollout_ref.actor: dp_actor
+  - _self_
+trainer:
+  total_epochs: 15
+  val_before_train: true
+  logger: [console]
+actor_rollout_ref:
+  model:
+    path: ~/models/qwen
+""",
+    "verl/trainer/config/ppo_megatron_trainer.yaml": """\
+defaults:
+  - ppo_trainer
+  - override actor@actor_rollout_ref.actor: megatron_actor
+  - _self_
+""",
+    "verl/trainer/config/actor/dp_actor.yaml": "strategy: fsdp\noptim:\n  lr: 1e-6\n",
+    "verl/trainer/config/actor/megatron_actor.yaml": "strategy: megatron\noptim:\n  lr: 1e-6\n"
+                                                    "megatron:\n  use_mbridge: true\n  tensor_model_parallel_size: 1\n",
+}
+SCRIPT = """\
+#!/bin/bash
+LR=$1
+python3 -m verl.trainer.main_ppo \\
+    +trainer.val_before_train=False \\
+    trainer.nonexistent=1 \\
+    actor_rollout_ref.actor.optim.lr=$LR \\
+    +trainer.brand_new=1 \\
+    ++trainer.total_epochs=2 $@
+python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer \\
+    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2 \\
+    actor_rollout_ref.actor=megatron_actor
+python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2
+python3 -m verl.trainer.missing_entry a=1
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "verl", {**TREE, "examples/run.sh": SCRIPT})
+
+
+def test_compose_check_finds_what_hydra_would_reject(repo: Path) -> None:
+    report, stats = compose_scan(repo)
+    found = {(f.line, f.key): f for f in report.findings}
+    assert set(found) == {(4, "trainer.val_before_train"), (5, "trainer.nonexistent"),
+                          (12, "actor_rollout_ref.actor.megatron.tensor_model_parallel_size")}
+    plus = found[(4, "trainer.val_before_train")]
+    assert plus.status is Status.FIXABLE and "An item is already at 'trainer.val_before_train'" in plus.message
+    unknown = found[(5, "trainer.nonexistent")]
+    assert unknown.status is Status.MANUAL and "Could not override 'trainer.nonexistent'" in unknown.message
+    assert stats.unresolved == [("examples/run.sh", 13, "entry point verl.trainer.missing_entry not found in "
+                                                        "the repository")]
+    (change,) = report.changes
+    assert b"    trainer.val_before_train=False \\\n" in change.after
+    assert change.after.count(b"+") == change.before.count(b"+") - 1  # +brand_new and ++ stay
+
+
+def test_compose_check_command_line_writes_the_verified_fix(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["compose-check", "--repo", str(repo), "--format", "json", "--check"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    data = json.loads(out)
+    assert {f["rule"] for f in data["findings"]} == {"hydra-compose"}
+    assert "missing_entry" in err
+    assert main(["compose-check", "--repo", str(repo), "--write"]) == 0
+    capsys.readouterr()
+    assert "    trainer.val_before_train=False \\\n" in (repo / "examples" / "run.sh").read_text()
