@@ -54,6 +54,7 @@ class Composer:
 
     def __init__(self) -> None:
         self._bases: dict[tuple[Path, str | None, tuple[str, ...]], Any] = {}
+        self._last_config: Any = None
         self.stats = ComposeStats()
 
     def _is_group(self, app: HydraApp, key: str) -> bool:
@@ -73,7 +74,13 @@ class Composer:
             self.stats.base_composes += 1
         return self._bases[ident]
 
-    def failures(self, app: HydraApp, launch: Launch) -> list[tuple[Override, str]]:
+    def composed(self, app: HydraApp, launch: Launch) -> Any:
+        """The launch's composed config (failing overrides left out), or None when the base fails."""
+        self._last_config = None
+        self.failures(app, launch, keep=True)
+        return self._last_config
+
+    def failures(self, app: HydraApp, launch: Launch, keep: bool = False) -> list[tuple[Override, str]]:
         """(override, Hydra's message) for each override that does not compose."""
         from hydra._internal.config_loader_impl import ConfigLoaderImpl
         from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -114,6 +121,8 @@ class Composer:
                 ConfigLoaderImpl._apply_overrides_to_config(parser.parse_overrides([text]), cfg)
             except (HydraException, OmegaConfBaseException) as exc:
                 out.append((override, _message(exc)))
+        if keep:
+            self._last_config = cfg
         return out
 
 
@@ -197,3 +206,52 @@ def _finding(path: str, script: ShellScript, override: Override, message: str, l
         finding.edits = [Edit(path, override.prefix_span, "", RULE_ID)]
         finding.fix_site = (path, override.line)
     return finding
+
+
+class ConfigFacts:
+    """Answers `when.config` and `when.value` for launches of one repository (LaunchFacts)."""
+
+    def __init__(self, root: Path, composer: Composer | None = None) -> None:
+        self.root = root
+        self.composer = composer or Composer()
+
+    def configs(self, launch: Launch) -> set[str] | None:
+        app = resolve_app(self.root, launch)
+        if isinstance(app, AppProblem) or app.config_name is None or app.config_dir is None:
+            return None
+        return inherited(app.config_dir, app.config_name)
+
+    def value(self, launch: Launch, key: str) -> tuple[bool, Any]:
+        from omegaconf import OmegaConf
+
+        app = resolve_app(self.root, launch)
+        if isinstance(app, AppProblem):
+            return False, None
+        cfg = self.composer.composed(app, launch)
+        if cfg is None:
+            return False, None
+        missing = object()
+        found = OmegaConf.select(cfg, key, default=missing, throw_on_missing=False)
+        if found is missing:
+            return False, None
+        return True, OmegaConf.to_container(found) if OmegaConf.is_config(found) else found
+
+
+def inherited(config_dir: Path, name: str, seen: set[str] | None = None) -> set[str]:
+    """`name` and every primary config it pulls in through plain entries of its defaults lists."""
+    from ruamel.yaml import YAML
+
+    seen = set() if seen is None else seen
+    if name in seen:
+        return seen
+    seen.add(name)
+    path = config_dir / f"{name}.yaml"
+    try:
+        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return seen
+    defaults = data.get("defaults", []) if isinstance(data, dict) else []
+    for entry in defaults if isinstance(defaults, list) else []:
+        if isinstance(entry, str) and entry != "_self_" and "/" not in entry:
+            inherited(config_dir, entry.removeprefix("optional ").strip(), seen)
+    return seen

@@ -12,7 +12,7 @@ from bot.edits import apply_edits, find_conflicts, unique_edits, verify
 from bot.errors import UserError
 from bot.globs import any_match
 from bot.model import FileChange, Finding, Report, RuleInfo, Skipped, Status
-from bot.rules.evaluate import evaluate
+from bot.rules.evaluate import LaunchFacts, evaluate
 from bot.rules.model import Rule
 from bot.sources.discover import read_source, shell_sources
 
@@ -39,12 +39,12 @@ def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
     return [r for r in rules if not r.files or any_match(list(r.files), path)]
 
 
-def check_file(path: str, data: bytes, rules: list[Rule]) -> FileResult:
+def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None) -> FileResult:
     """Find, fix in memory and verify one shell file; nothing is written here."""
     from bot.sources.shell import analyse, count_errors
 
     script = analyse(data)
-    findings = evaluate(path, script, rules)
+    findings = evaluate(path, script, rules, facts)
     result = FileResult(findings=findings, partly_parsed=script.partly_parsed, launches=len(script.launches))
     edits = unique_edits(findings)
     if not edits:
@@ -65,7 +65,7 @@ def check_file(path: str, data: bytes, rules: list[Rule]) -> FileResult:
 
     def rescan(new: bytes) -> list[Finding]:
         # what was refused for a conflict still fires after the others are applied: that is expected
-        return [f for f in evaluate(path, analyse(new), rules) if (f.rule, f.key) not in refused]
+        return [f for f in evaluate(path, analyse(new), rules, facts) if (f.rule, f.key) not in refused]
 
     outcome = verify(data, after, edits, count_errors, rescan)
     if not outcome.ok:
@@ -104,6 +104,11 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         rules=[RuleInfo(r.id, r.enabled, r.title, r.severity) for r in rules],
     )
     tokens = prefilter_tokens(enabled)
+    facts = None
+    if any(r.when_config or r.when_value for r in enabled):
+        from bot.compose import ConfigFacts
+
+        facts = ConfigFacts(root)
     for source in shell_sources(root, report.skipped):
         if paths is not None and source.path not in paths:
             continue
@@ -119,7 +124,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         if not file_rules:
             continue
         report.files_parsed += 1
-        result = check_file(source.path, data, file_rules)
+        result = check_file(source.path, data, file_rules, facts)
         report.findings.extend(result.findings)
         report.launches += result.launches
         if result.partly_parsed:

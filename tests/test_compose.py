@@ -92,3 +92,30 @@ def test_compose_check_command_line_writes_the_verified_fix(repo: Path, capsys: 
     assert main(["compose-check", "--repo", str(repo), "--write"]) == 0
     capsys.readouterr()
     assert "    trainer.val_before_train=False \\\n" in (repo / "examples" / "run.sh").read_text()
+
+
+def test_when_config_and_when_value_read_the_composed_config(repo: Path, tmp_path: Path) -> None:
+    from bot.engine import scan
+    from bot.rules.loader import load_rules
+
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    (rules_dir / "megatron-epochs.yaml").write_text(
+        "id: megatron-epochs\nwhen: {config: [ppo_megatron_trainer]}\n"
+        "match: {key: ['**.tensor_model_parallel_size'], value: [2]}\nfix: {set: 4}\n")
+    (rules_dir / "megatron-strategy.yaml").write_text(
+        "id: megatron-strategy\nwhen: {value: {actor_rollout_ref.actor.strategy: megatron}}\n"
+        "match: {key: ['**.tensor_model_parallel_size'], value: [2]}\nfix: {set: 8}\n")
+    script = """\
+python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2
+python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer \\
+    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2
+python3 -m verl.trainer.main_ppo actor@actor_rollout_ref.actor=megatron_actor \\
+    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2
+"""
+    (repo / "examples" / "run.sh").write_text(script)
+    (config_rule, value_rule) = sorted(load_rules([rules_dir], include_bundled=False), key=lambda r: r.id)
+    by_config = scan(repo, [config_rule])
+    assert [f.line for f in by_config.findings] == [3]  # only the launch that inherits ppo_megatron_trainer
+    by_value = scan(repo, [value_rule])
+    assert [f.line for f in by_value.findings] == [3, 5]  # strategy comes from the YAML, or from the override

@@ -9,7 +9,7 @@ expansion in the override is replaced by the literal, and the finding says which
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from bot.globs import any_match
 from bot.hydra import bool_style, format_value, values_equal
@@ -30,7 +30,33 @@ from bot.sources.shell_text import source_span
 from bot.sources.shell_vars import Definition
 
 
-def launch_applies(rule: Rule, launch: Launch) -> bool:
+class LaunchFacts(Protocol):
+    """What the repository's Hydra config says about a launch (bot.compose.ConfigFacts)."""
+
+    def configs(self, launch: Launch) -> set[str] | None: ...
+    def value(self, launch: Launch, key: str) -> tuple[bool, Any]: ...
+
+
+def config_conditions_hold(rule: Rule, launch: Launch, facts: LaunchFacts | None) -> bool:
+    """`when.config` and `when.value`; without the repository's config they cannot hold."""
+    if not rule.when_config and not rule.when_value:
+        return True
+    if facts is None:
+        return False
+    if rule.when_config:
+        names = facts.configs(launch)
+        if names is None or not names & set(rule.when_config):
+            return False
+    for key, wanted in rule.when_value:
+        found, actual = facts.value(launch, key)
+        if not found or not values_equal(wanted, actual):
+            return False
+    return True
+
+
+def launch_applies(rule: Rule, launch: Launch, facts: LaunchFacts | None = None) -> bool:
+    if not config_conditions_hold(rule, launch, facts):
+        return False
     if rule.when_entrypoint and not (launch.module and any_match(list(rule.when_entrypoint), launch.module)):
         return False
     keys = [o.key for o in launch.overrides if o.prefix != "~"]
@@ -92,7 +118,8 @@ class ValuePlan:
 
 
 class FileEvaluator:
-    def __init__(self, path: str, script: ShellScript) -> None:
+    def __init__(self, path: str, script: ShellScript, facts: LaunchFacts | None = None) -> None:
+        self.facts = facts
         self.path = path
         self.script = script
         self.src = script.src
@@ -159,7 +186,7 @@ class FileEvaluator:
         findings: list[Finding] = []
         plans: list[ValuePlan] = []
         for site in self.sites(rule).values():
-            applies = [launch_applies(rule, launch) for launch in site.launches]
+            applies = [launch_applies(rule, launch, self.facts) for launch in site.launches]
             if not any(applies):
                 continue
             variants: dict[tuple[object, ...], tuple[Override, ValueInfo]] = {}
@@ -374,7 +401,7 @@ class FileEvaluator:
         findings: list[Finding] = []
         needs: dict[int, list[EnsureEntry]] = {}
         for launch in self.script.launches:
-            if not launch_applies(rule, launch):
+            if not launch_applies(rule, launch, self.facts):
                 continue
             present: dict[str, list[Override]] = {}
             for override in launch.overrides:
@@ -487,8 +514,8 @@ class FileEvaluator:
         return None if text is None else insertion_after_token(self.src, span, text)
 
 
-def evaluate(path: str, script: ShellScript, rules: list[Rule]) -> list[Finding]:
-    evaluator = FileEvaluator(path, script)
+def evaluate(path: str, script: ShellScript, rules: list[Rule], facts: LaunchFacts | None = None) -> list[Finding]:
+    evaluator = FileEvaluator(path, script, facts)
     findings: list[Finding] = []
     for rule in rules:
         if not rule.enabled:
@@ -500,5 +527,4 @@ def evaluate(path: str, script: ShellScript, rules: list[Rule]) -> list[Finding]
     return findings
 
 
-__all__ = ["evaluate", "launch_applies"]
-_ = Any
+__all__ = ["LaunchFacts", "evaluate", "launch_applies"]

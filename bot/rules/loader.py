@@ -22,7 +22,7 @@ TOP_FIELDS = {
     "when", "match", "fix", "ensure", "ensure_mode",
 }
 TRIGGER_FIELDS = {"paths", "text"}
-WHEN_FIELDS = {"sets", "unset", "entrypoint"}
+WHEN_FIELDS = {"sets", "unset", "entrypoint", "config", "value"}
 MATCH_FIELDS = {"key", "exclude", "value", "value_not", "prefix"}
 FIX_FIELDS = {"set", "rename", "map", "remove", "prefix"}
 ENSURE_FIELDS = {"key", "value", "prefix", "if_sets"}
@@ -189,6 +189,8 @@ def parse_rule(data: Any, path: Path) -> Rule:
         trigger_text=tuple(c.strings(trigger["text"], "trigger.text")) if "text" in trigger else (),
         when_sets=c.key_globs(when["sets"], "when.sets") if "sets" in when else (),
         when_unset=c.key_globs(when["unset"], "when.unset") if "unset" in when else (),
+        when_config=tuple(c.strings(when["config"], "when.config")) if "config" in when else (),
+        when_value=_when_value(c, when["value"]) if "value" in when else (),
         when_entrypoint=c.key_globs(when["entrypoint"], "when.entrypoint")
         if "entrypoint" in when
         else (),
@@ -208,6 +210,17 @@ def parse_rule(data: Any, path: Path) -> Rule:
         ensure=ensure,
         ensure_together=ensure_mode == "together",
     )
+
+
+def _when_value(c: _Checker, data: Any) -> tuple[tuple[str, Any], ...]:
+    if not isinstance(data, dict) or not data:
+        raise c.fail("when.value", f"expected a mapping of dotted key to value, got {_kind(data)}")
+    out = []
+    for key, value in data.items():
+        if not isinstance(key, str) or not KEY_PATH.match(key):
+            raise c.fail(f"when.value.{key}", "expected a dotted key without globs")
+        out.append((key, c.scalar(value, f"when.value.{key}")))
+    return tuple(out)
 
 
 def _as_list(c: _Checker, value: Any, where: str) -> list[Any]:

@@ -43,6 +43,8 @@ class Rule:
     when_sets: tuple[Glob, ...] = ()
     when_unset: tuple[Glob, ...] = ()
     when_entrypoint: tuple[Glob, ...] = ()
+    when_config: tuple[str, ...] = ()  # the launch's composed config is one of these or inherits one
+    when_value: tuple[tuple[str, Any], ...] = ()  # composed values, from an override or the YAML
     match_key: tuple[Glob, ...] = ()
     match_exclude: tuple[Glob, ...] = ()
     match_value: tuple[Any, ...] | None = None
