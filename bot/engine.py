@@ -105,7 +105,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     )
     tokens = prefilter_tokens(enabled)
     facts = None
-    if any(r.when_config or r.when_value for r in enabled):
+    if any(r.when_config or r.when_value or any(e.prefix == "auto" for e in r.ensure) for r in enabled):
         from bot.compose import ConfigFacts
 
         facts = ConfigFacts(root)

@@ -119,3 +119,20 @@ python3 -m verl.trainer.main_ppo actor@actor_rollout_ref.actor=megatron_actor \\
     assert [f.line for f in by_config.findings] == [3]  # only the launch that inherits ppo_megatron_trainer
     by_value = scan(repo, [value_rule])
     assert [f.line for f in by_value.findings] == [3, 5]  # strategy comes from the YAML, or from the override
+
+
+def test_ensure_prefix_auto_follows_the_composed_config(repo: Path, tmp_path: Path) -> None:
+    from bot.engine import scan
+    from bot.rules.loader import load_rules
+
+    rules_dir = tmp_path / "auto"
+    rules_dir.mkdir()
+    (rules_dir / "auto-prefix.yaml").write_text(
+        "id: auto-prefix\nwhen: {sets: ['trainer.**']}\nensure:\n"
+        "  - {key: trainer.val_before_train, value: false, prefix: auto}\n"
+        "  - {key: trainer.brand_new_flag, value: true, prefix: auto}\n")
+    (repo / "examples" / "run.sh").write_text("python3 -m verl.trainer.main_ppo trainer.total_epochs=2\n")
+    report = scan(repo, load_rules([rules_dir], include_bundled=False))
+    (change,) = report.changes
+    assert change.after == (b"python3 -m verl.trainer.main_ppo trainer.total_epochs=2 "
+                            b"trainer.val_before_train=False +trainer.brand_new_flag=True\n")

@@ -467,7 +467,7 @@ class FileEvaluator:
             edit = self.insertion(anchor, entry, launch)
             if edit is None:
                 continue
-            where = f"adds {entry.prefix}{entry.key} after {anchor.key} (line {anchor.line})"
+            where = f"adds {self.prefix_for(entry, launch)}{entry.key} after {anchor.key} (line {anchor.line})"
             self.attach(finding, rule, [edit], where)
             if finding.status is Status.FIXABLE:
                 for reader in (launch, *sharers):
@@ -492,6 +492,15 @@ class FileEvaluator:
         scored.sort(key=lambda t: (-t[0], -t[1]))
         return [o for _, _, o in scored]
 
+    def prefix_for(self, entry: EnsureEntry, launch: Launch) -> str:
+        """`prefix: auto`: plain where the composed config has the key, `+` where it has not; `++` if unknown."""
+        if entry.prefix != "auto":
+            return entry.prefix
+        if self.facts is None:
+            return "++"
+        found, _ = self.facts.value(launch, entry.key)
+        return "" if found else "+"
+
     def insertion(self, anchor: Override, entry: EnsureEntry, launch: Launch) -> tuple[Span, str] | None:
         style = "title"
         for override in launch.overrides:
@@ -499,7 +508,7 @@ class FileEvaluator:
             if info.state == "static" and isinstance(info.value, bool):
                 style = bool_style(info.text)
                 break
-        hydra_text = f"{entry.prefix}{entry.key}={format_value(entry.value, style)}"
+        hydra_text = f"{self.prefix_for(entry, launch)}{entry.key}={format_value(entry.value, style)}"
         assert anchor.key_span is not None
         if not anchor.key_chain or anchor.key_chain[-1].definition.kind == "array":
             node = word_node(self.script.tree, anchor.key_span)

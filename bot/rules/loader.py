@@ -277,9 +277,10 @@ def _parse_ensure(c: _Checker, data: Any) -> tuple[EnsureEntry, ...]:
         key = c.string(entry["key"], f"{where}.key")
         if not KEY_PATH.match(key):
             raise c.fail(f"{where}.key", f"expected a dotted key without globs, got {key!r}")
-        prefix = c.prefix(entry.get("prefix", ""), f"{where}.prefix")
+        raw_prefix = entry.get("prefix", "")
+        prefix = "auto" if raw_prefix == "auto" else c.prefix(raw_prefix, f"{where}.prefix")
         if prefix == "~":
-            raise c.fail(f"{where}.prefix", "expected \"\", \"+\" or \"++\": ensure adds a value")
+            raise c.fail(f"{where}.prefix", "expected \"\", \"+\", \"++\" or auto: ensure adds a value")
         out.append(
             EnsureEntry(
                 key=key,
