@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     compose.add_argument("--format", choices=FORMATS, default="text")
     compose.add_argument("--output", type=Path)
     compose.add_argument("--check", action="store_true")
+    compose.add_argument("--since", metavar="SHA", help="learn key renames from the config YAML changed since SHA")
     compose.add_argument("--color", choices=("auto", "always", "never"), default="auto")
 
     rules = commands.add_parser("rules", help="list or test rules")
@@ -280,7 +281,7 @@ def cmd_compose_check(args: argparse.Namespace) -> int:
     root = Path(args.repo)
     if not root.is_dir():
         raise UserError(f"--repo {args.repo}: expected a local repository directory")
-    report, stats = compose_scan(root, label=args.repo)
+    report, stats = compose_scan(root, label=args.repo, since=args.since)
     if args.write:
         write_changes(root, report)
     _emit(args, report)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.errors import UserError
 from bot.hydra_app import AppProblem, HydraApp, resolve_app
 from bot.model import Edit, Finding, Report, Status
 from bot.sources.launches import Launch, Override
@@ -126,7 +127,8 @@ class Composer:
         return out
 
 
-def check_script(path: str, root: Path, script: ShellScript, composer: Composer) -> list[Finding]:
+def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
+                 renames: list[Rename] | None = None) -> list[Finding]:
     findings: list[Finding] = []
     reported: set[object] = set()
     for launch in script.launches:
@@ -139,11 +141,11 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer)
             if override.key_span in reported:
                 continue
             reported.add(override.key_span)
-            findings.append(_finding(path, script, override, message, launch))
+            findings.append(_finding(path, script, override, message, launch, renames or []))
     return findings
 
 
-def compose_scan(root: Path, label: str | None = None) -> tuple[Report, ComposeStats]:
+def compose_scan(root: Path, label: str | None = None, since: str | None = None) -> tuple[Report, ComposeStats]:
     """Every launch of every shell file, composed; `+` fixes verified by composing again."""
     from bot.edits import apply_edits, outside_unchanged
     from bot.engine import head_commit
@@ -152,6 +154,7 @@ def compose_scan(root: Path, label: str | None = None) -> tuple[Report, ComposeS
     from bot.sources.shell import analyse, count_errors
 
     composer = Composer()
+    renames = config_renames(root, since) if since else []
     report = Report(repo=label or str(root), commit=head_commit(root),
                     rules=[RuleInfo(RULE_ID, True, "Overrides compose with the repository's Hydra config")])
     for source in shell_sources(root, report.skipped):
@@ -164,7 +167,7 @@ def compose_scan(root: Path, label: str | None = None) -> tuple[Report, ComposeS
         report.launches += len(script.launches)
         if script.partly_parsed:
             report.partly_parsed.append(source.path)
-        findings = check_script(source.path, root, script, composer)
+        findings = check_script(source.path, root, script, composer, renames)
         near = script.error_lines()
         for finding in findings:
             if finding.edits and finding.line in near:
@@ -174,7 +177,7 @@ def compose_scan(root: Path, label: str | None = None) -> tuple[Report, ComposeS
         if edits:
             after = apply_edits(data, edits)
             counted = (composer.stats.launches, len(composer.stats.unresolved))
-            again = check_script(source.path, root, analyse(after), composer)
+            again = check_script(source.path, root, analyse(after), composer, renames)
             composer.stats.launches = counted[0]
             del composer.stats.unresolved[counted[1]:]
             ok = outside_unchanged(data, after, edits) and count_errors(after) <= count_errors(data) and not any(
@@ -194,7 +197,8 @@ def compose_scan(root: Path, label: str | None = None) -> tuple[Report, ComposeS
     return report, composer.stats
 
 
-def _finding(path: str, script: ShellScript, override: Override, message: str, launch: Launch) -> Finding:
+def _finding(path: str, script: ShellScript, override: Override, message: str, launch: Launch,
+             renames: list[Rename]) -> Finding:
     where = f"launch of {launch.entry} at line {launch.line}"
     if launch.branch:
         where += f" ({launch.branch})"
@@ -204,6 +208,13 @@ def _finding(path: str, script: ShellScript, override: Override, message: str, l
         finding.status = Status.FIXABLE
         finding.message += "; the key exists now: drop the +"
         finding.edits = [Edit(path, override.prefix_span, "", RULE_ID)]
+        finding.fix_site = (path, override.line)
+    rename = rename_fix(override, message, renames)
+    if rename is not None and override.key_span is not None:
+        new_key = override.key.rsplit(".", 1)[0] + "." + rename.new if "." in override.key else rename.new
+        finding.status = Status.FIXABLE
+        finding.message += f"; {rename.source} renamed {rename.old} to {rename.new}: use {new_key}"
+        finding.edits = [Edit(path, override.key_span, new_key, RULE_ID)]
         finding.fix_site = (path, override.line)
     return finding
 
@@ -255,3 +266,66 @@ def inherited(config_dir: Path, name: str, seen: set[str] | None = None) -> set[
         if isinstance(entry, str) and entry != "_self_" and "/" not in entry:
             inherited(config_dir, entry.removeprefix("optional ").strip(), seen)
     return seen
+
+
+@dataclass(frozen=True)
+class Rename:
+    """A key renamed in a config file: same parent, same value, removed and added by one change."""
+
+    parent: tuple[str, ...]  # the parent's path inside its file
+    old: str
+    new: str
+    source: str  # file, relative to the repository
+
+
+def config_renames(root: Path, before: str) -> list[Rename]:
+    """Renames in the YAML files that changed between `before` and the working tree."""
+    import git
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    repo = git.Repo(root)
+    try:
+        old_commit = repo.commit(before)
+    except (git.BadName, ValueError):
+        raise UserError(f"--since {before}: no such commit in {root}") from None
+    out: list[Rename] = []
+    for diff in old_commit.diff(None):
+        path = diff.a_path or ""
+        if not path.endswith((".yaml", ".yml")) or diff.deleted_file or diff.new_file:
+            continue
+        try:
+            old = yaml.load(old_commit.tree[path].data_stream.read().decode("utf-8"))
+            new = yaml.load((root / (diff.b_path or path)).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, KeyError, ValueError):
+            continue
+        out.extend(_renames_between(old, new, (), path))
+    return out
+
+
+def _renames_between(old: Any, new: Any, parent: tuple[str, ...], source: str) -> list[Rename]:
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return []
+    found: list[Rename] = []
+    removed = [k for k in old if k not in new and k != "defaults"]
+    added = [k for k in new if k not in old and k != "defaults"]
+    for key in removed:
+        matches = [a for a in added if new[a] == old[key]]
+        twins = [r for r in removed if old[r] == old[key]]
+        if len(matches) == 1 and len(twins) == 1:  # unambiguous: one removed, one added, same value
+            found.append(Rename(parent, str(key), str(matches[0]), source))
+    for key in old:
+        if key in new:
+            found.extend(_renames_between(old[key], new[key], (*parent, str(key)), source))
+    return found
+
+
+def rename_fix(override: Override, message: str, renames: list[Rename]) -> Rename | None:
+    if not message.startswith("Could not override") or override.prefix or not renames:
+        return None
+    *parent, leaf = override.key.split(".")
+    for rename in renames:
+        if rename.old == leaf and tuple(parent[len(parent) - len(rename.parent):]) == rename.parent and (
+                len(parent) >= len(rename.parent)):
+            return rename
+    return None

@@ -136,3 +136,26 @@ def test_ensure_prefix_auto_follows_the_composed_config(repo: Path, tmp_path: Pa
     (change,) = report.changes
     assert change.after == (b"python3 -m verl.trainer.main_ppo trainer.total_epochs=2 "
                             b"trainer.val_before_train=False +trainer.brand_new_flag=True\n")
+
+
+def test_a_key_renamed_by_a_commit_is_fixed_to_its_new_name(repo: Path) -> None:
+    from tests.conftest import git
+
+    actor = repo / "verl" / "trainer" / "config" / "actor" / "dp_actor.yaml"
+    actor.write_text("strategy: fsdp\noptim:\n  lr: 1e-6\n  warmup_style: constant\n")
+    (repo / "examples" / "run.sh").write_text(
+        "python3 -m verl.trainer.main_ppo \\\n    actor_rollout_ref.actor.optim.warmup_style=cosine \\\n"
+        "    actor_rollout_ref.actor.optim.bogus=1\n")
+    git(repo, "commit", "-qam", "warmup_style")
+    before = git(repo, "rev-parse", "HEAD").strip()
+    actor.write_text("strategy: fsdp\noptim:\n  lr: 1e-6\n  lr_scheduler_type: constant\n")
+    git(repo, "commit", "-qam", "rename warmup_style to lr_scheduler_type")
+
+    plain, _ = compose_scan(repo)
+    assert {f.status for f in plain.findings} == {Status.MANUAL}  # without history: just "Could not override"
+    report, _ = compose_scan(repo, since=before)
+    by_key = {f.key: f for f in report.findings}
+    assert by_key["actor_rollout_ref.actor.optim.warmup_style"].status is Status.FIXABLE
+    assert by_key["actor_rollout_ref.actor.optim.bogus"].status is Status.MANUAL
+    (change,) = report.changes
+    assert b"actor_rollout_ref.actor.optim.lr_scheduler_type=cosine" in change.after
