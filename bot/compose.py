@@ -15,6 +15,7 @@ from typing import Any
 from bot.errors import UserError
 from bot.hydra_app import AppProblem, HydraApp, resolve_app
 from bot.model import Edit, Finding, Report, Status
+from bot.rules.model import Rule
 from bot.sources.launches import Launch, Override
 from bot.sources.shell import ShellScript
 
@@ -329,3 +330,14 @@ def rename_fix(override: Override, message: str, renames: list[Rename]) -> Renam
                 len(parent) >= len(rename.parent)):
             return rename
     return None
+
+
+def compose_rule() -> Rule:
+    """The built-in rule behind compose-check findings, for reports and pull requests."""
+    return Rule(
+        id=RULE_ID,
+        title="Launch overrides must compose with the repository's Hydra config",
+        description="Each launch was composed with hydra-core against the repository's own config tree, as "
+                    "Hydra would at start-up; these overrides no longer compose (a `+` on a key that now "
+                    "exists, or a key that was renamed).",
+        severity="error", enabled=True, source="built-in")

@@ -209,3 +209,32 @@ def test_flag_like_lines_count_and_a_force_push_falls_back_to_the_new_tip(upstre
     gone = "1234567890" * 4
     fallback = read_change(upstream.work, gone, after)
     assert fallback.before == before and fallback.paths == ["docs/flags.txt"]
+
+
+def test_a_config_change_composes_every_launch_again_and_opens_a_compose_fix(
+        upstream: Upstream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.config import RepoConfig
+    from bot.publish.run import PublishOptions, watch
+    from tests.test_compose import TREE
+
+    monkeypatch.setenv("BOT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("GITHUB_API_URL", upstream.fake.url)
+    monkeypatch.setenv("BOT_GITHUB_TOKEN", TOKEN)
+    tree = {**TREE, "verl/trainer/config/ppo_trainer.yaml": TREE["verl/trainer/config/ppo_trainer.yaml"].replace(
+        "  val_before_train: true\n", "")}
+    upstream.commit({**tree, "examples/val.sh": "python3 -m verl.trainer.main_ppo +trainer.val_before_train=False\n"},
+                    "app and a script adding a key")
+    before = git(upstream.work, "rev-parse", "HEAD").strip()
+    after = upstream.commit({"verl/trainer/config/ppo_trainer.yaml": TREE["verl/trainer/config/ppo_trainer.yaml"]},
+                            "Add trainer.val_before_train to the config (#5000)")
+    repo = RepoConfig(name="verl", github=FULL, clone_url=str(upstream.bare))
+    result = watch(repo, load_rules(), before, after, PublishOptions(throttle=False), dry_run=False)
+    assert "hydra-compose" in result.reasons
+    assert result.published is not None
+    by_group = {d.group: d for d in result.published.decisions}
+    assert by_group["hydra-compose"].action == "opened"
+    (pr,) = [p for p in upstream.fake.pulls(FULL) if p["head"] == "bot/hydra-compose"]
+    assert "Follow-up to #5000" in str(pr["body"])
+    shown = subprocess.run(["git", "--git-dir", str(upstream.bare), "show", "bot/hydra-compose:examples/val.sh"],
+                           capture_output=True, text=True, check=True).stdout
+    assert shown == "python3 -m verl.trainer.main_ppo trainer.val_before_train=False\n"

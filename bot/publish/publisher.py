@@ -76,15 +76,27 @@ class Publisher:
             return [("all", enabled)] if enabled else []
         return [(r.id, [r]) for r in enabled]
 
-    def run(self, worktree: Path, rules: list[Rule], group: str) -> PublishResult:
+    def run(self, worktree: Path, rules: list[Rule], group: str, compose: bool = False) -> PublishResult:
+        """Publish each group; with `compose`, also the built-in hydra-compose rule as a group of its own."""
         base_sha = self.remote.sha(self.default) or ""
         full = scan(worktree, rules, label=self.repo.github or self.repo.name)
         result = PublishResult(report=full)
         errors = scan_had_errors(full)
-        for group_id, group_rules in self.groups(rules, group):
+        groups = self.groups(rules, group)
+        composed: Report | None = None
+        if compose:
+            from bot.compose import RULE_ID, compose_rule, compose_scan
+
+            composed = compose_scan(worktree, label=full.repo)[0]
+            full.findings.extend(composed.findings)
+            groups.append((RULE_ID, [compose_rule()]))
+        for group_id, group_rules in groups:
             branch = f"{self.repo.branch_prefix}{group_id}"
             try:
-                report = full if group == "all" else scan(worktree, group_rules, label=full.repo)
+                if composed is not None and group_id == "hydra-compose":
+                    report = composed
+                else:
+                    report = full if group == "all" else scan(worktree, group_rules, label=full.repo)
                 decision = self.decide(worktree, branch, group_id, group_rules, report, base_sha, errors)
             except (ForgeError, GitError) as exc:
                 decision = Decision(group_id, branch, "failed", str(exc))

@@ -34,6 +34,7 @@ def cache_dir() -> Path:
 @dataclass
 class PublishOptions:
     group: str | None = None
+    compose: bool = False  # also compose-check every launch (the built-in hydra-compose rule)
     allow_dirty: bool = False
     command: str = ""
     upstream_ref: str | None = None
@@ -105,7 +106,7 @@ def _publish_locked(repo: RepoConfig, rules: list[Rule], options: PublishOptions
     publisher = Publisher(remote, repo, github, default, command, options.upstream_ref)
     try:
         with remote.worktree(default) as worktree:
-            return publisher.run(worktree, rules, options.group or repo.group)
+            return publisher.run(worktree, rules, options.group or repo.group, options.compose)
     finally:
         if isinstance(github, GitHubForge):
             github.close()
@@ -147,17 +148,31 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
         remote.fetch(default, repo.branch_prefix)
     change = read_change(remote.local, before, after or f"{NAMESPACE}{default}")
     reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
+    if any(path.endswith((".yaml", ".yml")) for path in change.paths):
+        reasons["hydra-compose"] = "the change edits config YAML: every launch is composed again"
     enabled = [r for r in rules if r.enabled]
     with remote.worktree(default) as worktree:
         edited = scan(worktree, enabled, paths=set(change.edited))
         for finding in edited.findings:
             reasons.setdefault(finding.rule, f"the change edits {finding.path}, which breaks it")
         selected = [r if r.id in reasons else replace(r, enabled=False) for r in rules]
+        options.compose = "hydra-compose" in reasons
         result = WatchResult(change, [r for r in selected if r.enabled], reasons)
+        if options.compose:
+            from bot.compose import compose_rule
+
+            result.rules.append(compose_rule())
         if not result.rules:
             return result
         if dry_run:
             result.report = scan(worktree, selected, label=repo.github or repo.name)
+            if options.compose:
+                from bot.compose import compose_scan
+
+                composed = compose_scan(worktree, label=result.report.repo)[0]
+                result.report.findings.extend(composed.findings)
+                taken = {c.path for c in result.report.changes}
+                result.report.changes.extend(c for c in composed.changes if c.path not in taken)
             return result
     pull = change.pull_number
     if pull is not None and options.upstream_ref is None:
