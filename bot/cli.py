@@ -23,6 +23,8 @@ from bot.secrets import redact
 
 if TYPE_CHECKING:
     from bot.config import RepoConfig
+    from bot.model import Report
+    from bot.publish.publisher import PublishResult
     from bot.publish.run import PublishOptions
     from bot.rules.model import Rule
 
@@ -152,9 +154,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         result = publish(repo, rules, PublishOptions(group=args.group, allow_dirty=args.allow_dirty))
         report = result.report
-        report.extra["publish"] = {"decisions": [d.as_dict() for d in result.decisions],
-                                   "api_requests": result.api_requests}
-        code = EXIT_INTERNAL if result.failed else EXIT_OK
+        code = _record_publish(report, result)
     _emit(args, report)
     remaining = [f for f in report.findings if f.status is not Status.FIXED]
     if code == EXIT_OK and args.check and remaining:
@@ -222,22 +222,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     assert isinstance(report, Report)
     for rule_id, reason in sorted(result.reasons.items()):
         print(f"{rule_id}: {reason}", file=sys.stderr)
-    code = EXIT_OK
-    if result.published is not None:
-        report.extra["publish"] = {"decisions": [d.as_dict() for d in result.published.decisions],
-                                   "api_requests": result.published.api_requests}
-        code = EXIT_INTERNAL if result.published.failed else EXIT_OK
+    code = _record_publish(report, result.published) if result.published is not None else EXIT_OK
     _emit(args, report)
     if actions.in_actions():
-        from bot.report import render
-        from bot.secrets import redact
-
-        if args.format != "github":
-            sys.stdout.write(redact(render("github", report)))
-        actions.write_summary(redact(render("markdown", report)))
-        urls = [d.url for d in result.published.decisions if d.url] if result.published else []
-        actions.set_outputs({"findings": str(len(report.findings)), "pr-urls": json.dumps(urls),
-                             "triggered": json.dumps(sorted(result.reasons))})
+        _report_to_actions(args, report, sorted(result.reasons))
     remaining = [f for f in report.findings if f.status is not Status.FIXED]
     return EXIT_FINDINGS if code == EXIT_OK and args.check and remaining else code
 
@@ -245,32 +233,42 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def _full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule],
                          options: PublishOptions) -> int:
     """workflow_dispatch has no push range: run the chosen (or every enabled) rule over the repository."""
-    from bot import actions
     from bot.engine import scan
     from bot.publish.run import publish
-    from bot.report import render
-    from bot.secrets import redact
 
     if args.dry_run:
         if repo.path is None:
             raise UserError("watch: a dry-run without a push range needs the checked-out workspace")
         report = scan(repo.path, rules, label=repo.github or repo.name)
-        urls: list[str] = []
         code = EXIT_OK
     else:
-        result = publish(repo, rules, options)
-        report = result.report
-        report.extra["publish"] = {"decisions": [d.as_dict() for d in result.decisions],
-                                   "api_requests": result.api_requests}
-        urls = [d.url for d in result.decisions if d.url]
-        code = EXIT_INTERNAL if result.failed else EXIT_OK
+        published = publish(repo, rules, options)
+        report = published.report
+        code = _record_publish(report, published)
     _emit(args, report)
+    _report_to_actions(args, report, sorted(r.id for r in rules if r.enabled))
+    return code
+
+
+def _record_publish(report: Report, result: PublishResult) -> int:
+    """Put the publishing decisions into the report; the exit code says whether any failed."""
+    report.extra["publish"] = {"decisions": [d.as_dict() for d in result.decisions],
+                               "api_requests": result.api_requests}
+    return EXIT_INTERNAL if result.failed else EXIT_OK
+
+
+def _report_to_actions(args: argparse.Namespace, report: Report, triggered: list[str]) -> None:
+    """Annotations on stdout, the markdown report in the step summary, and the workflow outputs."""
+    from bot import actions
+    from bot.report import render
+
     if args.format != "github":
         sys.stdout.write(redact(render("github", report)))
     actions.write_summary(redact(render("markdown", report)))
+    decisions = report.extra.get("publish", {}).get("decisions", [])
+    urls = [d["url"] for d in decisions if d.get("url")]
     actions.set_outputs({"findings": str(len(report.findings)), "pr-urls": json.dumps(urls),
-                         "triggered": json.dumps(sorted(r.id for r in rules if r.enabled))})
-    return code
+                         "triggered": json.dumps(triggered)})
 
 
 def cmd_compose_check(args: argparse.Namespace) -> int:

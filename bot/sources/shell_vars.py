@@ -151,19 +151,13 @@ class Expander:
             if child.type == "string_content":
                 parts.append([[self._literal(start, child.end_byte, DOUBLE, node.start_byte)]])
             else:
-                sub = self._sub_node_at(child, start)
-                parts.append(self.word(sub, env, DOUBLE, node.start_byte) if sub is not None else
-                             [[self._dynamic(child, "shell construct", DOUBLE)]])
+                parts.append(self.word(child, env, DOUBLE, node.start_byte))
             pos = child.end_byte
         if end > pos:
             parts.append([[self._literal(pos, end, DOUBLE, node.start_byte)]])
         if not parts:
             return [[Piece("", ctx=DOUBLE, quote=node.start_byte, starts=(), ends=())]]
         return self._concat(parts)
-
-    @staticmethod
-    def _sub_node_at(child: Node, start: int) -> Node | None:
-        return child
 
     @staticmethod
     def _concat(parts: list[list[Items]]) -> list[Items]:
@@ -181,7 +175,7 @@ class Expander:
         name, subscript, op, operand = form
         use = Span(node.start_byte, node.end_byte)
         if name.isdigit() and op in (":-", "-") and operand:
-            return [[_as_default(p, f"${name}") for p in alt] for alt in self._operand(operand, env, ctx)]
+            return [[as_default(p, f"${name}") for p in alt] for alt in self._operand(operand, env, ctx)]
         if name.isdigit() or name in ("@", "*", "#", "?", "$", "!", "-", "0"):
             what = f"${name}" if len(name) == 1 else "${" + name + "}"
             return [[self._dynamic(node, f"from the caller ({what})", ctx)]]
@@ -193,7 +187,7 @@ class Expander:
             if definition.kind == "caller":
                 if operand is not None:
                     for alt in self._operand(operand, env, ctx):
-                        out.append([_as_default(p, name) for p in alt])
+                        out.append([as_default(p, name) for p in alt])
                 else:
                     reason = f"from {name}, which this script never assigns (the caller's environment)"
                     out.append([self._dynamic(node, reason, ctx)])
@@ -207,7 +201,8 @@ class Expander:
         return self._concat(parts) if parts else [[Piece("", ctx=ctx)]]
 
 
-def _as_default(piece: Piece | None, name: str) -> Piece | None:
+def as_default(piece: Piece | None, name: str) -> Piece | None:
+    """The piece marked as the `${V:-...}` default of V (the caller may override it)."""
     if piece is None:
         return None
     from dataclasses import replace

@@ -16,6 +16,7 @@ from bot.sources.shell_vars import (
     Definition,
     Env,
     Expander,
+    as_default,
     caller_definition,
     parse_expansion,
     reaching,
@@ -180,7 +181,7 @@ class Walker:
             if all(d.kind != "caller" for d in defs):
                 continue
             alternatives = self.expander._operand(operand or [], env, "b")
-            marked = [[_default(p, name) for p in alt] for alt in alternatives]
+            marked = [[as_default(p, name) for p in alt] for alt in alternatives]
             definition = Definition(name=name, kind="scalar", line=_line(sub),
                                     span=Span(sub.start_byte, sub.end_byte), values=marked)
             self.result.definitions.append(definition)
@@ -315,12 +316,6 @@ def merge(envs: list[Env]) -> Env:
                 seen.setdefault(id(definition), definition)
         out[name] = tuple(seen.values())
     return out
-
-
-def _default(piece: Piece | None, name: str) -> Piece | None:
-    from dataclasses import replace
-
-    return None if piece is None else replace(piece, default_of=piece.default_of or name)
 
 
 def _command_name(node: Node) -> str:
