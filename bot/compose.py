@@ -8,6 +8,7 @@ become `null` placeholders, which a plain YAML config accepts, so they never cau
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,7 +83,8 @@ class Composer:
         self.failures(app, launch, keep=True)
         return self._last_config
 
-    def failures(self, app: HydraApp, launch: Launch, keep: bool = False) -> list[tuple[Override, str]]:
+    def failures(self, app: HydraApp, launch: Launch, keep: bool = False,
+                 replaced: dict[int, str] | None = None) -> list[tuple[Override, str]]:
         """(override, Hydra's message) for each override that does not compose."""
         from hydra._internal.config_loader_impl import ConfigLoaderImpl
         from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -97,20 +99,22 @@ class Composer:
             if override.key_span in seen:
                 continue  # alternatives of one word (branches): the first one speaks for them
             seen.add(override.key_span)
-            text = override_text(override)
+            text = (replaced or {}).get(id(override)) or override_text(override)
             if text is None:
                 continue
             is_group = self._is_group(app, override.key) and override.prefix != "~"
+            if is_group and text.endswith("=null") and id(override) not in (replaced or {}):
+                continue  # a config-group choice made at run time: the script's default choice stands
             (group_items if is_group else plain).append((override, text))
         self.stats.composed += 1
         try:
             base = self.base(app, tuple(t for _, t in group_items))
-        except (HydraException, OmegaConfBaseException) as exc:
+        except (HydraException, OmegaConfBaseException, ValueError) as exc:
             culprit = group_items[0][0] if group_items else launch.overrides[0]
             for override, text in group_items:  # which choice breaks it, for the finding's place
                 try:
                     self.base(app, (text,))
-                except (HydraException, OmegaConfBaseException):
+                except (HydraException, OmegaConfBaseException, ValueError):
                     culprit = override
                     break
             return [(culprit, _message(exc))]
@@ -138,12 +142,50 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
         if isinstance(app, AppProblem):
             composer.stats.unresolved.append((path, launch.line, app.reason))
             continue
-        for override, message in composer.failures(app, launch):
-            if override.key_span in reported:
-                continue
-            reported.add(override.key_span)
-            findings.append(_finding(path, script, override, message, launch, renames or []))
+        for condition, replaced in variants(script, launch):
+            for override, message in composer.failures(app, launch, replaced=replaced):
+                if override.key_span in reported:
+                    continue
+                reported.add(override.key_span)
+                finding = _finding(path, script, override, message, launch, renames or [])
+                if condition:
+                    finding.message += f" (when {condition})"
+                findings.append(finding)
     return findings
+
+
+_VARIABLE = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)(?::?-[^}]*)?\}?$")
+
+
+def value_variable(override: Override) -> str | None:
+    """The one shell variable an override's whole value comes from, if any."""
+    pieces = override.value_pieces
+    if not pieces:
+        return None
+    defaults = {p.default_of for p in pieces if p.default_of}
+    if len(defaults) == 1:
+        return next(iter(defaults)).lstrip("$")
+    if len(pieces) == 1 and not pieces[0].static:
+        match = _VARIABLE.match(pieces[0].text)
+        return match.group(1) if match else None
+    chain = override.key_chain
+    names = {p.via[len(chain)].var for p in pieces if len(p.via) > len(chain)}
+    return next(iter(names)) if len(names) == 1 and all(len(p.via) > len(chain) for p in pieces) else None
+
+
+def variants(script: ShellScript, launch: Launch) -> list[tuple[str, dict[int, str] | None]]:
+    """The launch as written, then once for each value the script itself tests a variable against."""
+    out: list[tuple[str, dict[int, str] | None]] = [("", None)]
+    by_variable: dict[str, list[Override]] = {}
+    for override in launch.overrides:
+        name = value_variable(override)
+        if name is not None and name in script.tested:
+            by_variable.setdefault(name, []).append(override)
+    for name, overrides in by_variable.items():
+        for value in script.tested[name]:
+            replaced = {id(o): f"{o.prefix}{o.key}={value}" for o in overrides}
+            out.append((f"{name}={value}", replaced))
+    return out
 
 
 def compose_scan(root: Path, label: str | None = None, since: str | None = None) -> tuple[Report, ComposeStats]:

@@ -159,3 +159,29 @@ def test_a_key_renamed_by_a_commit_is_fixed_to_its_new_name(repo: Path) -> None:
     assert by_key["actor_rollout_ref.actor.optim.bogus"].status is Status.MANUAL
     (change,) = report.changes
     assert b"actor_rollout_ref.actor.optim.lr_scheduler_type=cosine" in change.after
+
+
+def test_launches_are_checked_for_each_value_the_script_tests(repo: Path) -> None:
+    script = """\
+#!/bin/bash
+STRATEGY=${STRATEGY:-fsdp}
+if [ "$STRATEGY" = megatron ]; then echo "megatron run"; fi
+python3 -m verl.trainer.main_ppo actor@actor_rollout_ref.actor=dp_actor \\
+    actor_rollout_ref.actor.strategy=$STRATEGY \\
+    trainer.total_epochs=$EPOCHS
+case "$EPOCHS" in
+  many) echo ;;
+esac
+"""
+    (repo / "examples" / "run.sh").write_text(script)
+    report, _ = compose_scan(repo)
+    assert report.findings == []  # strategy is a plain string field; any tested value composes
+    built = script.replace("actor_rollout_ref.actor.strategy=$STRATEGY", "actor_rollout_ref.actor.$STRATEGY=1")
+    (repo / "examples" / "run.sh").write_text(built)
+    (assembled,) = compose_scan(repo)[0].findings  # the key resolves to actor_rollout_ref.actor.fsdp
+    assert assembled.line == 5 and "actor_rollout_ref.actor.fsdp" in assembled.message
+    group = script.replace("actor@actor_rollout_ref.actor=dp_actor", "actor@actor_rollout_ref.actor=$ACTOR")
+    group = group.replace('if [ "$STRATEGY" = megatron ]', 'if [ "$ACTOR" = no_such_actor ] || [ "$ACTOR" = dp_actor ]')
+    (repo / "examples" / "run.sh").write_text(group)
+    (finding,) = compose_scan(repo)[0].findings
+    assert finding.key == "actor" and "(when ACTOR=no_such_actor)" in finding.message

@@ -289,9 +289,12 @@ def parse_override_field(item: Field, src: bytes) -> Override | None:
         Span(key_span.start, key_span.start) if key_span else None
     )
     line, column = (0, 0)
+    first_byte = next((p.starts[0] for p in item.pieces if p.starts), None)
     if key_span is not None:
         start = prefix_span.start if prefix_span else key_span.start
         line, column = line_column(src, start)
+    elif first_byte is not None:  # a key assembled from several places: point at where the word starts
+        line, column = line_column(src, first_byte)
     return Override(
         field=item,
         prefix=prefix,

@@ -38,6 +38,7 @@ class ShellScript:
     launches: list[Launch] = field(default_factory=list)
     definitions: list[Definition] = field(default_factory=list)
     errors: list[Span] = field(default_factory=list)
+    tested: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def partly_parsed(self) -> bool:
@@ -85,7 +86,8 @@ def analyse(src: bytes) -> ShellScript:
     tree = parse_tree(src)
     walker = Walker(src)
     result = walker.run(tree.root_node)
-    script = ShellScript(src=src, tree=tree, definitions=result.definitions, errors=error_spans(tree.root_node))
+    script = ShellScript(src=src, tree=tree, definitions=result.definitions, errors=error_spans(tree.root_node),
+                         tested=result.tested)
     for site in result.commands:
         fields = command_fields(site.node, site.env, walker)
         if not fields:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 STATEMENT_LISTS = {"program", "compound_statement", "do_group", "list", "pipeline",
                    "redirected_statement", "negated_command", "ERROR"}
 DECLARATIONS = {"declaration_command"}
+LITERAL_WORDS = {"word", "string", "raw_string", "number", "extglob_pattern"}
 SKIP = {"comment", ";", ";;", "&", "&&", "||", "|", "|&", "\n", "(", ")", "{", "}"}
 
 
@@ -43,6 +44,7 @@ class CommandSite:
 class WalkResult:
     commands: list[CommandSite] = field(default_factory=list)
     definitions: list[Definition] = field(default_factory=list)
+    tested: dict[str, list[str]] = field(default_factory=dict)  # values the script compares a variable with
 
 
 def _line(node: Node) -> int:
@@ -223,6 +225,7 @@ class Walker:
         outs = []
         has_default = False
         subject: str | None = None
+        subject_var: str | None = None
         for child in node.children:
             if child.type == "case_item":
                 patterns: list[Node] = []
@@ -238,10 +241,14 @@ class Walker:
                     body.append(part)
                 texts = [(p.text or b"").decode() for p in patterns]
                 has_default = has_default or "*" in texts
+                if subject_var is not None:
+                    for text in texts:
+                        self._tested(subject_var, text)
                 label = f"case {subject} in {'|'.join(texts)})" if subject else None
                 outs.append(self._branch_block(body, env, label))
             elif child.type not in ("case", "in", "esac") and subject is None:
                 self.record_uses(child, env)
+                subject_var = _variable_of(child)
                 subject = (child.text or b"").decode("utf-8", "replace")
         if not has_default:
             outs.append(env)
@@ -291,8 +298,28 @@ class Walker:
         text = self.src[nodes[0].start_byte : nodes[-1].end_byte].decode("utf-8", "replace")
         return "if " + " ".join(text.split())
 
+    def _tested(self, name: str, value: str) -> None:
+        value = value.strip("\"'")
+        if value and not any(ch in value for ch in "*?[$") and value not in self.result.tested.setdefault(name, []):
+            self.result.tested[name].append(value)
+
+    def _record_tests(self, node: Node) -> None:
+        """`[ "$V" = x ]`, `[[ $V == x ]]`: the values a script itself tests a variable against."""
+        for expr in _descendants(node, {"binary_expression"}):
+            parts = [c for c in expr.children if c.type not in ("=", "==", "!=")]
+            operators = [c for c in expr.children if c.type in ("=", "==", "!=")]
+            if len(parts) != 2 or not operators:
+                continue
+            left, right = parts
+            for var_side, value_side in ((left, right), (right, left)):
+                name = _variable_of(var_side)
+                if name is not None and value_side.type in LITERAL_WORDS:
+                    self._tested(name, (value_side.text or b"").decode("utf-8", "replace"))
+
     # ---- uses ----------------------------------------------------------------------
     def record_uses(self, node: Node, env: Env) -> None:
+        if node.type == "test_command":
+            self._record_tests(node)
         for inner in _outermost(node, "command_substitution"):
             self.block(inner.children, dict(env))  # launches inside $( ... ) run in a subshell
         for sub in _descendants(node, {"simple_expansion", "expansion"}):
@@ -316,6 +343,18 @@ def merge(envs: list[Env]) -> Env:
                 seen.setdefault(id(definition), definition)
         out[name] = tuple(seen.values())
     return out
+
+
+def _variable_of(node: Node) -> str | None:
+    """V for `$V`, `${V}` and `"$V"`, else None."""
+    if node.type == "string":
+        inner = [c for c in node.children if c.type not in ('"',)]
+        node = inner[0] if len(inner) == 1 else node
+    if node.type in ("simple_expansion", "expansion"):
+        form = parse_expansion(node)
+        if form is not None and form[2] is None:
+            return form[0]
+    return None
 
 
 def _command_name(node: Node) -> str:
