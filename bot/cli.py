@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--format", choices=FORMATS, default="text")
     run.add_argument("--output", type=Path, help="write the report to this file instead of stdout")
     run.add_argument("--check", action="store_true", help="exit 1 when findings remain")
+    run.add_argument("--compose", action="store_true",
+                     help="also compose every launch against the repo's Hydra config (rule hydra-compose)")
     run.add_argument("--since", metavar="SHA", help="act as watch does on the change SHA..default branch")
     run.add_argument("--files", nargs="*", metavar="PATH", help="scan only these files (pre-commit passes them)")
     run.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -138,6 +140,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if repo.path is not None:
             only = {_relative(repo.path, f) for f in args.files} if args.files is not None else None
             report = scan(repo.path, rules, label=args.repo, paths=only)
+            if args.compose:
+                _add_compose_section(report, repo.path)
             if args.write:
                 write_changes(repo.path, report)
         elif args.write:
@@ -152,7 +156,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         from bot.publish.run import PublishOptions, publish
 
-        result = publish(repo, rules, PublishOptions(group=args.group, allow_dirty=args.allow_dirty))
+        result = publish(repo, rules, PublishOptions(group=args.group, allow_dirty=args.allow_dirty,
+                                                     compose=args.compose))
         report = result.report
         code = _record_publish(report, result)
     _emit(args, report)
@@ -248,6 +253,21 @@ def _full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list
     _emit(args, report)
     _report_to_actions(args, report, sorted(r.id for r in rules if r.enabled))
     return code
+
+
+def _add_compose_section(report: Report, root: Path) -> None:
+    """compose-check's findings and verified fixes, merged into a scan's report (files already changed stay)."""
+    from bot.compose import compose_rule, compose_scan
+    from bot.model import RuleInfo
+
+    composed, _ = compose_scan(root, label=report.repo)
+    rule = compose_rule()
+    report.rules.append(RuleInfo(rule.id, True, rule.title, rule.severity))
+    report.findings.extend(composed.findings)
+    report.findings.sort(key=lambda f: f.sort_key())
+    taken = {c.path for c in report.changes}
+    report.changes.extend(c for c in composed.changes if c.path not in taken)
+    report.extra["compose"] = composed.extra.get("compose")
 
 
 def _record_publish(report: Report, result: PublishResult) -> int:

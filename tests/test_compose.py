@@ -185,3 +185,11 @@ esac
     (repo / "examples" / "run.sh").write_text(group)
     (finding,) = compose_scan(repo)[0].findings
     assert finding.key == "actor" and "(when ACTOR=no_such_actor)" in finding.message
+
+
+def test_bot_run_compose_adds_the_section(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "--repo", str(repo), "--dry-run", "--compose", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert "hydra-compose" in {r["id"] for r in data["rules"]}
+    assert {f["key"] for f in data["findings"] if f["rule"] == "hydra-compose"} >= {"trainer.nonexistent"}
