@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import sys
 import tempfile
 import traceback
@@ -43,7 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     run = commands.add_parser("run", help="scan a repository, fix what breaks the rules, report")
-    run.add_argument("--repo", required=True, help="a local path, owner/name, or a name from the config file")
+    run.add_argument("--repo", action="append", default=[],
+                     help="a local path, owner/name, or a name from the config file (repeatable)")
+    run.add_argument("--repos", type=Path, metavar="FILE", help="a file of repositories, one per line (# comments)")
+    run.add_argument("--shard", metavar="I/N", help="only the I-th of N deterministic parts of the repository list")
     run.add_argument("--config", type=Path, help="the repository registry (default: ./bot.toml if present)")
     run.add_argument("--group", choices=("rule", "all"), help="one pull request per rule (default) or one for all")
     run.add_argument("--allow-dirty", action="store_true", help="publish from a local path with uncommitted changes")
@@ -119,6 +123,46 @@ def _use_color(choice: str, stream: object) -> bool:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from bot.repolist import repositories
+
+    names = repositories(args.repo, args.repos, args.shard)
+    if len(names) == 1 and not args.shard and not args.repos:
+        args.repo = names[0]
+        return cmd_run_one(args)
+    return cmd_run_many(args, names)
+
+
+def cmd_run_many(args: argparse.Namespace, names: list[str]) -> int:
+    """Each repository in turn; one that fails is reported and the others still run."""
+    import copy
+
+    if args.output is not None and "{repo}" not in str(args.output):
+        raise UserError(f"--output {args.output}: with several repositories, expected a path with {{repo}} in it")
+    failed: list[str] = []
+    worst = EXIT_OK
+    for name in names:
+        print(f"== {name}", file=sys.stderr)
+        one = copy.copy(args)
+        one.repo = name
+        one.json_lines = True  # one report per line on stdout: JSON Lines
+        if args.output is not None:
+            one.output = Path(str(args.output).replace("{repo}", re.sub(r"[^A-Za-z0-9_.-]+", "_", name)))
+        try:
+            code = cmd_run_one(one)
+        except UserError as exc:
+            print(redact(f"bot: error: {name}: {exc}"), file=sys.stderr)
+            failed.append(name)
+            continue
+        if code == EXIT_INTERNAL:
+            failed.append(name)
+        worst = max(worst, code if code != EXIT_INTERNAL else EXIT_OK)
+    if failed:
+        print(f"bot: {len(failed)} of {len(names)} repositories failed: {', '.join(failed)}", file=sys.stderr)
+        return EXIT_INTERNAL
+    return worst
+
+
+def cmd_run_one(args: argparse.Namespace) -> int:
     from bot.config import load_config
 
     if args.since:
@@ -180,6 +224,8 @@ def _emit(args: argparse.Namespace, report: object) -> None:
 
     color = args.output is None and args.format == "text" and _use_color(args.color, sys.stdout)
     text = redact(render(args.format, report, color=color))  # type: ignore[arg-type]
+    if args.format == "json" and getattr(args, "json_lines", False) and args.output is None:
+        text = json.dumps(json.loads(text), ensure_ascii=False) + "\n"
     if args.output is not None:
         try:
             args.output.write_bytes(text.encode("utf-8", "surrogateescape"))

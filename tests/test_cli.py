@@ -170,3 +170,24 @@ def test_pre_commit_hook_checks_only_the_files_it_is_given(tmp_path: Path, monke
     assert run(capsys, *argv, "new.sh")[0] == 0
     code, out, _ = run(capsys, *argv, "old.sh")
     assert code == 1 and "old.sh:1" in out
+
+
+def test_many_repositories_one_failing_and_shards(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.repolist import repositories, shard_of
+
+    good = make_repo(tmp_path / "good", {"run.sh": SCRIPT})
+    other = make_repo(tmp_path / "other", {"run.sh": "python3 -m m x=1\n"})
+    listing = tmp_path / "repos.txt"
+    listing.write_text(f"# fleet\n{good}\n/nonexistent/repo  # gone\n{other}\n")
+    code, out, err = run(capsys, "run", "--repos", str(listing), "--dry-run", "--format", "json")
+    assert code == 3
+    reports = [json.loads(line) for line in out.splitlines()]
+    assert [r["summary"]["findings"] for r in reports] == [2, 0]
+    assert "/nonexistent/repo" in err and "1 of 3 repositories failed" in err
+    names = [f"org/repo{i}" for i in range(40)]
+    parts = [repositories(names, None, f"{i}/4") for i in range(1, 5)]
+    assert sorted(n for part in parts for n in part) == sorted(names)  # every repo in exactly one shard
+    assert all(part for part in parts)
+    assert repositories(names[:10], None, "2/4") == [n for n in names[:10] if shard_of(n, 4) == 2]
+    code, _, err = run(capsys, "run", "--repo", str(good), "--shard", "5/4", "--dry-run")
+    assert code == 2 and "expected I/N" in err
