@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--format", choices=FORMATS, default="text")
     run.add_argument("--output", type=Path, help="write the report to this file instead of stdout")
     run.add_argument("--check", action="store_true", help="exit 1 when findings remain")
+    run.add_argument("--jobs", type=int, default=1, metavar="N", help="parse files in N processes (default 1)")
     run.add_argument("--compose", action="store_true",
                      help="also compose every launch against the repo's Hydra config (rule hydra-compose)")
     run.add_argument("--since", metavar="SHA", help="act as watch does on the change SHA..default branch")
@@ -183,7 +184,7 @@ def cmd_run_one(args: argparse.Namespace) -> int:
             warn_actions_token()
         if repo.path is not None:
             only = {_relative(repo.path, f) for f in args.files} if args.files is not None else None
-            report = scan(repo.path, rules, label=args.repo, paths=only)
+            report = scan(repo.path, rules, label=args.repo, paths=only, jobs=max(1, args.jobs))
             if args.compose:
                 _add_compose_section(report, repo.path)
             if args.write:

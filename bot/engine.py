@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,7 +16,7 @@ from bot.globs import any_match
 from bot.model import FileChange, Finding, Report, RuleInfo, Skipped, Status
 from bot.rules.evaluate import LaunchFacts, evaluate
 from bot.rules.model import Rule
-from bot.sources.discover import read_source, shell_sources
+from bot.sources.discover import SourceFile, read_source, shell_sources
 
 
 @dataclass
@@ -93,7 +95,58 @@ def head_commit(root: Path) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[str] | None = None) -> Report:
+@dataclass
+class _Outcome:
+    """What one file contributed, small enough to send back from a worker process."""
+
+    path: str
+    result: FileResult | None = None
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
+              facts: LaunchFacts | None) -> _Outcome:
+    outcome = _Outcome(source.path)
+    data = read_source(source, outcome.skipped)
+    if data is None or (tokens is not None and not any(t in data for t in tokens)):
+        return outcome
+    file_rules = rules_for(source.path, rules)
+    if file_rules:
+        outcome.result = check_file(source.path, data, file_rules, facts)
+    return outcome
+
+
+_WORKER: tuple[list[Rule], list[bytes] | None] | None = None
+
+
+def _worker_init(rules: list[Rule], tokens: list[bytes] | None) -> None:
+    global _WORKER
+    _WORKER = (rules, tokens)
+
+
+def _worker_scan(source: SourceFile) -> _Outcome:
+    assert _WORKER is not None
+    return _scan_one(source, _WORKER[0], _WORKER[1], None)
+
+
+def _outcomes(sources: Iterator[SourceFile], rules: list[Rule], tokens: list[bytes] | None,
+              facts: LaunchFacts | None, jobs: int) -> Iterator[_Outcome]:
+    """Files in order; with jobs > 1 in worker processes (each parses with its own tree-sitter)."""
+    if jobs <= 1 or facts is not None:
+        for source in sources:
+            yield _scan_one(source, rules, tokens, facts)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
+                             initargs=(rules, tokens)) as pool:
+        yield from pool.map(_worker_scan, sources, chunksize=64)
+
+
+def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[str] | None = None,
+         jobs: int = 1) -> Report:
     """Scan every shell file of `root` (or only `paths`, relative to it) with the enabled rules."""
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
@@ -109,26 +162,24 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         from bot.compose import ConfigFacts
 
         facts = ConfigFacts(root)
-    for source in shell_sources(root, report.skipped):
-        if paths is not None and source.path not in paths:
-            continue
-        report.files_scanned += 1
-        if not enabled:
-            continue
-        data = read_source(source, report.skipped)
-        if data is None:
-            continue
-        if tokens is not None and not any(t in data for t in tokens):
-            continue
-        file_rules = rules_for(source.path, enabled)
-        if not file_rules:
+    def selected() -> Iterator[SourceFile]:
+        for source in shell_sources(root, report.skipped):
+            if paths is not None and source.path not in paths:
+                continue
+            report.files_scanned += 1
+            if enabled:
+                yield source
+
+    for outcome in _outcomes(selected(), enabled, tokens, facts, jobs):
+        report.skipped.extend(outcome.skipped)
+        result = outcome.result
+        if result is None:
             continue
         report.files_parsed += 1
-        result = check_file(source.path, data, file_rules, facts)
         report.findings.extend(result.findings)
         report.launches += result.launches
         if result.partly_parsed:
-            report.partly_parsed.append(source.path)
+            report.partly_parsed.append(outcome.path)
         if result.change is not None:
             report.changes.append(result.change)
     report.findings.sort(key=Finding.sort_key)

@@ -191,3 +191,9 @@ def test_many_repositories_one_failing_and_shards(tmp_path: Path, capsys: pytest
     assert repositories(names[:10], None, "2/4") == [n for n in names[:10] if shard_of(n, 4) == 2]
     code, _, err = run(capsys, "run", "--repo", str(good), "--shard", "5/4", "--dry-run")
     assert code == 2 and "expected I/N" in err
+
+
+def test_jobs_give_the_same_report(capsys: pytest.CaptureFixture[str]) -> None:
+    _, one, _ = run(capsys, "run", "--repo", str(DEMO), "--dry-run", "--format", "json")
+    _, two, _ = run(capsys, "run", "--repo", str(DEMO), "--dry-run", "--format", "json", "--jobs", "2")
+    assert one == two and json.loads(one)["summary"]["findings"] == 25
