@@ -78,6 +78,8 @@ class Expander:
     def _literal(self, start: int, end: int, ctx: str, quote: int) -> Piece:
         """Characters of src[start:end] after removing backslash escapes valid in `ctx`."""
         raw = self.src[start:end]
+        if b"\\" not in raw and raw.isascii():  # the common case: one byte per character, no escapes
+            return Piece(raw.decode("ascii"), tuple(range(start, end)), tuple(range(start + 1, end + 1)), ctx, quote)
         text = raw.decode("utf-8", "replace")
         chars: list[str] = []
         starts: list[int] = []
