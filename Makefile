@@ -18,7 +18,7 @@ demo: venv
 
 test: venv
 	$(BIN)/python -m pytest
-	$(BIN)/ruff check bot tests benchmarks
+	$(BIN)/ruff check bot tests benchmarks scripts
 	$(BIN)/mypy
 
 WORKFLOWS := .github/workflows/ci.yml .github/workflows/followup-bot.yml examples/workflows/followup.yml
