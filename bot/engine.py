@@ -43,7 +43,7 @@ def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
 
 def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None) -> FileResult:
     """Find, fix in memory and verify one shell file; nothing is written here."""
-    from bot.sources.shell import analyse, count_errors
+    from bot.sources.shell import ShellScript, analyse
 
     script = analyse(data)
     findings = evaluate(path, script, rules, facts)
@@ -65,11 +65,18 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
     after = apply_edits(data, edits)
     refused = {(f.rule, f.key) for f in findings if "conflicting fixes" in f.message}
 
+    parsed: dict[bytes, ShellScript] = {data: script}
+
+    def analysed(content: bytes) -> ShellScript:  # one parse of the edited file serves both checks
+        if content not in parsed:
+            parsed[content] = analyse(content)
+        return parsed[content]
+
     def rescan(new: bytes) -> list[Finding]:
         # what was refused for a conflict still fires after the others are applied: that is expected
-        return [f for f in evaluate(path, analyse(new), rules, facts) if (f.rule, f.key) not in refused]
+        return [f for f in evaluate(path, analysed(new), rules, facts) if (f.rule, f.key) not in refused]
 
-    outcome = verify(data, after, edits, count_errors, rescan)
+    outcome = verify(data, after, edits, lambda content: len(analysed(content).errors), rescan)
     if not outcome.ok:
         for finding in findings:
             if finding.status is Status.FIXABLE:
