@@ -89,6 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
     compose.add_argument("--since", metavar="SHA", help="learn key renames from the config YAML changed since SHA")
     compose.add_argument("--color", choices=("auto", "always", "never"), default="auto")
 
+    infer = commands.add_parser("infer", help="propose rules from validation code a change adds")
+    infer.add_argument("--repo", required=True, help="a local repository path")
+    infer.add_argument("--before", required=True)
+    infer.add_argument("--after", required=True)
+    infer.add_argument("--output", type=Path, help="write the proposed rule files into this directory")
+    _rule_options(infer)
+
     rules = commands.add_parser("rules", help="list or test rules")
     rule_commands = rules.add_subparsers(dest="rules_command", required=True, parser_class=_Parser)
     listing = rule_commands.add_parser("list", help="list the rules that would run")
@@ -356,6 +363,33 @@ def cmd_compose_check(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if args.check and remaining else EXIT_OK
 
 
+def cmd_infer(args: argparse.Namespace) -> int:
+    from io import StringIO
+
+    from ruamel.yaml import YAML
+
+    from bot.infer import infer
+
+    root = Path(args.repo)
+    if not root.is_dir():
+        raise UserError(f"--repo {args.repo}: expected a local repository directory")
+    proposals, covered = infer(root, args.before, args.after, _load(args))
+    yaml = YAML()
+    yaml.default_flow_style = False
+    yaml.width = 4096
+    for rule_id in sorted(set(covered)):
+        print(f"# already covered by {rule_id}")
+    for proposal in proposals:
+        buffer = StringIO()
+        yaml.dump({**proposal.rule, "enabled": proposal.confidence == "high"}, buffer)
+        text = buffer.getvalue()
+        print(f"# confidence: {proposal.confidence}\n{text}---")
+        if args.output is not None:
+            args.output.mkdir(parents=True, exist_ok=True)
+            (args.output / f"{proposal.rule['id']}.yaml").write_text(text, encoding="utf-8")
+    return EXIT_OK
+
+
 def cmd_rules_list(args: argparse.Namespace) -> int:
     for rule in _load(args):
         state = "enabled" if rule.enabled else "optional"
@@ -407,6 +441,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_watch(args)
         if args.command == "compose-check":
             return cmd_compose_check(args)
+        if args.command == "infer":
+            return cmd_infer(args)
         if args.rules_command == "list":
             return cmd_rules_list(args)
         return cmd_rules_test(args)
