@@ -150,8 +150,8 @@ def new_checks(before: str | None, after: str, path: str) -> tuple[list[Check], 
     return [c for c in checks if c.identity() not in old], types
 
 
-def config_paths(root: Path, class_name: str) -> list[str]:
-    """Dotted paths of YAML nodes whose `_target_` names `class_name`, in the repository's configs."""
+def config_paths(commit: Any, class_name: str) -> list[str]:
+    """Dotted paths of YAML nodes whose `_target_` names `class_name`, in the configs of `commit`."""
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe", pure=True)
@@ -166,24 +166,24 @@ def config_paths(root: Path, class_name: str) -> list[str]:
                 if isinstance(key, str) and key != "defaults":
                     walk(value, f"{prefix}.{key}" if prefix else key)
 
-    for path in sorted(root.rglob("*.yaml")):
-        if ".git" in path.parts:
+    for blob in commit.tree.traverse():
+        if blob.type != "blob" or not str(blob.path).endswith((".yaml", ".yml")):
             continue
         try:
-            walk(yaml.load(path.read_text(encoding="utf-8")), "")
-        except Exception:
+            walk(yaml.load(blob.data_stream.read().decode("utf-8")), "")
+        except Exception:  # a YAML file the bot cannot read proposes nothing
             continue
     return sorted(set(out))
 
 
-def propose(root: Path, checks: list[Check], types: dict[str, dict[str, str]], commit: str | None) -> list[Proposal]:
+def propose(commit: Any, checks: list[Check], types: dict[str, dict[str, str]]) -> list[Proposal]:
     proposals = []
     for check in checks:
         holder_attr = check.holder.rsplit(".", 1)[-1]
         class_name = types.get(check.cls or "", {}).get(holder_attr)
         if class_name is None:
             continue
-        nodes = config_paths(root, class_name)
+        nodes = config_paths(commit, class_name)
         if not nodes:
             continue
         keys = [f"{node}.{check.field}" for node in nodes]
@@ -203,7 +203,7 @@ def propose(root: Path, checks: list[Check], types: dict[str, dict[str, str]], c
             "id": rule_id,
             "title": f"{class_name}.{check.field} is validated upstream",
             "description": f"Inferred from `{check.text}` in {check.path}:{check.line}"
-                           + (f" (commit {commit[:12]})" if commit else "")
+                           + f" (commit {commit.hexsha[:12]})"
                            + (f": \"{check.message}\"" if check.message else "") + ".",
             "severity": "error",
             "match": match,
@@ -244,7 +244,7 @@ def infer(root: Path, before: str, after: str, existing: list[Any]) -> tuple[lis
         before_text = None if diff.new_file or not diff.a_path else old.tree[diff.a_path].data_stream.read().decode(
             "utf-8", "replace")
         checks, types = new_checks(before_text, after_text, path)
-        for proposal in propose(root, checks, types, new.hexsha):
+        for proposal in propose(new, checks, types):
             same = equivalent(proposal, existing)
             if same is not None:
                 covered.append(same)

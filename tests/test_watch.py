@@ -238,3 +238,47 @@ def test_a_config_change_composes_every_launch_again_and_opens_a_compose_fix(
     shown = subprocess.run(["git", "--git-dir", str(upstream.bare), "show", "bot/hydra-compose:examples/val.sh"],
                            capture_output=True, text=True, check=True).stdout
     assert shown == "python3 -m verl.trainer.main_ppo trainer.val_before_train=False\n"
+
+
+def test_watch_infers_the_rule_from_the_new_assert_and_opens_the_follow_up(
+        upstream: Upstream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.config import RepoConfig
+    from bot.publish.run import PublishOptions, watch
+
+    monkeypatch.setenv("BOT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("GITHUB_API_URL", upstream.fake.url)
+    monkeypatch.setenv("BOT_GITHUB_TOKEN", TOKEN)
+    engine = ("from verl.workers.config import McoreEngineConfig\n\n\nclass MegatronEngine:\n"
+              "    def __init__(self, engine_config: McoreEngineConfig):\n        self.engine_config = engine_config\n")
+    target = "_target_: verl.workers.config.McoreEngineConfig\n"
+    upstream.commit({
+        "verl/workers/engine/megatron/transformer_impl.py": engine,
+        "verl/trainer/config/ppo_megatron_trainer.yaml":
+            f"actor_rollout_ref:\n  actor:\n    megatron:\n      {target}      use_mbridge: false\n"
+            f"  ref:\n    megatron:\n      {target}      use_mbridge: false\n",
+        "verl/trainer/config/sft_trainer_engine.yaml": f"engine:\n  {target}  use_mbridge: false\n",
+        "examples/default.sh": "USE=${USE:-False}\npython3 -m verl.trainer.main_ppo "
+                               "actor_rollout_ref.ref.megatron.use_mbridge=$USE\n",
+        "examples/sft.sh": "torchrun -m verl.trainer.sft_trainer engine.use_mbridge=False\n",
+    }, "engine, configs and scripts")
+    before = git(upstream.work, "rev-parse", "HEAD").strip()
+    after = upstream.commit({"verl/workers/engine/megatron/transformer_impl.py":
+                             engine + '        assert self.engine_config.use_mbridge, "use_mbridge must be True"\n'},
+                            "Assert use_mbridge in the Megatron engine (#4530)")
+    repo = RepoConfig(name="verl", github=FULL, clone_url=str(upstream.bare))
+    result = watch(repo, load_rules(include_bundled=False), before, after, PublishOptions(throttle=False),
+                   dry_run=False)
+    assert "inferred-use-mbridge" in result.reasons
+    assert result.published is not None
+    (decision,) = result.published.decisions
+    assert decision.action == "opened" and decision.branch == "bot/inferred-use-mbridge"
+    (pr,) = upstream.fake.pulls(FULL)
+    assert "Follow-up to #4530" in str(pr["body"])
+
+    def on_branch(path: str) -> str:
+        return subprocess.run(["git", "--git-dir", str(upstream.bare), "show", f"{decision.branch}:{path}"],
+                              capture_output=True, text=True, check=True).stdout
+
+    assert "actor_rollout_ref.actor.megatron.use_mbridge=True" in on_branch("examples/run_megatron.sh")
+    assert "USE=${USE:-True}" in on_branch("examples/default.sh")
+    assert "engine.use_mbridge=True" in on_branch("examples/sft.sh")

@@ -8,7 +8,7 @@ import shlex
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -135,6 +135,26 @@ class WatchResult:
     reasons: dict[str, str]
     published: PublishResult | None = None
     report: Report | None = None
+    suggestions: list[str] = field(default_factory=list)  # inferred rules not confident enough to run
+
+
+def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict[str, str],
+                   suggestions: list[str]) -> list[Rule]:
+    """High-confidence rules inferred from the validation code the change adds run at once."""
+    from bot.infer import infer
+    from bot.rules.loader import parse_rule
+
+    proposals, _ = infer(local, change.before, change.after, [r for r in rules if r.enabled])
+    out = []
+    for proposal in proposals:
+        where = f"{proposal.check.path}:{proposal.check.line}"
+        if proposal.confidence != "high":
+            suggestions.append(f"{proposal.rule['id']} ({where}): {proposal.check.text}")
+            continue
+        rule = parse_rule(proposal.rule, Path(f"{proposal.rule['id']}.yaml"))
+        reasons[rule.id] = f"inferred from `{proposal.check.text}` at {where}"
+        out.append(rule)
+    return out
 
 
 def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, options: PublishOptions,
@@ -150,6 +170,9 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
     if any(path.endswith((".yaml", ".yml")) for path in change.paths):
         reasons["hydra-compose"] = "the change edits config YAML: every launch is composed again"
+    suggestions: list[str] = []
+    if any(path.endswith(".py") for path in change.paths):
+        rules = [*rules, *inferred_rules(remote.local, change, rules, reasons, suggestions)]
     enabled = [r for r in rules if r.enabled]
     with remote.worktree(default) as worktree:
         edited = scan(worktree, enabled, paths=set(change.edited))
@@ -157,7 +180,7 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
             reasons.setdefault(finding.rule, f"the change edits {finding.path}, which breaks it")
         selected = [r if r.id in reasons else replace(r, enabled=False) for r in rules]
         options.compose = "hydra-compose" in reasons
-        result = WatchResult(change, [r for r in selected if r.enabled], reasons)
+        result = WatchResult(change, [r for r in selected if r.enabled], reasons, suggestions=suggestions)
         if options.compose:
             from bot.compose import compose_rule
 
