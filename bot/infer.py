@@ -68,6 +68,8 @@ def _condition(test: cst.BaseExpression) -> tuple[str, str, tuple[Any, ...]] | N
     chain = _dotted(test)
     if chain is not None and "." in chain:
         return chain, "falsy" if negated else "truthy", ()
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and negated:
+        return None
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and not negated:
         target = test.comparisons[0]
         chain = _dotted(test.left)
@@ -180,7 +182,8 @@ def propose(commit: Any, checks: list[Check], types: dict[str, dict[str, str]]) 
     proposals = []
     for check in checks:
         holder_attr = check.holder.rsplit(".", 1)[-1]
-        class_name = types.get(check.cls or "", {}).get(holder_attr)
+        # `self.field` in a config dataclass's __post_init__/validate: the class is the config itself
+        class_name = check.cls if check.holder == "self" else types.get(check.cls or "", {}).get(holder_attr)
         if class_name is None:
             continue
         nodes = config_paths(commit, class_name)

@@ -89,3 +89,18 @@ def test_a_moved_check_proposes_nothing(history: tuple[Path, str, str], capsys: 
     head = git(repo, "rev-parse", "HEAD").strip()
     assert main(["infer", "--repo", str(repo), "--before", after, "--after", head, "--no-bundled"]) == 0
     assert capsys.readouterr().out == ""
+
+
+def test_a_check_in_the_config_dataclass_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = ("from dataclasses import dataclass\n\n\n@dataclass\nclass McoreEngineConfig:\n"
+              "    use_mbridge: bool = True\n\n    def __post_init__(self):\n{check}")
+    repo = make_repo(tmp_path / "r", {"verl/workers/config/engine.py": config.format(check="        pass\n"),
+                                       "verl/trainer/config/sft.yaml": YAML})
+    before = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "verl/workers/config/engine.py").write_text(config.format(
+        check="        if not self.use_mbridge:\n            raise ValueError('use_mbridge must be True')\n"))
+    git(repo, "commit", "-qam", "validate")
+    after = git(repo, "rev-parse", "HEAD").strip()
+    assert main(["infer", "--repo", str(repo), "--before", before, "--after", after, "--no-bundled"]) == 0
+    out = capsys.readouterr().out
+    assert "critic.megatron.use_mbridge" in out and "set: true" in out
