@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
+from bot.edits import unique_edits
 from bot.engine import FileResult, check_file
 from bot.model import Edit, Finding, Status
 from bot.rules.loader import load_rules
@@ -375,17 +376,8 @@ def scripts(draw: st.DrawFn) -> Script:
 
 
 def _fixable_edits(findings: list[Finding]) -> list[Edit]:
-    seen: set[tuple[int, int, str]] = set()
-    out = []
-    for f in findings:
-        if f.status is not Status.FIXABLE:
-            continue
-        for e in f.edits:
-            ident = (e.span.start, e.span.end, e.text)
-            if ident not in seen:
-                seen.add(ident)
-                out.append(e)
-    return out
+    """Collecting the edits is plumbing; the independent part is the remainder check below."""
+    return unique_edits(findings)
 
 
 def _remainder(data: bytes, spans: list[tuple[int, int]]) -> list[bytes]:
