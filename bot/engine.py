@@ -14,9 +14,11 @@ from bot.edits import apply_edits, find_conflicts, unique_edits, verify
 from bot.errors import UserError
 from bot.globs import any_match
 from bot.model import FileChange, Finding, Report, RuleInfo, Skipped, Status
-from bot.rules.evaluate import LaunchFacts, evaluate
+from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule
-from bot.sources.discover import SourceFile, read_source, shell_sources
+from bot.sources.discover import SourceFile, read_source, sources
+from bot.sources.kinds import SHELL, YAML, kind_for_path
+from bot.sources.readers import SourceUnreadable, reader_for
 
 
 @dataclass
@@ -25,6 +27,8 @@ class FileResult:
     change: FileChange | None = None
     partly_parsed: bool = False
     launches: int = 0
+    kind: str = SHELL
+    unreadable: str | None = None  # why the file could not be read as its kind
 
 
 def prefilter_tokens(rules: list[Rule]) -> list[bytes] | None:
@@ -41,13 +45,18 @@ def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
     return [r for r in rules if not r.files or any_match(list(r.files), path)]
 
 
-def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None) -> FileResult:
-    """Find, fix in memory and verify one shell file; nothing is written here."""
-    from bot.sources.shell import ShellScript, analyse
-
-    script = analyse(data)
-    findings = evaluate(path, script, rules, facts)
-    result = FileResult(findings=findings, partly_parsed=script.partly_parsed, launches=len(script.launches))
+def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
+               kind: str | None = None, packages: dict[str, str] | None = None) -> FileResult:
+    """Find, fix in memory and verify one file; nothing is written here."""
+    kind = kind or kind_for_path(path) or SHELL
+    reader = reader_for(path, kind, facts, packages)
+    try:
+        reading = reader.read(data, rules)
+    except SourceUnreadable as exc:
+        return FileResult(unreadable=f"cannot be read as {kind}: {exc}", kind=kind)
+    findings = reading.findings
+    result = FileResult(findings=findings, partly_parsed=reading.partly_parsed, launches=reading.launches,
+                        kind=kind)
     edits = unique_edits(findings)
     if not edits:
         return result
@@ -65,22 +74,20 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
     after = apply_edits(data, edits)
     refused = {(f.rule, f.key) for f in findings if "conflicting fixes" in f.message}
 
-    parsed: dict[bytes, ShellScript] = {data: script}
-
-    def analysed(content: bytes) -> ShellScript:  # one parse of the edited file serves both checks
-        if content not in parsed:
-            parsed[content] = analyse(content)
-        return parsed[content]
-
     def rescan(new: bytes) -> list[Finding]:
         # what was refused for a conflict still fires after the others are applied: that is expected
-        return [f for f in evaluate(path, analysed(new), rules, facts) if (f.rule, f.key) not in refused]
+        try:
+            again = reader.read(new, rules).findings
+        except SourceUnreadable:
+            return []  # reported by the parse-error check
+        return [f for f in again if (f.rule, f.key) not in refused]
 
-    outcome = verify(data, after, edits, lambda content: len(analysed(content).errors), rescan)
-    if not outcome.ok:
+    outcome = verify(data, after, edits, reader.errors, rescan)
+    problem = reader.problem(data, after) if outcome.ok else outcome.reason
+    if problem is not None:
         for finding in findings:
             if finding.status is Status.FIXABLE:
-                _make_manual(finding, f"the fix could not be verified: {outcome.reason}")
+                _make_manual(finding, f"the fix could not be verified: {problem}")
         return result
     result.change = FileChange(path, data, after)
     return result
@@ -112,49 +119,51 @@ class _Outcome:
 
 
 def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
-              facts: LaunchFacts | None) -> _Outcome:
+              facts: LaunchFacts | None, packages: dict[str, str] | None) -> _Outcome:
     outcome = _Outcome(source.path)
     data = read_source(source, outcome.skipped)
     if data is None or (tokens is not None and not any(t in data for t in tokens)):
         return outcome
     file_rules = rules_for(source.path, rules)
     if file_rules:
-        outcome.result = check_file(source.path, data, file_rules, facts)
+        outcome.result = check_file(source.path, data, file_rules, facts, kind=source.kind, packages=packages)
+        if outcome.result.unreadable:
+            outcome.skipped.append(Skipped(source.path, outcome.result.unreadable))
     return outcome
 
 
-_WORKER: tuple[list[Rule], list[bytes] | None] | None = None
+_WORKER: tuple[list[Rule], list[bytes] | None, dict[str, str] | None] | None = None
 
 
-def _worker_init(rules: list[Rule], tokens: list[bytes] | None) -> None:
+def _worker_init(rules: list[Rule], tokens: list[bytes] | None, packages: dict[str, str] | None) -> None:
     global _WORKER
-    _WORKER = (rules, tokens)
+    _WORKER = (rules, tokens, packages)
 
 
 def _worker_scan(source: SourceFile) -> _Outcome:
     assert _WORKER is not None
-    return _scan_one(source, _WORKER[0], _WORKER[1], None)
+    return _scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2])
 
 
-def _outcomes(sources: Iterator[SourceFile], rules: list[Rule], tokens: list[bytes] | None,
-              facts: LaunchFacts | None, jobs: int) -> Iterator[_Outcome]:
+def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | None,
+              facts: LaunchFacts | None, packages: dict[str, str] | None, jobs: int) -> Iterator[_Outcome]:
     """Files in order; with jobs > 1 in worker processes (each parses with its own tree-sitter)."""
     if jobs <= 1 or facts is not None:
-        for source in sources:
-            yield _scan_one(source, rules, tokens, facts)
+        for source in files:
+            yield _scan_one(source, rules, tokens, facts, packages)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
-                             initargs=(rules, tokens)) as pool:
-        yield from pool.map(_worker_scan, sources, chunksize=64)
+                             initargs=(rules, tokens, packages)) as pool:
+        yield from pool.map(_worker_scan, files, chunksize=64)
 
 
 def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[str] | None = None,
          jobs: int = 1) -> Report:
-    """Scan every shell file of `root` (or only `paths`, relative to it) with the enabled rules."""
+    """Scan every file of `root` the bot reads (or only `paths`, relative to it) with the enabled rules."""
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
     enabled = [r for r in rules if r.enabled]
@@ -169,20 +178,23 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         from bot.compose import ConfigFacts
 
         facts = ConfigFacts(root)
-    def selected() -> Iterator[SourceFile]:
-        for source in shell_sources(root, report.skipped):
-            if paths is not None and source.path not in paths:
-                continue
-            report.files_scanned += 1
-            if enabled:
-                yield source
+    files = [s for s in sources(root, report.skipped) if paths is None or s.path in paths]
+    for source in files:
+        report.files_scanned += 1
+        report.files_by_kind[source.kind] = report.files_by_kind.get(source.kind, 0) + 1
+    packages = None
+    yaml_paths = [s.path for s in files if s.kind == YAML]
+    if enabled and yaml_paths:
+        from bot.sources.yaml_config import yaml_packages
 
-    for outcome in _outcomes(selected(), enabled, tokens, facts, jobs):
+        packages = yaml_packages(root, yaml_paths)
+    for outcome in _outcomes(files if enabled else [], enabled, tokens, facts, packages, jobs):
         report.skipped.extend(outcome.skipped)
         result = outcome.result
-        if result is None:
+        if result is None or result.unreadable:
             continue
         report.files_parsed += 1
+        report.file_kinds[outcome.path] = result.kind
         report.findings.extend(result.findings)
         report.launches += result.launches
         if result.partly_parsed:

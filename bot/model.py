@@ -99,6 +99,23 @@ class Report:
     launches: int = 0
     written: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    files_by_kind: dict[str, int] = field(default_factory=dict)  # files scanned, by source kind
+    file_kinds: dict[str, str] = field(default_factory=dict)  # path -> kind, for every file parsed
+
+    def kind_counts(self) -> dict[str, dict[str, int]]:
+        """Per source kind: files scanned and parsed, findings, fixable and manual."""
+        counts: dict[str, dict[str, int]] = {}
+        for kind, files in sorted(self.files_by_kind.items()):
+            counts[kind] = {"files": files, "parsed": 0, "findings": 0, "fixable": 0, "manual": 0}
+        for kind in self.file_kinds.values():
+            counts.setdefault(kind, {"files": 0, "parsed": 0, "findings": 0, "fixable": 0, "manual": 0})
+            counts[kind]["parsed"] += 1
+        for finding in self.findings:
+            kind = self.file_kinds.get(finding.path, "shell")
+            entry = counts.setdefault(kind, {"files": 0, "parsed": 0, "findings": 0, "fixable": 0, "manual": 0})
+            entry["findings"] += 1
+            entry["manual" if finding.status is Status.MANUAL else "fixable"] += 1
+        return counts
 
     @property
     def fixable(self) -> int:

@@ -65,7 +65,8 @@ def _line_endings(data: bytes) -> tuple[int, int]:
 
 
 def run_case(case: Case, rules: dict[str, Rule]) -> CaseResult:
-    from bot.sources.shell import count_errors
+    from bot.sources.kinds import SHELL, kind_for_path
+    from bot.sources.readers import reader_for
 
     result = CaseResult(case)
     rule = rules.get(case.rule_id)
@@ -93,7 +94,8 @@ def run_case(case: Case, rules: dict[str, Rule]) -> CaseResult:
     if second.change is not None:
         result.problems.append("not idempotent: a second run changes it again:\n"
                                + _diff(after, second.change.after))
-    if count_errors(after) > count_errors(before):
+    reader = reader_for(path, kind_for_path(path) or SHELL)
+    if reader.errors(after) > reader.errors(before):
         result.problems.append("the output has new parse errors")
     if case.expected is not None and _line_endings(before)[0] and _line_endings(after)[1] > _line_endings(before)[1]:
         result.problems.append("LF line endings crept into a CRLF file")

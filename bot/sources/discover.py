@@ -1,8 +1,9 @@
 """Which files of a repository the bot reads, and which it skips (with the reason).
 
 In a git work tree: the files git tracks plus untracked files that are not ignored. Elsewhere:
-a walk that never descends into symlinked directories. Shell files are recognised by suffix or
-by a shell shebang, whatever their permissions or name.
+a walk that never descends into symlinked directories. Each file gets a kind (bot.sources.kinds):
+shell by suffix or by a shell shebang, whatever its permissions or name; docs, notebooks,
+workflows, YAML configs and Python files by suffix.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from bot.errors import UserError
 from bot.model import Skipped
+from bot.sources.kinds import SHELL, kind_for_path
 
 SHELL_SUFFIXES = {".sh", ".bash", ".slurm", ".zsh", ".ksh"}
 SHEBANG = re.compile(rb"^#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|z|k|da)?sh\b")
@@ -33,7 +35,7 @@ SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".to
 class SourceFile:
     path: str  # relative to the repository root, forward slashes
     absolute: Path
-    kind: str  # shell
+    kind: str  # one of bot.sources.kinds.KINDS
 
 
 def is_git_worktree(root: Path) -> bool:
@@ -85,7 +87,8 @@ def classify(root: Path, rel: str, skipped: list[Skipped]) -> SourceFile | None:
     """A SourceFile for a shell file the bot may read, or None (with a reason where it matters)."""
     absolute = root / rel
     suffix = os.path.splitext(rel)[1].lower()
-    shell_by_name = suffix in SHELL_SUFFIXES
+    named_kind = SHELL if suffix in SHELL_SUFFIXES else kind_for_path(rel)
+    shell_by_name = named_kind is not None
     try:
         info = os.lstat(absolute)
     except OSError:
@@ -100,7 +103,7 @@ def classify(root: Path, rel: str, skipped: list[Skipped]) -> SourceFile | None:
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
-    if not shell_by_name:
+    if named_kind is None:
         if suffix in NOT_SHELL_SUFFIXES:
             return None
         try:
@@ -113,7 +116,7 @@ def classify(root: Path, rel: str, skipped: list[Skipped]) -> SourceFile | None:
     if _has_symlinked_parent(root, rel):
         skipped.append(Skipped(rel, "inside a symlinked directory: not followed"))
         return None
-    return SourceFile(rel, absolute, "shell")
+    return SourceFile(rel, absolute, named_kind or SHELL)
 
 
 def _has_symlinked_parent(root: Path, rel: str) -> bool:
@@ -148,8 +151,13 @@ def read_source(source: SourceFile, skipped: list[Skipped]) -> bytes | None:
     return data
 
 
-def shell_sources(root: Path, skipped: list[Skipped]) -> Iterator[SourceFile]:
+def sources(root: Path, skipped: list[Skipped], kinds: tuple[str, ...] | None = None) -> Iterator[SourceFile]:
+    """Every file the bot reads, of the given kinds (all by default)."""
     for rel in list_files(root):
         source = classify(root, rel, skipped)
-        if source is not None:
+        if source is not None and (kinds is None or source.kind in kinds):
             yield source
+
+
+def shell_sources(root: Path, skipped: list[Skipped]) -> Iterator[SourceFile]:
+    return sources(root, skipped, (SHELL,))

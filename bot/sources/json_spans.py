@@ -1,0 +1,198 @@
+"""A JSON reader that keeps byte positions: where every string is, and every character in it.
+
+The standard library decodes JSON but forgets where things were; editing a notebook cell's
+source in place needs the bytes of each source line and the escape each character came from.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class JSONPositionError(ValueError):
+    pass
+
+
+@dataclass
+class JString:
+    start: int  # the opening quote
+    end: int  # after the closing quote
+    text: str
+    chars: list[tuple[int, int]] = field(default_factory=list)  # host byte span of each decoded char
+
+    @property
+    def content_start(self) -> int:
+        return self.start + 1
+
+    @property
+    def content_end(self) -> int:
+        return self.end - 1
+
+
+@dataclass
+class JArray:
+    start: int
+    end: int
+    items: list[Any] = field(default_factory=list)
+
+
+@dataclass
+class JObject:
+    start: int
+    end: int
+    members: dict[str, Any] = field(default_factory=dict)
+
+
+_ESCAPES = {ord('"'): '"', ord("\\"): "\\", ord("/"): "/", ord("b"): "\b", ord("f"): "\f", ord("n"): "\n",
+            ord("r"): "\r", ord("t"): "\t"}
+_WS = b" \t\r\n"
+
+
+class _Reader:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+
+    def fail(self, expected: str) -> JSONPositionError:
+        line = self.data.count(b"\n", 0, self.pos) + 1
+        return JSONPositionError(f"line {line}: expected {expected}")
+
+    def skip(self) -> None:
+        data, pos = self.data, self.pos
+        while pos < len(data) and data[pos] in _WS:
+            pos += 1
+        self.pos = pos
+
+    def value(self) -> Any:
+        self.skip()
+        if self.pos >= len(self.data):
+            raise self.fail("a value")
+        head = self.data[self.pos]
+        if head == ord("{"):
+            return self.obj()
+        if head == ord("["):
+            return self.array()
+        if head == ord('"'):
+            return self.string()
+        return self.scalar()
+
+    def obj(self) -> JObject:
+        node = JObject(self.pos, self.pos)
+        self.pos += 1
+        self.skip()
+        if self.data[self.pos : self.pos + 1] == b"}":
+            self.pos += 1
+            node.end = self.pos
+            return node
+        while True:
+            self.skip()
+            if self.data[self.pos : self.pos + 1] != b'"':
+                raise self.fail("a string key")
+            key = self.string()
+            self.skip()
+            if self.data[self.pos : self.pos + 1] != b":":
+                raise self.fail("':'")
+            self.pos += 1
+            node.members[key.text] = self.value()
+            self.skip()
+            sep = self.data[self.pos : self.pos + 1]
+            self.pos += 1
+            if sep == b"}":
+                node.end = self.pos
+                return node
+            if sep != b",":
+                raise self.fail("',' or '}'")
+
+    def array(self) -> JArray:
+        node = JArray(self.pos, self.pos)
+        self.pos += 1
+        self.skip()
+        if self.data[self.pos : self.pos + 1] == b"]":
+            self.pos += 1
+            node.end = self.pos
+            return node
+        while True:
+            node.items.append(self.value())
+            self.skip()
+            sep = self.data[self.pos : self.pos + 1]
+            self.pos += 1
+            if sep == b"]":
+                node.end = self.pos
+                return node
+            if sep != b",":
+                raise self.fail("',' or ']'")
+
+    def string(self) -> JString:
+        data = self.data
+        start = self.pos
+        pos = start + 1
+        out: list[str] = []
+        chars: list[tuple[int, int]] = []
+        while True:
+            if pos >= len(data):
+                raise self.fail("a closing quote")
+            byte = data[pos]
+            if byte == ord('"'):
+                pos += 1
+                break
+            if byte == ord("\\"):
+                code = data[pos + 1] if pos + 1 < len(data) else -1
+                if code == ord("u"):
+                    unit = int(data[pos + 2 : pos + 6], 16)
+                    end = pos + 6
+                    if 0xD800 <= unit < 0xDC00 and data[end : end + 2] == b"\\u":
+                        low = int(data[end + 2 : end + 6], 16)
+                        unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                        end += 6
+                    out.append(chr(unit))
+                elif code in _ESCAPES:
+                    out.append(_ESCAPES[code])
+                    end = pos + 2
+                else:
+                    raise self.fail("a valid escape")
+                chars.append((pos, end))
+                pos = end
+                continue
+            length = 1 if byte < 0x80 else 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            out.append(data[pos : pos + length].decode("utf-8"))
+            chars.append((pos, pos + length))
+            pos += length
+        self.pos = pos
+        return JString(start, pos, "".join(out), chars)
+
+    def scalar(self) -> Any:
+        start = self.pos
+        while self.pos < len(self.data) and self.data[self.pos] not in b",]} \t\r\n":
+            self.pos += 1
+        try:
+            return json.loads(self.data[start : self.pos])
+        except ValueError:
+            raise self.fail("a JSON value") from None
+
+
+def read_json(data: bytes) -> Any:
+    """The document as JObject/JArray/JString nodes (numbers, booleans and null as Python values)."""
+    reader = _Reader(data)
+    try:
+        node = reader.value()
+        reader.skip()
+    except (IndexError, ValueError) as exc:
+        if isinstance(exc, JSONPositionError):
+            raise
+        raise reader.fail("valid JSON") from None
+    if reader.pos != len(data):
+        raise reader.fail("the end of the document")
+    return node
+
+
+def plain(node: Any) -> Any:
+    """The node as json.loads would give it."""
+    if isinstance(node, JObject):
+        return {k: plain(v) for k, v in node.members.items()}
+    if isinstance(node, JArray):
+        return [plain(v) for v in node.items]
+    if isinstance(node, JString):
+        return node.text
+    return node

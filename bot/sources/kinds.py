@@ -1,0 +1,28 @@
+"""Which kind of source a file is, from its path: the kind decides how launches are read from it."""
+
+from __future__ import annotations
+
+import os
+
+SHELL = "shell"
+MARKDOWN = "markdown"
+RST = "rst"
+NOTEBOOK = "notebook"
+WORKFLOW = "workflow"
+YAML = "yaml"
+PYTHON = "python"
+
+KINDS = (SHELL, MARKDOWN, RST, NOTEBOOK, WORKFLOW, YAML, PYTHON)
+SHELL_FAMILY = (SHELL, MARKDOWN, RST, NOTEBOOK, WORKFLOW)  # read through tree-sitter-bash
+
+_BY_SUFFIX = {".md": MARKDOWN, ".markdown": MARKDOWN, ".rst": RST, ".ipynb": NOTEBOOK, ".py": PYTHON,
+              ".yaml": YAML, ".yml": YAML}
+
+
+def kind_for_path(path: str) -> str | None:
+    """The kind a file's name says; None when only its content can tell (a shebang) or it is not read."""
+    suffix = os.path.splitext(path)[1].lower()
+    kind = _BY_SUFFIX.get(suffix)
+    if kind == YAML and (path.startswith(".github/workflows/") or "/.github/workflows/" in path):
+        return WORKFLOW
+    return kind

@@ -1,0 +1,165 @@
+"""One reader per source kind: findings for a file's bytes, its parse errors, and what else to check.
+
+The engine plans, applies and verifies edits the same way for every kind; a reader knows how
+its kind is parsed. Shell-family readers analyse shell views (bot.sources.shell_views) with
+tree-sitter-bash; YAML configs and Python files are read as settings (bot.rules.settings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from bot.model import Finding
+from bot.rules.model import Rule
+from bot.sources import kinds
+
+if TYPE_CHECKING:
+    from bot.rules.evaluate import LaunchFacts
+    from bot.sources.shell import ShellScript
+    from bot.sources.shell_views import ShellView
+
+UNREADABLE = 10**6  # as many parse errors as a file that no longer reads as its kind can have
+
+
+class SourceUnreadable(ValueError):
+    """The file is not what its name says (a notebook that is not JSON, a workflow that is not YAML)."""
+
+
+@dataclass
+class Reading:
+    findings: list[Finding]
+    partly_parsed: bool = False
+    launches: int = 0
+
+
+class Reader(Protocol):
+    def read(self, data: bytes, rules: list[Rule]) -> Reading: ...
+    def errors(self, data: bytes) -> int: ...
+    def problem(self, before: bytes, after: bytes) -> str | None: ...
+
+
+@dataclass
+class ShellFamilyReader:
+    path: str
+    kind: str
+    facts: LaunchFacts | None = None
+    _views: dict[bytes, list[ShellView]] = field(default_factory=dict)
+    _scripts: dict[bytes, ShellScript] = field(default_factory=dict)
+
+    def views(self, data: bytes) -> list[ShellView]:
+        if data not in self._views:
+            self._views[data] = _view_function(self.kind)(data)
+        return self._views[data]
+
+    def script(self, text: bytes) -> ShellScript:
+        from bot.sources.shell import analyse
+
+        if text not in self._scripts:
+            self._scripts[text] = analyse(text)
+        return self._scripts[text]
+
+    def read(self, data: bytes, rules: list[Rule]) -> Reading:
+        from bot.rules.evaluate import evaluate
+
+        try:
+            views = self.views(data)
+        except ValueError as exc:
+            raise SourceUnreadable(str(exc)) from None
+        reading = Reading([])
+        for view in views:
+            script = self.script(view.text)
+            reading.findings.extend(view.to_host(f, data) for f in evaluate(self.path, script, rules, self.facts))
+            reading.launches += len(script.launches)
+            reading.partly_parsed |= script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW)
+        return reading
+
+    def errors(self, data: bytes) -> int:
+        try:
+            views = self.views(data)
+        except ValueError:
+            return UNREADABLE
+        host = 0
+        if self.kind == kinds.WORKFLOW:
+            from bot.sources.workflow_shell import workflow_errors
+
+            host = workflow_errors(data)
+        return host + sum(len(self.script(v.text).errors) for v in views)
+
+    def problem(self, before: bytes, after: bytes) -> str | None:
+        try:
+            if len(self.views(before)) != len(self.views(after)):
+                return "the edit changed where the shell code is"
+        except ValueError as exc:
+            return f"the edited file no longer reads as {self.kind}: {exc}"
+        if self.kind == kinds.NOTEBOOK:
+            from bot.sources.shell_views import notebook_problem
+
+            return notebook_problem(before, after)
+        return None
+
+
+def _view_function(kind: str) -> Callable[[bytes], list[ShellView]]:
+    from bot.sources import shell_views, workflow_shell
+
+    if kind == kinds.SHELL:
+        return lambda data: [shell_views.ShellView(data)]
+    return {
+        kinds.MARKDOWN: shell_views.markdown_views,
+        kinds.RST: shell_views.rst_views,
+        kinds.NOTEBOOK: shell_views.notebook_views,
+        kinds.WORKFLOW: workflow_shell.workflow_views,
+    }[kind]
+
+
+@dataclass
+class YamlConfigReader:
+    path: str
+    packages: dict[str, str] | None = None
+
+    def read(self, data: bytes, rules: list[Rule]) -> Reading:
+        from bot.sources.yaml_config import find_yaml, yaml_errors
+
+        if yaml_errors(data):
+            raise SourceUnreadable("not valid YAML")
+        return Reading(find_yaml(self.path, data, rules, self.packages))
+
+    def errors(self, data: bytes) -> int:
+        from bot.sources.yaml_config import yaml_errors
+
+        return UNREADABLE if yaml_errors(data) else 0
+
+    def problem(self, before: bytes, after: bytes) -> str | None:
+        return None
+
+
+@dataclass
+class PythonReader:
+    path: str
+
+    def read(self, data: bytes, rules: list[Rule]) -> Reading:
+        from bot.sources.python_launch import find_python, python_errors
+
+        if python_errors(data):
+            raise SourceUnreadable("Python that libcst cannot parse")
+        return Reading(find_python(self.path, data, rules))
+
+    def errors(self, data: bytes) -> int:
+        from bot.sources.python_launch import python_errors
+
+        return UNREADABLE if python_errors(data) else 0
+
+    def problem(self, before: bytes, after: bytes) -> str | None:
+        return None
+
+
+def reader_for(path: str, kind: str, facts: LaunchFacts | None = None,
+               packages: dict[str, str] | None = None) -> Reader:
+    if kind in kinds.SHELL_FAMILY:
+        return ShellFamilyReader(path, kind, facts)
+    if kind == kinds.YAML:
+        return YamlConfigReader(path, packages)
+    if kind == kinds.PYTHON:
+        return PythonReader(path)
+    raise ValueError(f"no reader for kind {kind!r}")
