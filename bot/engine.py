@@ -17,7 +17,7 @@ from bot.model import FileChange, Finding, Report, RuleInfo, Skipped, Status
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule
 from bot.sources.discover import SourceFile, read_source, sources
-from bot.sources.kinds import SHELL, YAML, kind_for_path
+from bot.sources.kinds import SHELL, SHELL_FAMILY, YAML, kind_for_path
 from bot.sources.readers import SourceUnreadable, reader_for
 
 
@@ -46,10 +46,11 @@ def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
 
 
 def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
-               kind: str | None = None, packages: dict[str, str] | None = None) -> FileResult:
-    """Find, fix in memory and verify one file; nothing is written here."""
+               kind: str | None = None, packages: dict[str, str] | None = None,
+               root: Path | None = None) -> FileResult:
+    """Find, fix in memory and verify one file; nothing is written here. `root`: scripts it calls."""
     kind = kind or kind_for_path(path) or SHELL
-    reader = reader_for(path, kind, facts, packages)
+    reader = reader_for(path, kind, facts, packages, root)
     try:
         reading = reader.read(data, rules)
     except SourceUnreadable as exc:
@@ -122,11 +123,14 @@ def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None) -> _Outcome:
     outcome = _Outcome(source.path)
     data = read_source(source, outcome.skipped)
-    if data is None or (tokens is not None and not any(t in data for t in tokens)):
+    if data is None or (tokens is not None and not any(t in data for t in tokens)
+                        and not (source.kind in SHELL_FAMILY and b".sh" in data)):  # may call a script
         return outcome
     file_rules = rules_for(source.path, rules)
     if file_rules:
-        outcome.result = check_file(source.path, data, file_rules, facts, kind=source.kind, packages=packages)
+        root = source.absolute.parents[len(source.path.split("/")) - 1]
+        outcome.result = check_file(source.path, data, file_rules, facts, kind=source.kind, packages=packages,
+                                    root=root)
         if outcome.result.unreadable:
             outcome.skipped.append(Skipped(source.path, outcome.result.unreadable))
     return outcome

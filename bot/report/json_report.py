@@ -1,7 +1,8 @@
 """The JSON report, contract v1 (design.md): the keys it names keep their names and types.
 
 Compatible extensions: "severity" per finding, "partly_parsed" at the top, and "files_parsed",
-"launches", "files_changed" and "written" in the summary, "publish" after publishing.
+"launches", "files_changed" and "written" in the summary, "kinds" in the summary (files,
+findings, fixable and manual per source kind), "kind" per finding, "publish" after publishing.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def to_dict(report: Report) -> dict[str, Any]:
         "repo": report.repo,
         "commit": report.commit,
         "rules": [{"id": r.id, "enabled": r.enabled} for r in sorted(report.rules, key=lambda r: r.id)],
-        "findings": [_finding(f) for f in sorted(report.findings, key=Finding.sort_key)],
+        "findings": [_finding(f, report.file_kinds.get(f.path, "shell"))
+                     for f in sorted(report.findings, key=Finding.sort_key)],
         "files": [{"path": c.path, "diff": unified_diff(c)} for c in changes],
         "skipped": [{"path": s.path, "reason": s.reason} for s in sorted(report.skipped, key=_skip_key)],
         "partly_parsed": sorted(set(report.partly_parsed)),
@@ -51,6 +53,7 @@ def to_dict(report: Report) -> dict[str, Any]:
             "launches": report.launches,
             "files_changed": len(changes),
             "written": report.written,
+            "kinds": report.kind_counts(),
         },
     }
     if "publish" in report.extra:  # extension: what publishing decided, and its API request count
@@ -62,7 +65,7 @@ def _skip_key(item: Skipped) -> tuple[str, str]:
     return (item.path, item.reason)
 
 
-def _finding(finding: Finding) -> dict[str, Any]:
+def _finding(finding: Finding, kind: str) -> dict[str, Any]:
     site = finding.fix_site
     return {
         "rule": finding.rule,
@@ -75,4 +78,5 @@ def _finding(finding: Finding) -> dict[str, Any]:
         "message": finding.message,
         "fix_site": {"path": site[0], "line": site[1]} if site is not None else None,
         "severity": finding.severity,
+        "kind": kind,
     }

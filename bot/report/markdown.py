@@ -63,7 +63,15 @@ def _summary(report: Report) -> str:
         ("Fixed" if report.written else "Fixable", report.fixable),
         ("Manual", report.manual),
     ]
-    return "\n".join(["| | Count |", "|---|---:|", *(f"| {name} | {count} |" for name, count in rows)])
+    table = "\n".join(["| | Count |", "|---|---:|", *(f"| {name} | {count} |" for name, count in rows)])
+    counts = {k: c for k, c in report.kind_counts().items() if c["parsed"] or c["findings"]}
+    if set(counts) <= {"shell"}:
+        return table
+    by_kind = ["| Kind | Files | Findings | " + ("Fixed" if report.written else "Fixable") + " | Manual |",
+               "|---|---:|---:|---:|---:|"]
+    by_kind += [f"| {kind} | {c['files']} | {c['findings']} | {c['fixable']} | {c['manual']} |"
+                for kind, c in counts.items()]
+    return table + "\n\n" + "\n".join(by_kind)
 
 
 def _needs_a_person(report: Report) -> str:

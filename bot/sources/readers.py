@@ -16,7 +16,10 @@ from bot.rules.model import Rule
 from bot.sources import kinds
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from bot.rules.evaluate import LaunchFacts
+    from bot.sources.script_calls import EnvInput
     from bot.sources.shell import ShellScript
     from bot.sources.shell_views import ShellView
 
@@ -45,6 +48,7 @@ class ShellFamilyReader:
     path: str
     kind: str
     facts: LaunchFacts | None = None
+    root: Path | None = None  # the repository, to read the scripts a file calls
     _views: dict[bytes, list[ShellView]] = field(default_factory=dict)
     _scripts: dict[bytes, ShellScript] = field(default_factory=dict)
 
@@ -57,7 +61,7 @@ class ShellFamilyReader:
         from bot.sources.shell import analyse
 
         if text not in self._scripts:
-            self._scripts[text] = analyse(text)
+            self._scripts[text] = analyse(text, all_exported=self.kind == kinds.WORKFLOW)
         return self._scripts[text]
 
     def read(self, data: bytes, rules: list[Rule]) -> Reading:
@@ -73,7 +77,24 @@ class ShellFamilyReader:
             reading.findings.extend(view.to_host(f, data) for f in evaluate(self.path, script, rules, self.facts))
             reading.launches += len(script.launches)
             reading.partly_parsed |= script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW)
+            if self.root is not None and script.calls:
+                reading.findings.extend(view.to_host(f, data) for f in self.call_findings(script, rules))
         return reading
+
+    def call_findings(self, script: ShellScript, rules: list[Rule]) -> list[Finding]:
+        from bot.rules.env_calls import call_findings
+        from bot.sources.script_calls import resolve
+
+        assert self.root is not None
+        findings: list[Finding] = []
+        for call in script.calls:
+            callee = resolve(call.target, self.path, None)
+            if callee is None or callee == self.path:
+                continue
+            inputs = callee_inputs(self.root, callee)
+            if inputs:
+                findings.extend(call_findings(self.path, script.src, call, callee, inputs, rules))
+        return findings
 
     def errors(self, data: bytes) -> int:
         try:
@@ -98,6 +119,33 @@ class ShellFamilyReader:
 
             return notebook_problem(before, after)
         return None
+
+
+_CALLEES: dict[tuple[str, str], tuple[float, list[EnvInput]]] = {}
+
+
+def callee_inputs(root: Path, path: str) -> list[EnvInput]:
+    """The environment inputs of a repository script (cached per file version); [] if not readable."""
+    import os
+
+    from bot.sources.script_calls import env_inputs
+    from bot.sources.shell import analyse
+
+    target = os.path.join(root, *path.split("/"))
+    real_root = os.path.realpath(root)
+    if os.path.islink(target) or not os.path.realpath(target).startswith(real_root.rstrip(os.sep) + os.sep):
+        return []
+    try:
+        stamp = os.stat(target).st_mtime
+        if (str(root), path) in _CALLEES and _CALLEES[(str(root), path)][0] == stamp:
+            return _CALLEES[(str(root), path)][1]
+        with open(target, "rb") as handle:
+            data = handle.read(8 * 1024 * 1024 + 1)
+    except OSError:
+        return []
+    inputs = [] if len(data) > 8 * 1024 * 1024 or b"\0" in data else env_inputs(analyse(data).launches)
+    _CALLEES[(str(root), path)] = (stamp, inputs)
+    return inputs
 
 
 def _view_function(kind: str) -> Callable[[bytes], list[ShellView]]:
@@ -155,9 +203,9 @@ class PythonReader:
 
 
 def reader_for(path: str, kind: str, facts: LaunchFacts | None = None,
-               packages: dict[str, str] | None = None) -> Reader:
+               packages: dict[str, str] | None = None, root: Path | None = None) -> Reader:
     if kind in kinds.SHELL_FAMILY:
-        return ShellFamilyReader(path, kind, facts)
+        return ShellFamilyReader(path, kind, facts, root)
     if kind == kinds.YAML:
         return YamlConfigReader(path, packages)
     if kind == kinds.PYTHON:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from bot.model import Span
 from bot.sources.launches import Launch, build_launch
+from bot.sources.script_calls import ScriptCall, script_call
 from bot.sources.shell_text import Field, split_fields
 from bot.sources.shell_vars import Definition
 from bot.sources.shell_walk import Walker
@@ -39,6 +40,7 @@ class ShellScript:
     definitions: list[Definition] = field(default_factory=list)
     errors: list[Span] = field(default_factory=list)
     tested: dict[str, list[str]] = field(default_factory=dict)
+    calls: list[ScriptCall] = field(default_factory=list)  # repository scripts run with environment values
 
     @property
     def partly_parsed(self) -> bool:
@@ -82,7 +84,8 @@ def command_fields(node: Node, env: object, walker: Walker) -> list[Field]:
     return fields
 
 
-def analyse(src: bytes) -> ShellScript:
+def analyse(src: bytes, all_exported: bool = False) -> ShellScript:
+    """Launches, variables and script calls; `all_exported`: every assignment reaches child processes."""
     tree = parse_tree(src)
     walker = Walker(src)
     result = walker.run(tree.root_node)
@@ -95,6 +98,10 @@ def analyse(src: bytes) -> ShellScript:
         launch = build_launch(site, fields, src)
         if launch is not None:
             script.launches.append(launch)
+            continue
+        call = script_call(site, [f.text for f in fields[:4]], src, all_exported)
+        if call is not None and call.values:
+            script.calls.append(call)
     return script
 
 
