@@ -3,6 +3,8 @@
 Every case is checked four ways, as black checks its formatting fixtures: the expected output,
 a second run changes nothing, the output re-parses with no new errors, and line endings survive.
 A `.findings.txt` beside a case lists the expected findings as `LINE STATUS` lines.
+The extension says the source kind (`.md`, `.rst`, `.ipynb`, `.yaml`, `.py`, shell otherwise); a
+YAML case whose name starts with `workflow_` is read as a GitHub workflow.
 """
 
 from __future__ import annotations
@@ -76,6 +78,8 @@ def run_case(case: Case, rules: dict[str, Rule]) -> CaseResult:
     rule = replace(rule, enabled=True)
     before = case.source.read_bytes()
     path = case.source.name
+    if case.name.startswith("workflow_") and case.source.suffix in (".yml", ".yaml"):
+        path = ".github/workflows/" + path
     first = check_file(path, before, [rule])
     after = first.change.after if first.change else before
     if case.expected is not None:

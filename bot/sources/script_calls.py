@@ -55,7 +55,7 @@ class EnvInput:
 def _literal(node: Node, src: bytes) -> tuple[str, Span, str] | None:
     start, end = node.start_byte, node.end_byte
     raw = src[start:end]
-    if node.type == "word" and _PLAIN.match(raw):
+    if node.type in ("word", "number") and _PLAIN.match(raw):
         return raw.decode(), Span(start, end), BARE
     if node.type == "raw_string" and len(raw) >= 2 and b"'" not in raw[1:-1]:
         return raw[1:-1].decode(), Span(start + 1, end - 1), SINGLE
