@@ -396,6 +396,28 @@ class FileEvaluator:
             return None
         return remove_token(self.src, span)
 
+    # ---- relation rules ------------------------------------------------------------
+    def relation_rule(self, rule: Rule) -> list[Finding]:
+        from bot.rules.relations import Side, violations
+
+        findings: list[Finding] = []
+        seen: set[tuple[int, int]] = set()
+        for launch in self.script.launches:
+            if not launch_applies(rule, launch, self.facts):
+                continue
+            sides = []
+            for override in launch.overrides:
+                info = read_value(override)
+                if override.prefix != "~" and info.state == "static":
+                    sides.append(Side(override.key, info.value, (override, info)))
+            for left, _, message in violations(rule, sides):
+                override, info = left.handle
+                if (override.line, override.column) in seen:
+                    continue
+                seen.add((override.line, override.column))
+                findings.append(self.finding(rule, override, info, Status.MANUAL, message))
+        return findings
+
     # ---- ensure rules --------------------------------------------------------------
     def ensure_rule(self, rule: Rule) -> list[Finding]:
         findings: list[Finding] = []
@@ -533,6 +555,8 @@ def evaluate(path: str, script: ShellScript, rules: list[Rule], facts: LaunchFac
             findings.extend(evaluator.match_rule(rule))
         if rule.ensure:
             findings.extend(evaluator.ensure_rule(rule))
+        if rule.relation is not None:
+            findings.extend(evaluator.relation_rule(rule))
     return findings
 
 

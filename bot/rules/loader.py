@@ -13,14 +13,15 @@ from typing import Any
 
 from bot.errors import UserError
 from bot.globs import Glob, GlobError, key_glob, path_glob
-from bot.rules.model import PREFIXES, EnsureEntry, Fix, Rule
+from bot.rules.model import PREFIXES, RELATION_OPS, EnsureEntry, Fix, Relation, Rule
 
 RULE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 KEY_PATH = re.compile(r"^[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*$")
 TOP_FIELDS = {
     "id", "title", "description", "upstream", "severity", "enabled", "files", "trigger",
-    "when", "match", "fix", "ensure", "ensure_mode",
+    "when", "match", "fix", "ensure", "ensure_mode", "relation",
 }
+RELATION_FIELDS = {"left", "op", "right", "value", "message"}
 TRIGGER_FIELDS = {"paths", "text"}
 WHEN_FIELDS = {"sets", "unset", "entrypoint", "config", "value"}
 MATCH_FIELDS = {"key", "exclude", "value", "value_not", "prefix"}
@@ -173,8 +174,9 @@ def parse_rule(data: Any, path: Path) -> Rule:
     ensure_mode = doc.get("ensure_mode", "each")
     if ensure_mode not in ("each", "together"):
         raise c.fail("ensure_mode", f"expected each or together, got {ensure_mode!r}")
-    if not match and not ensure:
-        raise c.fail("", "expected a match or an ensure section: this rule would never fire")
+    relation = _parse_relation(c, doc["relation"]) if "relation" in doc else None
+    if not match and not ensure and relation is None:
+        raise c.fail("", "expected a match, an ensure or a relation section: this rule would never fire")
 
     return Rule(
         id=rule_id,
@@ -209,7 +211,26 @@ def parse_rule(data: Any, path: Path) -> Rule:
         fix=fix,
         ensure=ensure,
         ensure_together=ensure_mode == "together",
+        relation=relation,
     )
+
+
+def _parse_relation(c: _Checker, data: Any) -> Relation:
+    doc = c.mapping(data, "relation", RELATION_FIELDS)
+    if "left" not in doc or "op" not in doc:
+        raise c.fail("relation", "expected left (key globs) and op")
+    if doc["op"] not in RELATION_OPS:
+        raise c.fail("relation.op", f"expected one of {', '.join(RELATION_OPS)}, got {doc['op']!r}")
+    if ("right" in doc) == ("value" in doc):
+        raise c.fail("relation", "expected exactly one of right (a key) and value (a constant)")
+    right = c.string(doc["right"], "relation.right") if "right" in doc else None
+    if right is not None and not KEY_PATH.match(right):
+        raise c.fail("relation.right", f"expected a dotted key, got {right!r}")
+    value = doc.get("value")
+    if "value" in doc and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise c.fail("relation.value", f"expected a number, got {_kind(value)}")
+    return Relation(c.key_globs(doc["left"], "relation.left"), str(doc["op"]), right, value,
+                    str(doc.get("message", "")))
 
 
 def _when_value(c: _Checker, data: Any) -> tuple[tuple[str, Any], ...]:

@@ -18,6 +18,20 @@ class EnsureEntry:
     if_sets: tuple[Glob, ...] = ()
 
 
+RELATION_OPS = (">=", ">", "<=", "<", "==", "!=", "multiple_of")
+
+
+@dataclass(frozen=True)
+class Relation:
+    """Extension: a launch's `left` value must stand in `op` to a sibling key's value or a constant."""
+
+    left: tuple[Glob, ...]
+    op: str
+    right: str | None = None  # a key: a name without dots is a sibling of the left key
+    value: Any = None  # the constant, when there is no right key
+    message: str = ""
+
+
 @dataclass(frozen=True)
 class Fix:
     set: Any = None
@@ -53,6 +67,7 @@ class Rule:
     fix: Fix | None = None
     ensure: tuple[EnsureEntry, ...] = ()
     ensure_together: bool = False
+    relation: Relation | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -62,12 +77,11 @@ class Rule:
     def prefilter_tokens(self) -> list[bytes] | None:
         """Byte strings of which a file must contain one for this rule to fire; None: no filter."""
         tokens: set[str] = set()
-        if self.match_key:
-            for glob in self.match_key:
-                leaves = glob.leaf_alternatives()
-                if leaves is None:
-                    return None
-                tokens.update(leaves)
+        for glob in (*self.match_key, *(self.relation.left if self.relation else ())):
+            leaves = glob.leaf_alternatives()
+            if leaves is None:
+                return None
+            tokens.update(leaves)
         if self.ensure:
             anchors = list(self.when_sets)
             if not anchors:

@@ -214,6 +214,21 @@ class SettingsEvaluator:
             words.append(f"set to {text}")
         self.attach(finding, rule, actions, group, " and ".join(words))
 
+    def relation_rule(self, rule: Rule) -> list[Finding]:
+        from bot.rules.relations import Side, violations
+
+        findings: list[Finding] = []
+        for group in self.groups:
+            if not group_applies(rule, group):
+                continue
+            sides = [Side(s.key, s.value, s) for s in group.settings if s.state == "static" and s.prefix != "~"]
+            for left, _, message in violations(rule, sides):
+                setting = left.handle
+                finding = self.finding(rule, setting.line, setting.column, setting.key, setting.text, message)
+                finding.status = Status.MANUAL
+                findings.append(finding)
+        return findings
+
     def ensure_rule(self, rule: Rule) -> list[Finding]:
         findings: list[Finding] = []
         for group in self.groups:
@@ -267,6 +282,8 @@ def evaluate_settings(path: str, groups: list[SettingGroup], rules: list[Rule], 
             findings.extend(evaluator.match_rule(rule))
         if rule.ensure:
             findings.extend(evaluator.ensure_rule(rule))
+        if rule.relation is not None:
+            findings.extend(evaluator.relation_rule(rule))
     return findings
 
 
