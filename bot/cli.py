@@ -273,6 +273,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if not result.rules:
         print(f"no rule triggered by {result.change.before[:12]}..{result.change.after[:12]}, and the files it "
               f"edits break none: nothing to do")
+        for line in result.suggestions:
+            print(f"suggested rule (not run): {line}")
+        for line in result.not_understood:
+            print(line)
         if actions.in_actions():
             actions.set_outputs({"findings": "0", "pr-urls": "[]", "triggered": "[]"})
             actions.write_summary("### followup-bot\n\nNo rule triggered by this change; nothing to do.\n")
@@ -373,13 +377,18 @@ def cmd_infer(args: argparse.Namespace) -> int:
     root = Path(args.repo)
     if not root.is_dir():
         raise UserError(f"--repo {args.repo}: expected a local repository directory")
-    proposals, covered = infer(root, args.before, args.after, _load(args))
+    inference = infer(root, args.before, args.after, _load(args))
     yaml = YAML()
     yaml.default_flow_style = False
     yaml.width = 4096
-    for rule_id in sorted(set(covered)):
+    for rule_id in sorted(set(inference.covered)):
         print(f"# already covered by {rule_id}")
-    for proposal in proposals:
+    for item in inference.not_understood:
+        print(f"# {item.describe()}")
+    if inference.unchanged or inference.loosened:
+        print(f"# no rule from {inference.unchanged} check(s) that moved or stayed the same and "
+              f"{inference.loosened} that were loosened")
+    for proposal in inference.proposals:
         buffer = StringIO()
         yaml.dump({**proposal.rule, "enabled": proposal.confidence == "high"}, buffer)
         text = buffer.getvalue()

@@ -8,6 +8,7 @@ import pytest
 
 from bot.cli import main
 from bot.engine import scan
+from bot.infer import Check, checks_in, compare
 from bot.rules.loader import load_rules
 from tests.conftest import git, make_repo
 
@@ -66,7 +67,7 @@ def test_a_new_assert_becomes_a_rule_that_fixes_the_scripts(history: tuple[Path,
     assert {g.pattern for g in rule.match_key} == {"actor_rollout_ref.actor.megatron.use_mbridge",
                                                   "actor_rollout_ref.ref.megatron.use_mbridge",
                                                   "critic.megatron.use_mbridge"}
-    report = scan(repo, [rule])
+    report = scan(repo, [rule], paths={"examples/run.sh"})
     assert sorted(f.line for f in report.findings) == [2, 3]
     (change,) = report.changes
     assert b"USE=${USE:-True}" in change.after and b"actor.megatron.use_mbridge=True" in change.after
@@ -88,7 +89,8 @@ def test_a_moved_check_proposes_nothing(history: tuple[Path, str, str], capsys: 
     git(repo, "commit", "-qam", "move the check")
     head = git(repo, "rev-parse", "HEAD").strip()
     assert main(["infer", "--repo", str(repo), "--before", after, "--after", head, "--no-bundled"]) == 0
-    assert capsys.readouterr().out == ""
+    out = capsys.readouterr().out
+    assert "confidence" not in out and "1 check(s) that moved or stayed the same" in out
 
 
 def test_a_check_in_the_config_dataclass_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,3 +106,88 @@ def test_a_check_in_the_config_dataclass_itself(tmp_path: Path, capsys: pytest.C
     assert main(["infer", "--repo", str(repo), "--before", before, "--after", after, "--no-bundled"]) == 0
     out = capsys.readouterr().out
     assert "critic.megatron.use_mbridge" in out and "set: true" in out
+
+
+def _one(code: str) -> list[Check]:
+    body = "\n".join("        " + line for line in code.splitlines())
+    source = f"class Worker:\n    def __init__(self, config: EngineConfig):\n{body}\n"
+    return checks_in(source, "w.py")[0]
+
+
+@pytest.mark.parametrize(
+    ("code", "kind", "values", "guard"),
+    [
+        ("assert self.config.use_mbridge", "truthy", (), ""),
+        ("if not self.config.use_mbridge:\n    raise ValueError('use_mbridge must be True')", "truthy", (), ""),
+        ("assert not self.config.use_remove_padding", "falsy", (), ""),
+        ("assert self.config.strategy == 'megatron'", "equals", ("megatron",), ""),
+        ("if self.config.strategy != 'megatron':\n    raise RuntimeError('x')", "equals", ("megatron",), ""),
+        ("assert self.config.name != 'legacy'", "not_equals", ("legacy",), ""),
+        ("assert self.config.mode in ('sync', 'async')", "in", ("sync", "async"), ""),
+        ("assert self.config.path is not None", "not_none", (), ""),
+        ("if self.config.path is None:\n    raise ValueError('path')", "not_none", (), ""),
+        ("assert self.config.tp > 0", "bound", (">", 0), ""),
+        ("if self.config.tp <= 0:\n    raise ValueError('tp')", "bound", (">", 0), ""),
+        ("assert self.config.mini >= self.config.micro", "relation", (">=", "self.config.micro"), ""),
+        ("assert self.config.mini % self.config.micro == 0", "relation", ("multiple_of", "self.config.micro"), ""),
+        ("if self.config.strategy == 'megatron':\n    assert self.config.use_mbridge", "truthy", (),
+         "self.config.strategy == 'megatron'"),
+        ("if not self.config.enable:\n    return\nassert self.config.use_mbridge", "truthy", (),
+         "not (not self.config.enable)"),
+    ],
+)
+def test_each_constraint_kind_is_read(code: str, kind: str, values: tuple[object, ...], guard: str) -> None:
+    checks = [c for c in _one(code) if c.field not in ("strategy", "enable") or kind != "truthy"]
+    (check,) = checks
+    assert (check.kind, check.values, check.guard) == (kind, values, guard)
+
+
+def test_an_unreadable_check_is_reported_not_guessed() -> None:
+    source = ("class Worker:\n    def __init__(self, config: EngineConfig):\n"
+              "        assert valid_layout(self.config.layout), 'layout must be valid'\n")
+    checks, _, unread = checks_in(source, "w.py")
+    assert checks == []
+    (item,) = unread
+    assert item.line == 3 and "not understood" in item.describe() and "layout must be valid" in item.describe()
+
+
+def test_loosened_and_stricter_checks_are_told_apart() -> None:
+    (eq,) = _one("assert self.config.mode == 'sync'")
+    (wide,) = _one("assert self.config.mode in ('sync', 'async')")
+    assert compare(wide, [eq]) == "looser"
+    assert compare(eq, [wide]) == "stricter"
+    (low,) = _one("assert self.config.tp > 0")
+    (high,) = _one("assert self.config.tp > 1")
+    assert compare(high, [low]) == "stricter" and compare(low, [high]) == "looser"
+    assert compare(eq, []) == "new"
+
+
+def test_a_loosened_check_yields_no_rule(history: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    repo, _, after = history
+    loose = ENGINE.format(check="        assert self.engine_config.use_mbridge in (True, False)\n")
+    (repo / "verl/workers/engine/megatron.py").write_text(loose)
+    git(repo, "commit", "-qam", "loosen")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert main(["infer", "--repo", str(repo), "--before", after, "--after", head, "--no-bundled"]) == 0
+    out = capsys.readouterr().out
+    assert "confidence" not in out and "1 that were loosened" in out
+
+
+def test_relations_and_bounds_become_relation_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {"verl/workers/engine/megatron.py": ENGINE.format(check=""),
+                                       "verl/trainer/config/ppo_megatron_trainer.yaml": YAML,
+                                       "examples/run.sh": "python3 -m verl.trainer.main_ppo "
+                                       "critic.megatron.mini=6 critic.megatron.micro=4\n"})
+    before = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "verl/workers/engine/megatron.py").write_text(ENGINE.format(
+        check="        assert self.engine_config.mini % self.engine_config.micro == 0\n"))
+    git(repo, "commit", "-qam", "divisible")
+    after = git(repo, "rev-parse", "HEAD").strip()
+    out_dir = tmp_path / "out"
+    assert main(["infer", "--repo", str(repo), "--before", before, "--after", after, "--no-bundled",
+                 "--output", str(out_dir)]) == 0
+    assert "confidence: low" in capsys.readouterr().out
+    (rule,) = load_rules([out_dir], include_bundled=False, enable=["inferred-mini-relation"])
+    report = scan(repo, [rule], paths={"examples/run.sh"})
+    (finding,) = report.findings
+    assert finding.status.value == "manual" and "must be a multiple of critic.megatron.micro=4" in finding.message

@@ -99,7 +99,7 @@ def test_json_matches_contract_v1(report: Report) -> None:
     assert data["version"] == 1 and data["repo"] == "verl-project/verl" and isinstance(data["commit"], str)
     assert all(set(r) == {"id", "enabled"} and isinstance(r["enabled"], bool) for r in data["rules"])
     types = {"rule": str, "path": str, "line": int, "column": int, "key": str, "value": str, "status": str,
-             "message": str, "severity": str}
+             "message": str, "severity": str, "kind": str}
     for item in data["findings"]:
         assert set(item) == set(types) | {"fix_site"}
         assert all(isinstance(item[k], t) for k, t in types.items())
@@ -132,7 +132,7 @@ def test_json_fix_site_null_and_empty_report() -> None:
     data = json.loads(render("json", empty_report()))
     assert data["commit"] is None and data["findings"] == [] and data["files"] == []
     assert data["summary"] == {"files_scanned": 3, "findings": 0, "fixable": 0, "manual": 0, "files_parsed": 0,
-                               "launches": 0, "files_changed": 0, "written": False}
+                               "launches": 0, "files_changed": 0, "written": False, "kinds": {}}
     one = empty_report()
     one.findings.append(manual("x.sh", 1))
     assert json.loads(render("json", one))["findings"][0]["fix_site"] is None

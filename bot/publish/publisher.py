@@ -61,13 +61,14 @@ def scan_had_errors(report: Report) -> bool:
 
 class Publisher:
     def __init__(self, remote: Remote, repo: RepoConfig, forge: Forge, default: str, command: str,
-                 upstream_ref: str | None = None) -> None:
+                 upstream_ref: str | None = None, notes: list[str] | None = None) -> None:
         self.remote = remote
         self.repo = repo
         self.forge = forge
         self.default = default
         self.command = command
         self.upstream_ref = upstream_ref
+        self.notes = notes or []
         self.author = Author(repo.bot_name, repo.bot_email)
 
     def groups(self, rules: list[Rule], group: str) -> list[tuple[str, list[Rule]]]:
@@ -247,7 +248,7 @@ class Publisher:
               base_sha: str) -> tuple[str, str]:
         identity = texts.Identity(tuple(r.id for r in rules), base_sha or None, fp)
         title = texts.title(self.repo.title, self.repo.modules_for([r.id for r in rules]), rules)
-        text = texts.body(rules, report, findings, identity, self.command, self.upstream_ref)
+        text = texts.body(rules, report, findings, identity, self.command, self.upstream_ref, self.notes)
         return title, text
 
     def build(self, worktree: Path, report: Report, title: str) -> str:

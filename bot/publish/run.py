@@ -38,6 +38,7 @@ class PublishOptions:
     allow_dirty: bool = False
     command: str = ""
     upstream_ref: str | None = None
+    notes: list[str] = field(default_factory=list)  # said in the PR body: inferred suggestions and the like
     retry: RetryPolicy | None = None
     throttle: bool = True
 
@@ -103,7 +104,7 @@ def _publish_locked(repo: RepoConfig, rules: list[Rule], options: PublishOptions
     default = repo.default_branch or remote.default_branch()
     remote.fetch(default, repo.branch_prefix)
     command = options.command or reproduce_command(repo, rules)
-    publisher = Publisher(remote, repo, github, default, command, options.upstream_ref)
+    publisher = Publisher(remote, repo, github, default, command, options.upstream_ref, options.notes)
     try:
         with remote.worktree(default) as worktree:
             return publisher.run(worktree, rules, options.group or repo.group, options.compose)
@@ -136,20 +137,28 @@ class WatchResult:
     published: PublishResult | None = None
     report: Report | None = None
     suggestions: list[str] = field(default_factory=list)  # inferred rules not confident enough to run
+    not_understood: list[str] = field(default_factory=list)  # new validation the bot could not read
+
+    def inferred(self) -> dict[str, list[str]]:
+        return {"suggestions": self.suggestions, "not_understood": self.not_understood}
 
 
 def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict[str, str],
-                   suggestions: list[str]) -> list[Rule]:
+                   suggestions: list[str], not_understood: list[str]) -> list[Rule]:
     """High-confidence rules inferred from the validation code the change adds run at once."""
     from bot.infer import infer
     from bot.rules.loader import parse_rule
 
-    proposals, _ = infer(local, change.before, change.after, [r for r in rules if r.enabled])
+    inference = infer(local, change.before, change.after, [r for r in rules if r.enabled])
+    not_understood.extend(u.describe() for u in inference.not_understood)
     out = []
-    for proposal in proposals:
-        where = f"{proposal.check.path}:{proposal.check.line}"
+    for proposal in inference.proposals:
+        where = proposal.check.where
         if proposal.confidence != "high":
-            suggestions.append(f"{proposal.rule['id']} ({where}): {proposal.check.text}")
+            keys = ", ".join(proposal.keys[:3]) + (", ..." if len(proposal.keys) > 3 else "")
+            guard = f" (only when `{proposal.check.guard}`)" if proposal.check.guard else ""
+            suggestions.append(f"{where}: `{proposal.check.text}`{guard} suggests rule {proposal.rule['id']} "
+                               f"on {keys}; run `bot infer` to see it")
             continue
         rule = parse_rule(proposal.rule, Path(f"{proposal.rule['id']}.yaml"))
         reasons[rule.id] = f"inferred from `{proposal.check.text}` at {where}"
@@ -171,8 +180,11 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     if any(path.endswith((".yaml", ".yml")) for path in change.paths):
         reasons["hydra-compose"] = "the change edits config YAML: every launch is composed again"
     suggestions: list[str] = []
+    not_understood: list[str] = []
     if any(path.endswith(".py") for path in change.paths):
-        rules = [*rules, *inferred_rules(remote.local, change, rules, reasons, suggestions)]
+        rules = [*rules, *inferred_rules(remote.local, change, rules, reasons, suggestions, not_understood)]
+    options.notes = [*options.notes, *(f"Suggested rule (not applied): {s}" for s in suggestions),
+                     *(f"Validation changed upstream, not understood: {u}" for u in not_understood)]
     enabled = [r for r in rules if r.enabled]
     with remote.worktree(default) as worktree:
         edited = scan(worktree, enabled, paths=set(change.edited))
@@ -180,7 +192,8 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
             reasons.setdefault(finding.rule, f"the change edits {finding.path}, which breaks it")
         selected = [r if r.id in reasons else replace(r, enabled=False) for r in rules]
         options.compose = "hydra-compose" in reasons
-        result = WatchResult(change, [r for r in selected if r.enabled], reasons, suggestions=suggestions)
+        result = WatchResult(change, [r for r in selected if r.enabled], reasons, suggestions=suggestions,
+                             not_understood=not_understood)
         if options.compose:
             from bot.compose import compose_rule
 
@@ -189,6 +202,8 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
             return result
         if dry_run:
             result.report = scan(worktree, selected, label=repo.github or repo.name)
+            if suggestions or not_understood:
+                result.report.extra["inferred"] = result.inferred()
             if options.compose:
                 from bot.compose import compose_scan
 
@@ -204,6 +219,8 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     # one PR for all rules always carries every enabled rule: a subset would drop or close the others' fixes
     result.published = publish(repo, rules if group == "all" else selected, options, credentials)
     result.report = result.published.report
+    if suggestions or not_understood:
+        result.report.extra["inferred"] = result.inferred()
     return result
 
 

@@ -56,6 +56,8 @@ def to_dict(report: Report) -> dict[str, Any]:
             "kinds": report.kind_counts(),
         },
     }
+    if "inferred" in report.extra:  # extension: inferred rules not run, new checks not understood
+        out["inferred"] = report.extra["inferred"]
     if "publish" in report.extra:  # extension: what publishing decided, and its API request count
         out["publish"] = report.extra["publish"]
     return out

@@ -25,6 +25,7 @@ def render(report: Report, *, color: bool = False) -> str:
     if kinds_line(report):
         lines.append(kinds_line(report))
     lines.extend(_published(report))
+    lines.extend(_inferred(report))
     return "\n".join(lines) + "\n"
 
 
@@ -37,6 +38,14 @@ def _published(report: Report) -> Iterator[str]:
         url = f" {decision['url']}" if decision.get("url") else ""
         yield f"{decision['branch']}: {decision['action']}{where}: {decision['detail']}{url}"
     yield f"GitHub API requests: {publish['api_requests']}"
+
+
+def _inferred(report: Report) -> Iterator[str]:
+    inferred = report.extra.get("inferred") or {}
+    for line in inferred.get("suggestions", []):
+        yield f"suggested rule (not run): {line}"
+    for line in inferred.get("not_understood", []):
+        yield line
 
 
 def _findings(report: Report, color: bool) -> Iterator[str]:
