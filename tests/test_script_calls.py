@@ -80,3 +80,17 @@ def test_a_value_the_rule_accepts_is_left_alone_and_a_dynamic_callee_value_stays
     _, report = _scan(tmp_path, {"tests/run.sh": callee, "tests/callers.sh": callers})
     found = sorted((f.path, f.line, f.status.value) for f in report.findings)  # type: ignore[attr-defined]
     assert found == [("tests/callers.sh", 2, "fixable"), ("tests/run.sh", 1, "manual")]
+
+
+def test_overrides_handed_to_a_script_are_checked_but_nothing_is_added_to_them(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from bot.engine import check_file
+
+    rules = [replace(r, enabled=True) for r in load_rules([])]
+    src = (b"bash examples/run_qwen_megatron.sh \\\n    actor_rollout_ref.actor.megatron.use_mbridge=False\n"
+           b"./tests/run.sh --dry trainer.total_epochs=1\nbash tests/plain.sh\n")
+    result = check_file("docs.sh", src, rules)
+    assert [(f.rule, f.line) for f in result.findings] == [("megatron-use-mbridge", 2)]
+    assert result.change is not None and result.launches == 2
+    assert result.change.after == src.replace(b"use_mbridge=False", b"use_mbridge=True")

@@ -16,7 +16,7 @@ from bot.hydra import bool_style, format_value, values_equal
 from bot.model import Edit, Finding, Span, Status
 from bot.rules.model import EnsureEntry, Rule
 from bot.rules.values import ValueInfo, read_value
-from bot.sources.launches import Launch, Override, line_column
+from bot.sources.launches import SHELL_SCRIPT, Launch, Override, line_column
 from bot.sources.shell import ShellScript
 from bot.sources.shell_edits import (
     insertion_after_token,
@@ -423,8 +423,8 @@ class FileEvaluator:
         findings: list[Finding] = []
         needs: dict[int, list[EnsureEntry]] = {}
         for launch in self.script.launches:
-            if not launch_applies(rule, launch, self.facts):
-                continue
+            if launch.entry_kind == SHELL_SCRIPT or not launch_applies(rule, launch, self.facts):
+                continue  # a script handed overrides may set the key itself: adding one could clash
             present: dict[str, list[Override]] = {}
             for override in launch.overrides:
                 if override.prefix != "~":

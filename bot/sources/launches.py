@@ -97,7 +97,7 @@ class Launch:
 
     @property
     def module(self) -> str | None:
-        if self.entry is None:
+        if self.entry is None or self.entry_kind == SHELL_SCRIPT:
             return None
         if self.entry_kind == "module":
             return self.entry
@@ -129,6 +129,9 @@ def hydra_flags() -> dict[str, bool]:
         for option in action.option_strings:
             flags[option] = action.nargs not in (0, "?")
     return flags
+
+
+SHELL_SCRIPT = "shell-script"  # a launch script run with overrides it hands on (`bash run.sh a.b=1`)
 
 
 def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, str, int] | None:
@@ -174,6 +177,10 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
             return _torchrun(words, i + 1, launcher or "torchrun")
         if PYTHON.match(base) or (not fields[i].static and "PYTHON" in word.upper()):
             return _python(words, i + 1, launcher or "python")
+        if base in ("bash", "sh") and i + 1 < n and words[i + 1].endswith(".sh") and fields[i + 1].static:
+            return launcher or base, words[i + 1], SHELL_SCRIPT, i + 2
+        if word.endswith(".sh") and fields[i].static:
+            return launcher or "script", word, SHELL_SCRIPT, i + 1
         return None
     return None
 
@@ -251,6 +258,8 @@ def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch |
         override = parse_override_field(item, src)
         if override is not None:
             launch.overrides.append(override)
+    if entry_kind == SHELL_SCRIPT and not launch.overrides:
+        return None  # running a script is a launch only when overrides are handed to it
     return launch
 
 

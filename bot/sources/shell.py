@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from bot.model import Span
-from bot.sources.launches import Launch, build_launch
+from bot.sources.launches import SHELL_SCRIPT, Launch, build_launch
 from bot.sources.script_calls import ScriptCall, script_call
 from bot.sources.shell_text import Field, split_fields
 from bot.sources.shell_vars import Definition
@@ -98,7 +98,8 @@ def analyse(src: bytes, all_exported: bool = False) -> ShellScript:
         launch = build_launch(site, fields, src)
         if launch is not None:
             script.launches.append(launch)
-            continue
+            if launch.entry_kind != SHELL_SCRIPT:
+                continue
         call = script_call(site, [f.text for f in fields[:4]], src, all_exported)
         if call is not None and call.values:
             script.calls.append(call)
