@@ -115,7 +115,16 @@ def reveal_block(view: bytearray, data: bytes, lines: list[tuple[int, int]], pro
 
 # ---- Markdown ---------------------------------------------------------------------------
 
-FENCE = re.compile(rb"^([ \t]*)(`{3,}|~{3,})[ \t]*([^\s`{]*)")
+FENCE = re.compile(rb"^([ \t]*)(`{3,}|~{3,})[ \t]*(\{[^}]*\}|[^\s`{]*)")
+
+
+def _fence_language(info: str) -> str:
+    """`bash`, `{.bash}`, `{.bash .numberLines}`, `{bash}` -> bash."""
+    if info.startswith("{"):
+        words = info.strip("{}").split()
+        classes = [w[1:] for w in words if w.startswith(".")]
+        info = classes[0] if classes else (words[0] if words and "=" not in words[0] else "")
+    return info.lower()
 
 
 def markdown_views(data: bytes) -> list[ShellView]:
@@ -129,7 +138,7 @@ def markdown_views(data: bytes) -> list[ShellView]:
         if match is None:
             continue
         fence = match.group(2)
-        language = match.group(3).decode("utf-8", "replace").lower().strip("{}.")
+        language = _fence_language(match.group(3).decode("utf-8", "replace"))
         body: list[tuple[int, int]] = []
         while i < len(lines):
             text = data[lines[i][0] : lines[i][1]].strip()
@@ -256,9 +265,14 @@ def _shell_chars(source: str) -> list[bool]:
         return [False] * first + [True] * (len(source) - first)
     pos = 0
     continued = False
+    quote: str | None = None  # inside a Python triple-quoted string: `!` there is text, not a shell escape
     for line in lines:
         body = line.rstrip("\r\n")
         stripped = body.lstrip()
+        if quote is not None or (not continued and not stripped.startswith("!")):
+            quote = _after_triple_quotes(body, quote)
+            pos += len(line)
+            continue
         if continued:
             shown[pos : pos + len(body)] = [True] * len(body)
         elif stripped.startswith("!") and not stripped.startswith("!="):
@@ -267,6 +281,22 @@ def _shell_chars(source: str) -> list[bool]:
         continued = (continued or stripped.startswith("!")) and body.endswith("\\")
         pos += len(line)
     return shown
+
+
+def _after_triple_quotes(line: str, quote: str | None) -> str | None:
+    """Whether a triple-quoted string is still open after this line of Python (an approximation)."""
+    i = 0
+    while i < len(line):
+        if quote is None and line[i] == "#":
+            return None
+        for mark in ('"""', "'''"):
+            if line.startswith(mark, i) and quote in (None, mark):
+                quote = None if quote == mark else mark
+                i += 3
+                break
+        else:
+            i += 1
+    return quote
 
 
 def _array_separator(array: JArray, data: bytes) -> str:

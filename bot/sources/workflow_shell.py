@@ -1,9 +1,10 @@
 """GitHub workflow files: each step's `run:` script, with the `env:` maps that feed it, as shell.
 
-Every step is its own view (the runner starts a fresh shell per step). The view is the file with
-everything blanked but the step's script and the workflow, job and step `env:` entries, which
-become `KEY=value` assignments at the value's own offsets, so an edit to a value fed through
-`env:` lands in the YAML. `${{ ... }}` expressions become run-time variables of the same length.
+Every step is its own view (the runner starts a fresh shell per step): the workflow, job and step
+`env:` entries as `KEY="value"` assignments, in that order whatever their place in the file, then
+the step's script. Each byte of a value and of the script maps back to the file, so an edit to a
+value fed through `env:` lands in the YAML. `${{ ... }}` expressions become run-time variables of
+the same length.
 """
 
 from __future__ import annotations
@@ -11,12 +12,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.sources.shell_views import ShellView, blank, reveal
+from bot.sources.shell_views import ShellView
 
 SHELLS = {None, "bash", "sh", "bash {0}", "sh {0}", "bash -e {0}", "bash -l {0}", "bash -el {0}",
           "bash --noprofile --norc -eo pipefail {0}"}
 EXPRESSION = re.compile(rb"\$\{\{.*?\}\}", re.S)
-SAFE_ENV_VALUE = re.compile(r"^[A-Za-z0-9_./:+,@%-]*$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -59,6 +59,26 @@ class _Offsets:
         return index if self.ascii else self.table[index]
 
 
+class _Builder:
+    """A step's view: env assignments first, then the script, each byte mapped to the file."""
+
+    def __init__(self) -> None:
+        self.text = bytearray()
+        self.host_at: list[int] = []
+        self.names: dict[str, str] = {}
+
+    def synthetic(self, text: bytes, at: int) -> None:
+        self.text += text
+        self.host_at.extend([at] * len(text))
+
+    def copy(self, chunk: bytes, start: int) -> None:
+        self.text += chunk
+        self.host_at.extend(range(start, start + len(chunk)))
+
+    def view(self) -> ShellView:
+        return ShellView(bytes(self.text), [*self.host_at, self.host_at[-1] if self.host_at else 0], names=self.names)
+
+
 def workflow_views(data: bytes) -> list[ShellView]:
     root = _compose(data)
     offsets = _Offsets(data)
@@ -66,25 +86,26 @@ def workflow_views(data: bytes) -> list[ShellView]:
     workflow_env = top.get("env", (None, None))[1]
     defaults_shell = _default_shell(top)
     views: list[ShellView] = []
+    seen: set[int] = set()
     for _, job in _mapping(top.get("jobs", (None, None))[1]).values():
         job_map = _mapping(job)
         job_shell = _default_shell(job_map) or defaults_shell
         steps = job_map.get("steps", (None, None))[1]
         for step in getattr(steps, "value", []) if steps is not None and steps.tag.endswith("seq") else []:
             step_map = _mapping(step)
-            if "run" not in step_map:
-                continue
+            if "run" not in step_map or id(step_map["run"][1]) in seen:
+                continue  # a step reused through a YAML alias is read once
+            seen.add(id(step_map["run"][1]))
             shell_node = step_map.get("shell", (None, None))[1]
             shell = getattr(shell_node, "value", None) if shell_node is not None else job_shell
             if shell not in SHELLS:
                 continue
-            view = blank(data)
+            builder = _Builder()
+            # the runner's order: workflow env, then job env, then step env, each shadowing the one before
             for env in (workflow_env, job_map.get("env", (None, None))[1], step_map.get("env", (None, None))[1]):
-                _reveal_env(view, data, env, offsets)
-            names: dict[str, str] = {}
-            if not _reveal_script(view, data, step_map["run"][1], offsets, names):
-                continue
-            views.append(ShellView(bytes(view), names=names))
+                _add_env(builder, data, env, offsets)
+            if _add_script(builder, data, step_map["run"][1], offsets):
+                views.append(builder.view())
     return views
 
 
@@ -95,28 +116,25 @@ def _default_shell(mapping: dict[str, tuple[Any, Any]]) -> str | None:
     return getattr(node, "value", None) if node is not None else None
 
 
-def _reveal_env(view: bytearray, data: bytes, env: Any, offsets: _Offsets) -> None:
-    """`KEY: value` -> `KEY=value` with the value where it is; values that need quoting are left out."""
+def _add_env(builder: _Builder, data: bytes, env: Any, offsets: _Offsets) -> None:
+    """`KEY: value` -> `KEY="value"` with the value's bytes mapped to the file; unsafe values left out."""
     for name, (key, value) in _mapping(env).items():
         if not ENV_NAME.match(name) or value is None or key.style or value.tag.endswith(("map", "seq")):
             continue
         start, end = offsets.byte(value.start_mark.index), offsets.byte(value.end_mark.index)
         text = data[start:end]
         if value.style in ("'", '"'):
-            inner = text[1:-1]
-            if b"\\" in inner or b"'" in inner or b'"' in inner or b"$" in inner or b"\n" in inner:
-                continue
-        elif not SAFE_ENV_VALUE.match(text.decode("utf-8", "replace")):
+            start, end, text = start + 1, end - 1, text[1:-1]
+        elif value.style is not None:
+            continue  # a block scalar
+        if re.search(rb'[\\"$`\n]', text) or (value.style == "'" and b"'" in text):
             continue
-        assignment = name.encode() + b"="
-        key_start = offsets.byte(key.start_mark.index)
-        if start - len(assignment) < key_start:
-            continue
-        view[start - len(assignment) : start] = assignment
-        view[start:end] = text
+        builder.synthetic(name.encode() + b'="', start)
+        builder.copy(text, start)
+        builder.synthetic(b'"\n', end)
 
 
-def _reveal_script(view: bytearray, data: bytes, node: Any, offsets: _Offsets, names: dict[str, str]) -> bool:
+def _add_script(builder: _Builder, data: bytes, node: Any, offsets: _Offsets) -> bool:
     if node is None or not node.tag.endswith("str"):
         return False
     start, end = offsets.byte(node.start_mark.index), offsets.byte(node.end_mark.index)
@@ -130,17 +148,19 @@ def _reveal_script(view: bytearray, data: bytes, node: Any, offsets: _Offsets, n
         if b"\\" in inner or b"'" in inner or b"\n" in inner:
             return False  # escapes: the bytes are not the script's characters
         start, end = start + 1, end - 1
-    reveal(view, data, start, end)
+    chunk = bytearray(data[start:end])
     if node.style == ">" or node.style is None:
-        _fold(view, start, end)
+        _fold(chunk, 0, len(chunk))
     for match in EXPRESSION.finditer(data, start, end):
-        name = f"GH_EXPR_{len(names)}_".encode()
+        name = f"GH_EXPR_{len(builder.names)}_".encode()
         width = match.end() - match.start()
         if width - 1 < len(name):
             name = b"_" * (width - 1)
         placeholder = name + b"_" * (width - 1 - len(name))
-        view[match.start() : match.end()] = b"$" + placeholder
-        names[placeholder.decode()] = match.group().decode("utf-8", "replace")
+        chunk[match.start() - start : match.end() - start] = b"$" + placeholder
+        builder.names[placeholder.decode()] = match.group().decode("utf-8", "replace")
+    builder.copy(bytes(chunk), start)
+    builder.synthetic(b"\n", end)
     return True
 
 
