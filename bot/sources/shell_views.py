@@ -81,6 +81,7 @@ def reveal(view: bytearray, data: bytes, start: int, end: int) -> None:
 
 
 PROMPT = re.compile(rb"[ \t]*\$ ")
+CONTINUATION_PROMPT = re.compile(rb"[ \t]*> ")
 SHELL_LANGUAGES = {"bash", "sh", "shell", "zsh", "console", "shell-session", "bash-session", "shellsession"}
 PROMPT_LANGUAGES = {"console", "shell-session", "bash-session", "shellsession"}
 
@@ -103,7 +104,9 @@ def reveal_block(view: bytearray, data: bytes, lines: list[tuple[int, int]], pro
     has_prompt = prompts or any(PROMPT.match(data, s) for s, _ in lines)
     continued = False
     for start, end in lines:
-        if not has_prompt or continued:
+        if has_prompt and continued and CONTINUATION_PROMPT.match(data, start):
+            reveal(view, data, CONTINUATION_PROMPT.match(data, start).end(), end)  # type: ignore[union-attr]
+        elif not has_prompt or continued:
             reveal(view, data, start, end)
         else:
             match = PROMPT.match(data, start)
@@ -166,6 +169,23 @@ def _indent(data: bytes, start: int, end: int) -> int:
     return len(line) - len(line.lstrip(b" \t"))
 
 
+def _is_comment(line: bytes) -> bool:
+    body = line.strip()
+    if body == b"..":
+        return True
+    return body.startswith(b".. ") and b"::" not in body and not body[3:4] in (b"_", b"|", b"[")
+
+
+def _skip_indented(data: bytes, lines: list[tuple[int, int]], i: int, base: int) -> int:
+    """The index of the first line after the block indented deeper than `base`."""
+    while i < len(lines):
+        s, e = lines[i]
+        if data[s:e].strip() and _indent(data, s, e) <= base:
+            break
+        i += 1
+    return i
+
+
 def rst_views(data: bytes) -> list[ShellView]:
     view = blank(data)
     lines = _lines(data)
@@ -181,7 +201,12 @@ def rst_views(data: bytes) -> list[ShellView]:
             default_language = highlight.group(1).decode().lower()
             continue
         directive = DIRECTIVE.match(text)
-        literal = directive is None and LITERAL_END.search(text) and not text.lstrip().startswith(b"..")
+        if directive is None and _is_comment(text):
+            i = _skip_indented(data, lines, i, _indent(data, start, end))  # a comment's body is not text
+            continue
+        if directive is None and text.lstrip().startswith(b".."):
+            continue  # another directive: its body may hold code blocks
+        literal = directive is None and LITERAL_END.search(text)
         if directive is None and not literal:
             continue
         base = _indent(data, start, end)
@@ -194,7 +219,7 @@ def rst_views(data: bytes) -> list[ShellView]:
                 break
             body.append(lines[i])
             i += 1
-        language = directive.group(2).decode().lower() if directive else default_language
+        language = (directive.group(2).decode().lower() if directive else "") or default_language
         is_shell = language in SHELL_LANGUAGES or (
             not directive and not language and any(SHELLISH.match(data, s) for s, _ in body))
         if is_shell and body:
