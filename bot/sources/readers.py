@@ -78,7 +78,8 @@ class ShellFamilyReader:
             reading.launches += len(script.launches)
             reading.partly_parsed |= script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW)
             if self.root is not None and script.calls:
-                reading.findings.extend(view.to_host(f, data) for f in self.call_findings(script, rules))
+                reading.findings.extend(view.to_host(f, data, lines_in_message=False)
+                                        for f in self.call_findings(script, rules))
         return reading
 
     def call_findings(self, script: ShellScript, rules: list[Rule]) -> list[Finding]:

@@ -39,7 +39,8 @@ class ShellView:
                                for ch in text)
         return text
 
-    def to_host(self, finding: Finding, host: bytes) -> Finding:
+    def to_host(self, finding: Finding, host: bytes, lines_in_message: bool = True) -> Finding:
+        """The finding in the file's terms; `lines_in_message`: "line N" in its message are view lines."""
         for name, original in self.names.items():
             finding.message = finding.message.replace(name, original)
         if self.host_at is None:
@@ -49,8 +50,9 @@ class ShellView:
                               self.encode(self.host(e.span.start), e.text), e.rule) for e in finding.edits]
         if finding.edits:
             finding.fix_site = (finding.path, line_column(host, finding.edits[0].span.start)[0])
-        finding.message = _LINE_NUMBER.sub(lambda m: m.group(1) + self.host_lines(m.group(2), host),
-                                           finding.message)
+        if lines_in_message:
+            finding.message = _LINE_NUMBER.sub(lambda m: m.group(1) + self.host_lines(m.group(2), host),
+                                               finding.message)
         return finding
 
     def offset_of(self, line: int, column: int) -> int:
@@ -62,6 +64,8 @@ class ShellView:
         return start + len(row[: column - 1].encode("utf-8"))
 
     def host_lines(self, numbers: str, host: bytes) -> str:
+        if any(int(n) > self.text.count(b"\n") + 1 for n in numbers.split(", ")):
+            return numbers
         return ", ".join(str(line_column(host, self.host(self.offset_of(int(n), 1)))[0])
                          for n in numbers.split(", "))
 
@@ -173,7 +177,7 @@ def _is_comment(line: bytes) -> bool:
     body = line.strip()
     if body == b"..":
         return True
-    return body.startswith(b".. ") and b"::" not in body and not body[3:4] in (b"_", b"|", b"[")
+    return body.startswith(b".. ") and b"::" not in body and body[3:4] not in (b"_", b"|", b"[")
 
 
 def _skip_indented(data: bytes, lines: list[tuple[int, int]], i: int, base: int) -> int:
