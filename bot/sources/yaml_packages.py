@@ -1,0 +1,182 @@
+"""Where Hydra puts a config file's keys: its `# @package` header and the defaults lists naming it.
+
+Follows hydra-core's rules (hydra.core.default_element): a config group path in a defaults list
+is relative to the including config's group unless it starts with `/`; an entry's `@package` is
+relative to the including config's package (`_global_` makes it absolute); without one, the
+file's header decides, else the group path does. A file with a defaults list that no other file
+names is a primary config: its directory is the config root.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HEADER = re.compile(r"^\s*#\s*@")
+MAX_BYTES = 1024 * 1024
+
+
+def header_package(data: bytes) -> str | None:
+    """The `# @package` header as Hydra reads it (first 512 characters, header lines first).
+
+    "" means the root (`_global_`), None no header (`_group_` counts as none).
+    """
+    text = data[:2048].decode("utf-8", "replace")[:512]
+    package = None
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if not HEADER.match(line):
+            break
+        parts = line.lstrip("#").split()
+        if len(parts) == 2 and parts[0] == "@package":
+            package = parts[1]
+    if package is None or package == "_group_":
+        return None
+    return absolute(package)
+
+
+def absolute(package: str) -> str:
+    """Strip everything up to the last `_global_` (hydra's `_get_final_package`)."""
+    at = package.rfind("_global_")
+    return package if at < 0 else package[at + len("_global_") + 1 :]
+
+
+def join(parent: str, package: str) -> str:
+    return absolute(package if not parent else parent if not package else f"{parent}.{package}")
+
+
+@dataclass(frozen=True)
+class Include:
+    """One defaults-list entry, resolved against its includer."""
+
+    config: str  # config path below the config root, without .yaml
+    package: str | None  # the entry's own @package, if any
+    default_package: str  # from the group path as written
+    override: bool
+    group: str  # absolute group path ("" for a plain config entry)
+
+
+def includes(defaults: Any, base: str) -> list[Include]:
+    """The entries of a defaults list; `base` is the including config's group below the root."""
+    out: list[Include] = []
+    for item in defaults if isinstance(defaults, list) else []:
+        if isinstance(item, str):
+            if item != "_self_" and "${" not in item:
+                out.append(_include(item, base, None, override=False))
+        elif isinstance(item, dict) and len(item) == 1:
+            ((key, value),) = item.items()
+            words = str(key).split()
+            if not words:
+                continue
+            group, _, package = words[-1].partition("@")
+            options = value if isinstance(value, list) else [value]
+            for option in options:
+                if isinstance(option, str) and option != "???" and "${" not in option:
+                    path = f"{group}/{option}"
+                    out.append(_include(path, base, package or None, override="override" in words[:-1]))
+    return [i for i in out if i.config and i.config.split("/")[0] != "hydra"]
+
+
+def _include(path: str, base: str, package: str | None, override: bool) -> Include:
+    rooted = path.startswith("/")
+    full = posixpath.normpath(path.lstrip("/") if rooted or not base else f"{base}/{path}")
+    if full.startswith("..") or full == ".":
+        full = ""
+    written_group = posixpath.dirname(path.lstrip("/"))
+    default = ".".join(s for s in written_group.split("/") if s not in ("", ".", ".."))
+    return Include(full, package, default, override, posixpath.dirname(full))
+
+
+class _Configs:
+    """Config files read on demand: the defaults list of each, when it has one."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cache: dict[str, tuple[bool, Any, str | None]] = {}
+
+    def read(self, rel: str) -> tuple[bool, Any, str | None]:
+        """(exists, defaults list or None, header package)."""
+        if rel not in self.cache:
+            self.cache[rel] = self._read(rel)
+        return self.cache[rel]
+
+    def _read(self, rel: str) -> tuple[bool, Any, str | None]:
+        target = self.root.joinpath(*rel.split("/"))
+        try:
+            if target.is_symlink() or not target.is_file() or target.stat().st_size > MAX_BYTES:
+                return False, None, None
+            data = target.read_bytes()
+        except OSError:
+            return False, None, None
+        return True, _defaults(data), header_package(data)
+
+
+def _defaults(data: bytes) -> Any:
+    if b"defaults" not in data:
+        return None
+    from ruamel.yaml import YAML
+
+    try:
+        for doc in YAML(typ="safe", pure=True).load_all(data.decode("utf-8")):
+            if isinstance(doc, dict) and "defaults" in doc:
+                return doc["defaults"]
+    except Exception:  # a broken file has no defaults list we can trust
+        return None
+    return None
+
+
+def yaml_packages(root: Path, paths: list[str]) -> dict[str, str]:
+    """Repository-relative path -> Hydra package, for every config file a defaults list places."""
+    configs = _Configs(root)
+    with_defaults = sorted(p for p in paths if configs.read(p)[1] is not None)
+    named: set[str] = set()
+    for path in with_defaults:
+        home = posixpath.dirname(path)
+        for inc in includes(configs.read(path)[1], ""):
+            named.add(_file(home, inc.config))
+    packages: dict[str, str] = {}
+    groups: dict[tuple[str, str], str] = {}  # (config root, group) -> package of its first entry
+    overrides: list[tuple[str, Include, str]] = []
+    todo = [(path, posixpath.dirname(path), "", configs.read(path)[2] or "")
+            for path in with_defaults if path not in named]
+    seen: set[tuple[str, str]] = set()
+    while todo:
+        path, home, base, package = todo.pop(0)
+        if (path, package) in seen:
+            continue
+        seen.add((path, package))
+        for inc in includes(configs.read(path)[1], base):
+            target = _file(home, inc.config)
+            exists, _, header = configs.read(target)
+            if inc.override:
+                overrides.append((home, inc, target))
+                continue
+            final = _final(package, inc, header)
+            groups.setdefault((home, inc.group), final)
+            if exists:
+                packages.setdefault(target, final)
+                todo.append((target, home, posixpath.dirname(inc.config), final))
+    for home, inc, target in overrides:
+        if (home, inc.group) in groups and configs.read(target)[0]:
+            packages.setdefault(target, groups[(home, inc.group)])
+    return packages
+
+
+def _final(parent: str, inc: Include, header: str | None) -> str:
+    if inc.package is not None:
+        return join(parent, inc.package)
+    if header is not None:
+        return header  # a header is absolute
+    return join(parent, inc.default_package)
+
+
+def _file(home: str, config: str) -> str:
+    return posixpath.join(home, config + ".yaml") if home else config + ".yaml"
+
+
+__all__ = ["header_package", "yaml_packages"]

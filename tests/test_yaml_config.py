@@ -1,0 +1,370 @@
+"""YAML configs as a source kind: packages, settings, each action as byte edits, and the refusals."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.edits import apply_edits, outside_unchanged, unique_edits
+from bot.engine import check_file
+from bot.model import Finding, Status
+from bot.rules.loader import load_rules, parse_rule
+from bot.rules.model import Rule
+from bot.sources.yaml_config import find_yaml, yaml_errors, yaml_groups, yaml_packages
+from bot.sources.yaml_format import yaml_value
+from bot.sources.yaml_packages import header_package
+from tests.conftest import RULE_DEFS
+
+RULES = {r.id: dataclasses.replace(r, enabled=True) for r in load_rules([RULE_DEFS])}
+
+
+def rule(rule_id: str, **fields: Any) -> Rule:
+    return parse_rule({"id": rule_id, "title": rule_id, **fields}, Path(f"{rule_id}.yaml"))
+
+
+def fix(src: str | bytes, rules: list[Rule], path: str = "conf/x.yaml",
+        packages: dict[str, str] | None = None) -> tuple[list[Finding], bytes]:
+    data = src.encode() if isinstance(src, str) else src
+    findings = find_yaml(path, data, rules, packages)
+    edits = unique_edits(findings)
+    after = apply_edits(data, edits)
+    assert outside_unchanged(data, after, edits)
+    assert yaml_errors(after) == 0
+    again = find_yaml(path, after, rules, packages)
+    assert not [f for f in again if f.status is Status.FIXABLE], "a second run would change it again"
+    return findings, after
+
+
+def statuses(findings: list[Finding]) -> list[tuple[int, str]]:
+    return [(f.line, f.status.value) for f in findings]
+
+
+# -- packages ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "package"), [
+    ("# @package _global_\na: 1\n", ""),
+    ("\n#   @package   actor_rollout_ref.actor\na: 1\n", "actor_rollout_ref.actor"),
+    ("# @package _global_.critic\na: 1\n", "critic"),
+    ("# @package _group_\na: 1\n", None),
+    ("# a comment first ends Hydra's header\n# @package _global_\na: 1\n", None),
+    ("a: 1\n# @package _global_\n", None),
+])
+def test_header_package_reads_the_header_as_hydra_does(text: str, package: str | None) -> None:
+    assert header_package(text.encode()) == package
+
+
+def test_keys_get_the_package_from_header_then_mapping_then_root() -> None:
+    src = b"megatron:\n  use_mbridge: False\n"
+    mbridge = [RULES["megatron-use-mbridge"]]
+    placed = {"cfg/actor/megatron_actor.yaml": "actor_rollout_ref.actor"}
+    assert find_yaml("cfg/actor/megatron_actor.yaml", src, mbridge, placed)[0].key == (
+        "actor_rollout_ref.actor.megatron.use_mbridge")
+    assert find_yaml("cfg/other.yaml", src, mbridge, placed)[0].key == "megatron.use_mbridge"
+    header = b"# @package critic\n" + src
+    assert find_yaml("cfg/actor/megatron_actor.yaml", header, mbridge, placed)[0].key == "critic.megatron.use_mbridge"
+    group = b"# @package _group_\n" + src
+    assert find_yaml("cfg/actor/megatron_actor.yaml", group, mbridge, placed)[0].key == (
+        "actor_rollout_ref.actor.megatron.use_mbridge")
+
+
+def test_yaml_packages_follows_defaults_lists(tmp_path: Path) -> None:
+    config = tmp_path / "verl" / "trainer" / "config"
+    files = {
+        "ppo_megatron_trainer.yaml": (
+            "# primary config\ndefaults:\n"
+            "  - actor@actor_rollout_ref.actor: megatron_actor\n"
+            "  - ref@actor_rollout_ref.ref: megatron_ref\n"
+            "  - critic: megatron_critic\n"
+            "  - /engine@reward_model.engine: megatron\n"
+            "  - rollout@actor_rollout_ref.rollout: missing_option\n"
+            "  - override hydra/job_logging: disabled\n"
+            "  - _self_\ntrainer:\n  n_gpus_per_node: 8\n"),
+        "actor/megatron_actor.yaml": ("defaults:\n  - ../optim@optim: megatron\n  - actor\n  - _self_\n"
+                                      "strategy: megatron\n"),
+        "actor/actor.yaml": "ppo_mini_batch_size: 256\n",
+        "optim/megatron.yaml": "lr: 1e-6\n",
+        "ref/megatron_ref.yaml": "# @package _global_\ndefaults:\n  - /optim@extra: megatron\nstrategy: megatron\n",
+        "critic/megatron_critic.yaml": "strategy: megatron\n",
+        "engine/megatron.yaml": "use_mbridge: True\n",
+        "unrelated.yaml": "key: [unclosed\n",
+    }
+    for rel, text in files.items():
+        (config / rel).parent.mkdir(parents=True, exist_ok=True)
+        (config / rel).write_text(text)
+    base = "verl/trainer/config/"
+    packages = yaml_packages(tmp_path, [base + rel for rel in files])
+    assert packages == {
+        base + "actor/megatron_actor.yaml": "actor_rollout_ref.actor",
+        base + "actor/actor.yaml": "actor_rollout_ref.actor",  # a plain entry keeps the includer's package
+        base + "optim/megatron.yaml": "actor_rollout_ref.actor.optim",  # relative to the includer's package
+        base + "ref/megatron_ref.yaml": "actor_rollout_ref.ref",  # the entry's @package wins over a header
+        base + "critic/megatron_critic.yaml": "critic",
+        base + "engine/megatron.yaml": "reward_model.engine",  # /engine: from the config root
+    }
+
+
+def test_yaml_packages_reads_only_files_that_mention_defaults(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_bytes(b"\xff\xfe not yaml: [\n")
+    (tmp_path / "b.yaml").write_text("defaults: [x: y]\n")
+    assert yaml_packages(tmp_path, ["a.yaml", "b.yaml", "gone.yaml"]) == {}
+
+
+# -- settings ---------------------------------------------------------------------------------------
+
+
+def test_every_key_is_a_setting_with_its_text_state_and_place() -> None:
+    src = ("defaults:\n  - ppo_trainer\nhydra:\n  run: {dir: out}\n"
+           "actor_rollout_ref:\n  actor:\n    lr: 1e-6   # small\n    name: 'x'\n"
+           "    ref: ${actor_rollout_ref.model.path}\n    loggers: [console, wandb]\n    none:\n")
+    (group,) = yaml_groups(src.encode(), "")
+    got = {s.key: (s.state, s.text, s.value, s.line, s.column) for s in group.settings}
+    assert got == {
+        "actor_rollout_ref": ("mapping", None, None, 5, 1),
+        "actor_rollout_ref.actor": ("mapping", None, None, 6, 3),
+        "actor_rollout_ref.actor.lr": ("static", "1e-6", 1e-6, 7, 5),
+        "actor_rollout_ref.actor.name": ("static", "'x'", "x", 8, 5),
+        "actor_rollout_ref.actor.ref": ("dynamic", "${actor_rollout_ref.model.path}",
+                                        "${actor_rollout_ref.model.path}", 9, 5),
+        "actor_rollout_ref.actor.loggers": ("static", "[console, wandb]", ["console", "wandb"], 10, 5),
+        "actor_rollout_ref.actor.none": ("static", "", None, 11, 5),
+    }
+    assert group.settings[4].reason == "an interpolation, resolved at run time"
+
+
+def test_a_custom_tag_leaves_the_rest_of_the_file_readable() -> None:
+    src = b"model: !Custom {path: x}\nengine:\n  tag: !Local v\n  use_mbridge: false\n"
+    (finding,) = find_yaml("x.yaml", src, [RULES["megatron-use-mbridge"]])
+    assert finding.status is Status.FIXABLE
+
+
+def test_each_document_is_one_group_and_columns_count_characters() -> None:
+    groups = yaml_groups("a:\n  b: 1\n---\n# ü\nc: {é: 1, d: 2}\n".encode(), "p.")
+    assert [[s.key for s in g.settings] for g in groups] == [["p.a", "p.a.b"], ["p.c", "p.c.é", "p.c.d"]]
+    assert (groups[1].settings[2].line, groups[1].settings[2].column) == (5, 11)
+
+
+def test_yaml_errors() -> None:
+    assert yaml_errors(b"a: 1\n---\nb: 2\n") == 0
+    assert yaml_errors(b"") == 0
+    assert yaml_errors(b"a: [1\n") == 1
+    assert yaml_errors(b"a: 1\na: 2\n") == 1  # duplicate keys fail the round-trip loader
+    assert yaml_errors(b"a: \xff\n") == 1
+    assert yaml_errors(b"a: 1\n---\n  - b: [\n") == 1
+
+
+# -- value ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("False", "True"), ("false", "true"), ("FALSE", "TRUE"), ('"False"', '"True"'), ("'false'", "'true'"),
+    ("no", "true"), ("0", "True"),
+])
+def test_value_keeps_the_style(old: str, new: str) -> None:
+    src = f"critic:\n  megatron:\n    use_mbridge: {old}  # note\n"
+    _, after = fix(src, [RULES["megatron-use-mbridge"]])
+    assert after.decode() == f"critic:\n  megatron:\n    use_mbridge: {new}  # note\n"
+
+
+def test_an_empty_value_gets_a_space_and_the_comment_stays() -> None:
+    _, after = fix("engine:\n  use_mbridge:   # unset\n  x: 1\n", [RULES["megatron-use-mbridge"]])
+    assert after == b"engine:\n  use_mbridge: True   # unset\n  x: 1\n"
+
+
+@pytest.mark.parametrize("value", [1e-6, 0.1, 3, -2, "a: b", "yes", "null", "", "x #y", "it's", math.inf,
+                                   None, True, ["a", 1, "b, c"], {"k": [1, 2]}, "${x}", "ü"])
+def test_values_are_written_as_yaml_that_reads_back(value: Any) -> None:
+    from ruamel.yaml import YAML
+
+    for flow in (False, True):
+        text = yaml_value(value, None, "lower", flow=flow)
+        src = "{_: " + text + "}" if flow else "_: " + text
+        assert YAML(typ="safe", pure=True).load(src) == {"_": value}, text
+
+
+def test_a_set_in_a_flow_mapping_replaces_only_the_scalar() -> None:
+    lr = rule("lr", match={"key": ["**.optim.lr"]}, fix={"set": "1e-5, warm"})
+    _, after = fix("critic:\n  optim: {lr: 1e-4, clip_grad: 1.0}\n", [lr])
+    assert after == b'critic:\n  optim: {lr: "1e-5, warm", clip_grad: 1.0}\n'
+
+
+def test_non_ascii_text_before_the_value_shifts_the_byte_span() -> None:
+    src = "# 配置\nengine:\n  name: 'é'\n  use_mbridge: False  # 旧\n".encode()
+    (finding,) = find_yaml("x.yaml", src, [RULES["megatron-use-mbridge"]])
+    (edit,) = finding.edits
+    assert src[edit.span.start : edit.span.end] == b"False"
+    assert apply_edits(src, finding.edits) == src.replace(b"False", b"True")
+
+
+# -- key --------------------------------------------------------------------------------------------
+
+
+def test_rename_under_the_same_parent_replaces_the_key_text_only() -> None:
+    src = "actor_rollout_ref:\n  actor:\n    optim:\n      'warmup_style': constant # why\n      lr: 1\n"
+    _, after = fix(src, [RULES["optim-warmup-rename"]])
+    assert after == src.replace("'warmup_style'", "'lr_scheduler_type'").encode()
+
+
+def test_rename_and_map_write_key_and_value() -> None:
+    src = "# @package actor_rollout_ref\nrollout:\n  disable_mm_preprocessor_cache: false\n  n: 4\n"
+    _, after = fix(src, [RULES["mm-cache-map"]])
+    assert after == src.replace("disable_mm_preprocessor_cache: false", "mm_processor_cache_gb: 4").encode()
+
+
+MOVE = rule("move", match={"key": ["trainer.val_kwargs.temperature"]}, fix={"rename": "trainer.temperature"})
+
+
+def test_rename_to_another_parent_moves_a_scalar_line() -> None:
+    src = "trainer:\n  val_kwargs:\n    n: 1\n    temperature: 0.6  # greedy-ish\n  epochs: 3\nother: 1\n"
+    _, after = fix(src, [MOVE])
+    assert after == b"trainer:\n  val_kwargs:\n    n: 1\n  epochs: 3\n  temperature: 0.6\nother: 1\n"
+
+
+def test_a_move_next_to_its_old_line_becomes_one_replacement() -> None:
+    src = "trainer:\r\n  epochs: 3\r\n  val_kwargs:\r\n    n: 1\r\n    temperature: 0.6"
+    findings, after = fix(src, [MOVE])
+    assert len(findings[0].edits) == 1
+    assert after == b"trainer:\r\n  epochs: 3\r\n  val_kwargs:\r\n    n: 1\r\n  temperature: 0.6"
+
+
+def test_a_move_of_a_mapping_or_onto_a_set_key_is_manual() -> None:
+    nested = rule("nested", match={"key": ["trainer.val_kwargs"]}, fix={"rename": "eval.kwargs"})
+    (finding,) = find_yaml("x.yaml", b"trainer:\n  val_kwargs:\n    n: 1\n  x: 2\n", [nested])
+    assert finding.status is Status.MANUAL and "one-line scalar" in finding.message
+    (finding,) = find_yaml("x.yaml", b"trainer:\n  temperature: 1\n  val_kwargs:\n    temperature: 0\n    n: 1\n",
+                           [MOVE])
+    assert finding.status is Status.MANUAL and "already set" in finding.message
+    (finding,) = find_yaml("x.yaml", b"trainer:\n  val_kwargs:\n    temperature: ${.n}\n    n: 1\n", [MOVE])
+    assert finding.status is Status.MANUAL and "relative interpolation" in finding.message
+
+
+# -- remove -----------------------------------------------------------------------------------------
+
+
+def test_remove_deletes_the_whole_entry_with_its_nested_lines() -> None:
+    drop = rule("drop", match={"key": ["actor_rollout_ref.rollout.engine_kwargs"]}, fix={"remove": True})
+    src = ("actor_rollout_ref:\n  rollout:\n    engine_kwargs:  # per engine\n      vllm:\n        swap_space: 4\n"
+           "      # sglang has none\n      sglang: {}\n    name: vllm\n")
+    _, after = fix(src, [drop])
+    assert after == b"actor_rollout_ref:\n  rollout:\n    name: vllm\n"
+
+
+def test_remove_between_blank_lines_keeps_one_blank_line() -> None:
+    src = "actor_rollout_ref:\n  rollout:\n    name: vllm\n\n    log_prob_use_dynamic_bsz: true\n\n    n: 1\n"
+    _, after = fix(src, [RULES["drop-dynamic-bsz"]])
+    assert after == b"actor_rollout_ref:\n  rollout:\n    name: vllm\n\n    n: 1\n"
+
+
+def test_remove_and_insert_around_keys_without_a_value() -> None:
+    src = "actor_rollout_ref:\n  rollout:\n    log_prob_use_dynamic_bsz:   # none\n    n:\n"
+    _, after = fix(src, [RULES["drop-dynamic-bsz"]])
+    assert after == b"actor_rollout_ref:\n  rollout:\n    n:\n"
+    src = "actor_rollout_ref:\n  actor:\n    megatron:\n      seed:\ntrainer: {}\n"
+    _, after = fix(src, [RULES["megatron-flash-attn"]])
+    assert after == (b"actor_rollout_ref:\n  actor:\n    megatron:\n      seed:\n"
+                     b"      override_transformer_config:\n        use_flash_attn: True\ntrainer: {}\n")
+
+
+@pytest.mark.parametrize(("src", "reason"), [
+    ("actor_rollout_ref:\n  rollout:\n    log_prob_use_dynamic_bsz: true\n", "empty"),
+    ("actor_rollout_ref:\n  rollout: {n: 1, log_prob_use_dynamic_bsz: true}\n", "flow mapping"),
+    ("base: &b\n  log_prob_use_dynamic_bsz: true\n  n: 1\nactor_rollout_ref:\n  rollout: *b\n", "anchor"),
+    ("base: &b {n: 1}\nactor_rollout_ref:\n  rollout:\n    <<: *b\n    log_prob_use_dynamic_bsz: true\n",
+     "merge key"),
+])
+def test_remove_refusals(src: str, reason: str) -> None:
+    findings, after = fix(src, [RULES["drop-dynamic-bsz"]])
+    assert [f.status for f in findings] == [Status.MANUAL]
+    assert reason in findings[0].message and after == src.encode()
+
+
+# -- insert -----------------------------------------------------------------------------------------
+
+
+def test_insert_creates_missing_mappings_with_the_files_indent() -> None:
+    src = ("actor_rollout_ref:\n    actor:\n        megatron:\n            seed: 1\n\n"
+           "    # the rollout block\n    rollout:\n        name: vllm\n")
+    _, after = fix(src, [RULES["megatron-flash-attn"]])
+    assert after.decode() == (
+        "actor_rollout_ref:\n    actor:\n        megatron:\n            seed: 1\n"
+        "            override_transformer_config:\n                use_flash_attn: True\n\n"
+        "    # the rollout block\n    rollout:\n        name: vllm\n")
+
+
+def test_inserts_from_two_rules_share_one_new_mapping() -> None:
+    src = "actor_rollout_ref:\n  actor:\n    megatron:\n      use_mbridge: true\n"
+    findings, after = fix(src, [RULES["megatron-flash-attn"], RULES["megatron-recompute-uniform"]])
+    assert len(findings) == 4 and all(f.status is Status.FIXABLE for f in findings)
+    assert after.decode() == (
+        "actor_rollout_ref:\n  actor:\n    megatron:\n      use_mbridge: true\n"
+        "      override_transformer_config:\n        use_flash_attn: true\n        recompute_method: uniform\n"
+        "        recompute_granularity: full\n        recompute_num_layers: 1\n")
+
+
+def test_insert_after_non_ascii_text_lands_on_the_right_byte() -> None:
+    src = "# 说明\nactor_rollout_ref:\n  actor:\n    megatron:\n      name: 'ü'  # é\n---\nx: 1\n"
+    _, after = fix(src, [RULES["megatron-flash-attn"]])
+    assert after.decode() == src.replace("# é\n", "# é\n      override_transformer_config:\n"
+                                         "        use_flash_attn: True\n")
+
+
+def test_insert_keeps_crlf_and_a_missing_final_newline() -> None:
+    src = b"actor_rollout_ref:\r\n  actor:\r\n    megatron:\r\n      seed: 1"
+    _, after = fix(src, [RULES["megatron-flash-attn"]])
+    assert after == src + b"\r\n      override_transformer_config:\r\n        use_flash_attn: True"
+
+
+@pytest.mark.parametrize(("src", "reason"), [
+    ("actor_rollout_ref:\n  actor:\n    megatron: {seed: 1}\n", "flow mapping"),
+    ("actor_rollout_ref:\n  actor:\n    megatron:\n      override_transformer_config: ${oc.select:x,{}}\n",
+     "not a mapping"),
+    ("m: &m\n  seed: 1\nactor_rollout_ref:\n  actor:\n    megatron:\n      <<: *m\n      x: 1\n", "merge key"),
+])
+def test_insert_refusals(src: str, reason: str) -> None:
+    findings, after = fix(src, [RULES["megatron-flash-attn"]])
+    assert [f.status for f in findings] == [Status.MANUAL]
+    assert reason in findings[0].message and after == src.encode()
+
+
+def test_insert_outside_the_files_package_is_manual() -> None:
+    src = b"# @package actor_rollout_ref.ref\nmegatron:\n  seed: 1\n"
+    sets_ref = rule("ref-flash", ensure=[{"key": "actor_rollout_ref.actor.megatron.use_flash_attn", "value": True,
+                                          "if_sets": ["actor_rollout_ref.ref.**"]}])
+    (finding,) = find_yaml("x.yaml", src, [sets_ref])
+    assert finding.status is Status.MANUAL and "outside this file's package" in finding.message
+
+
+# -- prefix, tags, multi-line, engine ----------------------------------------------------------------
+
+
+def test_a_prefix_fix_is_manual_in_yaml() -> None:
+    plus = rule("plus", match={"key": ["trainer.val_before_train"]}, fix={"prefix": "+"})
+    (finding,) = find_yaml("x.yaml", b"trainer:\n  val_before_train: false\n", [plus])
+    assert finding.status is Status.MANUAL and "prefixes do not exist in a YAML config" in finding.message
+
+
+@pytest.mark.parametrize(("value", "reason"), [
+    ("!!bool false", "YAML tag"),
+    ("&off false\nother: *off", "anchor"),
+    ("|\n    false", "several lines"),
+    ('"fal\n    se"', "several lines"),
+])
+def test_value_refusals(value: str, reason: str) -> None:
+    src = f"engine:\n  use_mbridge: {value}\n"
+    findings, after = fix(src, [RULES["megatron-use-mbridge"]])
+    assert findings and all(f.status is Status.MANUAL for f in findings)
+    assert reason in findings[0].message and after == src.encode()
+
+
+def test_the_engine_verifies_and_applies_yaml_fixes() -> None:
+    src = b"megatron:\n  use_mbridge: False\n  override_transformer_config: {}\n"
+    placed = {"cfg/actor/megatron_actor.yaml": "actor_rollout_ref.actor"}
+    result = check_file("cfg/actor/megatron_actor.yaml", src,
+                        [RULES["megatron-use-mbridge"], RULES["megatron-flash-attn"]], packages=placed)
+    assert statuses(result.findings) == [(2, "fixable"), (1, "fixable")]
+    assert result.change is not None and result.change.after == (
+        b"megatron:\n  use_mbridge: True\n  override_transformer_config:\n    use_flash_attn: True\n")
