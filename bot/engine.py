@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import posixpath
+import re
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot.edits import apply_edits, find_conflicts, unique_edits, verify
@@ -17,7 +19,7 @@ from bot.model import FileChange, Finding, Report, RuleInfo, Skipped, Status
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule
 from bot.sources.discover import SourceFile, read_source, sources
-from bot.sources.kinds import SHELL, SHELL_FAMILY, YAML, kind_for_path
+from bot.sources.kinds import PYTHON, SHELL, SHELL_FAMILY, YAML, kind_for_path
 from bot.sources.readers import SourceUnreadable, reader_for
 
 
@@ -120,13 +122,17 @@ class _Outcome:
 
 
 def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
-              facts: LaunchFacts | None, packages: dict[str, str] | None) -> _Outcome:
+              facts: LaunchFacts | None, packages: dict[str, str] | None,
+              config_dirs: tuple[str, ...] = ()) -> _Outcome:
     outcome = _Outcome(source.path)
     data = read_source(source, outcome.skipped)
     if data is None or (tokens is not None and not any(t in data for t in tokens)
                         and not (source.kind in SHELL_FAMILY and b".sh" in data)):  # may call a script
         return outcome
     file_rules = rules_for(source.path, rules)
+    if source.kind == YAML and any(source.path.startswith(d + "/") for d in config_dirs):
+        # an app's own config tree is the schema launches override: values are fixed there, keys not added
+        file_rules = [replace(r, ensure=()) for r in file_rules if r.match_key or r.relation is not None]
     if file_rules:
         root = source.absolute.parents[len(source.path.split("/")) - 1]
         outcome.result = check_file(source.path, data, file_rules, facts, kind=source.kind, packages=packages,
@@ -136,32 +142,34 @@ def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
     return outcome
 
 
-_WORKER: tuple[list[Rule], list[bytes] | None, dict[str, str] | None] | None = None
+_WORKER: tuple[list[Rule], list[bytes] | None, dict[str, str] | None, tuple[str, ...]] | None = None
 
 
-def _worker_init(rules: list[Rule], tokens: list[bytes] | None, packages: dict[str, str] | None) -> None:
+def _worker_init(rules: list[Rule], tokens: list[bytes] | None, packages: dict[str, str] | None,
+                 config_dirs: tuple[str, ...]) -> None:
     global _WORKER
-    _WORKER = (rules, tokens, packages)
+    _WORKER = (rules, tokens, packages, config_dirs)
 
 
 def _worker_scan(source: SourceFile) -> _Outcome:
     assert _WORKER is not None
-    return _scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2])
+    return _scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3])
 
 
 def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | None,
-              facts: LaunchFacts | None, packages: dict[str, str] | None, jobs: int) -> Iterator[_Outcome]:
+              facts: LaunchFacts | None, packages: dict[str, str] | None, config_dirs: tuple[str, ...],
+              jobs: int) -> Iterator[_Outcome]:
     """Files in order; with jobs > 1 in worker processes (each parses with its own tree-sitter)."""
     if jobs <= 1 or facts is not None:
         for source in files:
-            yield _scan_one(source, rules, tokens, facts, packages)
+            yield _scan_one(source, rules, tokens, facts, packages, config_dirs)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
-                             initargs=(rules, tokens, packages)) as pool:
+                             initargs=(rules, tokens, packages, config_dirs)) as pool:
         yield from pool.map(_worker_scan, files, chunksize=64)
 
 
@@ -187,12 +195,14 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         report.files_scanned += 1
         report.files_by_kind[source.kind] = report.files_by_kind.get(source.kind, 0) + 1
     packages = None
+    config_dirs: tuple[str, ...] = ()
     yaml_paths = [s.path for s in files if s.kind == YAML]
     if enabled and yaml_paths:
         from bot.sources.yaml_config import yaml_packages
 
         packages = yaml_packages(root, yaml_paths)
-    for outcome in _outcomes(files if enabled else [], enabled, tokens, facts, packages, jobs):
+        config_dirs = app_config_dirs([s for s in files if s.kind == PYTHON])
+    for outcome in _outcomes(files if enabled else [], enabled, tokens, facts, packages, config_dirs, jobs):
         report.skipped.extend(outcome.skipped)
         result = outcome.result
         if result is None or result.unreadable:
@@ -207,6 +217,29 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
             report.changes.append(result.change)
     report.findings.sort(key=Finding.sort_key)
     return report
+
+
+_CONFIG_PATH = re.compile(rb"@hydra\.main\([^)]*?config_path\s*=\s*[\"']([^\"']+)[\"']", re.S)
+
+
+def app_config_dirs(python_files: list[SourceFile]) -> tuple[str, ...]:
+    """The config directories `@hydra.main(config_path=...)` apps of the repository compose from."""
+    dirs: set[str] = set()
+    for source in python_files:
+        try:
+            data = source.absolute.read_bytes()
+        except OSError:
+            continue
+        if b"hydra.main" not in data:
+            continue
+        for match in _CONFIG_PATH.finditer(data):
+            relative = match.group(1).decode("utf-8", "replace")
+            if relative.startswith(("/", "pkg:", "file:")):
+                continue
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(source.path), relative))
+            if not joined.startswith(".."):
+                dirs.add(joined)
+    return tuple(sorted(dirs))
 
 
 def write_changes(root: Path, report: Report) -> None:
