@@ -1,0 +1,44 @@
+"""Overrides in Python lists: what is read, what is edited, what is refused."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.engine import check_file
+from bot.model import Status
+from bot.rules.loader import load_rules
+from bot.sources.python_launch import python_errors
+
+RULES = [r for r in load_rules() if r.id == "megatron-use-mbridge"]
+
+
+def test_only_lists_that_launch_or_override_are_read() -> None:
+    src = (b'import subprocess\nARGS = ["echo", "critic.megatron.use_mbridge=False"]\n'
+           b'CFG = {"critic.megatron.use_mbridge": False}\n'
+           b'subprocess.run(["python3", "train.py", "critic.megatron.use_mbridge=False"])\n')
+    result = check_file("t.py", src, RULES)
+    assert [(f.line, f.status) for f in result.findings] == [(4, Status.FIXABLE)]
+    assert result.change is not None
+    assert result.change.after.count(b"use_mbridge=True") == 1 and b'"echo", "critic.megatron.use_mbridge=False"' in (
+        result.change.after)
+
+
+def test_a_string_with_escapes_is_reported_not_rewritten() -> None:
+    src = b'cmd = ["python3", "-m", "verl.trainer.main_ppo", "critic.megatron.use_mbridge=\\x46alse"]\n'
+    (finding,) = check_file("t.py", src, RULES).findings
+    assert finding.status is Status.MANUAL and "escapes" in finding.message
+
+
+def test_interpolations_are_run_time_values() -> None:
+    src = b'compose(overrides=["critic.megatron.use_mbridge=${oc.env:MB}"])\n'
+    (finding,) = check_file("t.py", src, RULES).findings
+    assert finding.status is Status.MANUAL
+
+
+def test_the_only_element_is_not_removed_and_python_that_does_not_parse_is_skipped() -> None:
+    rules = [replace(r, enabled=True) for r in load_rules() if r.id == "megatron-use-mbridge"]
+    remove = [replace(rules[0], id="drop", fix=replace(rules[0].fix, remove=True, has_set=False, set=None))]
+    (finding,) = check_file("t.py", b'compose(overrides=["critic.megatron.use_mbridge=False"])\n', remove).findings
+    assert finding.status is Status.MANUAL and "only element" in finding.message
+    broken = check_file("t.py", b'compose(overrides=["critic.megatron.use_mbridge=False"]\n', rules)
+    assert broken.unreadable is not None and python_errors(b"def (:\n") == 1
