@@ -71,6 +71,13 @@ class _Collector(cst.CSTVisitor):
     def __init__(self) -> None:
         super().__init__()
         self.lists: list[tuple[cst.List | cst.Tuple, str]] = []  # (list, why: argv | overrides)
+        self.named: dict[str, cst.List | cst.Tuple] = {}  # NAME = [...] assigned once, for *NAME in an argv
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(
+                node.value, (cst.List, cst.Tuple)):
+            name = node.targets[0].target.value
+            self.named[name] = node.value if name not in self.named else cst.List([])  # reassigned: unknown
 
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None and node.keyword.value == "overrides" and isinstance(
@@ -101,6 +108,13 @@ def _groups(data: bytes) -> tuple[list[SettingGroup], _Offsets]:
         taken.add(id(node))
         elements = [e for e in node.elements if isinstance(e, cst.Element)]
         words = [_word(e.value) for e in elements]
+        spliced: list[cst.Element] = []  # elements of `*NAME` lists, after the entry
+        for item in node.elements:
+            if isinstance(item, cst.StarredElement) and isinstance(item.value, cst.Name):
+                named = collector.named.get(item.value.value)
+                if named is not None:
+                    spliced.extend(e for e in named.elements if isinstance(e, cst.Element))
+                    taken.add(id(named))
         first, entry, label = 0, None, "compose overrides"
         if why == "argv":
             statics: list[Any] = [_Word(w is not None) for w in words]  # find_entry reads only `.static`
@@ -110,7 +124,7 @@ def _groups(data: bytes) -> tuple[list[SettingGroup], _Offsets]:
             _, entry, _, first = found
             label = f"launch of {entry}"
         settings: list[Setting] = []
-        for element in elements[first:]:
+        for element in [*elements[first:], *spliced]:
             text = _word(element.value)
             if text is None or not OVERRIDE_TEXT.match(text):
                 continue
@@ -194,7 +208,9 @@ def _realise(actions: list[Action], group: SettingGroup, data: bytes) -> list[tu
 
 
 def _remove(element: Element, elements: list[Element], data: bytes) -> list[tuple[Span, str]] | str:
-    index = next(i for i, e in enumerate(elements) if e.node is element.node)
+    index = next((i for i, e in enumerate(elements) if e.node is element.node), None)
+    if index is None:
+        return "it comes from a list spliced in with *NAME: remove it there by hand"
     if index + 1 < len(elements):
         span = Span(element.start, elements[index + 1].start)
     elif index > 0:
