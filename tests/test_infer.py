@@ -191,3 +191,15 @@ def test_relations_and_bounds_become_relation_rules(tmp_path: Path, capsys: pyte
     report = scan(repo, [rule], paths={"examples/run.sh"})
     (finding,) = report.findings
     assert finding.status.value == "manual" and "must be a multiple of critic.megatron.micro=4" in finding.message
+
+
+def test_suggestions_and_unread_checks_go_into_the_pr_body() -> None:
+    from bot.model import Report
+    from bot.publish.body import Identity, body
+
+    report = Report(repo="verl-project/verl", commit="abc", rules=[])
+    notes = ["Suggested rule (not applied): w.py:3: `assert self.config.tp > 0` suggests rule inferred-tp-relation",
+             "Validation changed upstream, not understood: w.py:9: `assert ok(self.config.x)`"]
+    text = body(load_rules(), report, [], Identity(("megatron-use-mbridge",), None, "f"), "bot run", None, notes)
+    assert "### Also noticed in the upstream change" in text
+    assert "inferred-tp-relation" in text and "not understood" in text
