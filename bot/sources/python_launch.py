@@ -20,6 +20,8 @@ from bot.model import Finding, Span
 from bot.rules.model import Rule
 from bot.rules.settings import Action, Setting, SettingGroup, evaluate_settings
 
+# a string that starts like a dotted override: without one, libcst (slow) is not run at all
+LOOKS_LIKE_OVERRIDE = re.compile(rb"[\"'](\+\+|\+|~)?[A-Za-z_][\w\-]*(\.[\w\-]+)+(@[\w.\-]+)?[=\"']")
 OVERRIDE_TEXT = re.compile(r"^(\+\+|\+|~)?[A-Za-z_][\w\-]*(\.[\w\-]+)*(@[\w.\-]+)?(=|$)")
 
 
@@ -161,7 +163,7 @@ def _groups(data: bytes) -> tuple[list[SettingGroup], _Offsets]:
 
 
 def find_python(path: str, data: bytes, rules: list[Rule]) -> list[Finding]:
-    if b"=" not in data:
+    if not LOOKS_LIKE_OVERRIDE.search(data):
         return []
     groups, _ = _groups(data)
     return evaluate_settings(path, groups, rules, lambda actions, group: _realise(actions, group, data))
