@@ -34,8 +34,13 @@ SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".to
 @dataclass(frozen=True)
 class SourceFile:
     path: str  # relative to the repository root, forward slashes
-    absolute: Path
+    root: Path
     kind: str  # one of bot.sources.kinds.KINDS
+    size: int = -1  # bytes on disk when it was listed
+
+    @property
+    def absolute(self) -> Path:
+        return self.root / self.path
 
 
 def is_git_worktree(root: Path) -> bool:
@@ -83,18 +88,25 @@ def list_files(root: Path) -> list[str]:
     return sorted(git_files(root) if is_git_worktree(root) else walk_files(root))
 
 
-def classify(root: Path, rel: str, skipped: list[Skipped]) -> SourceFile | None:
-    """A SourceFile for a shell file the bot may read, or None (with a reason where it matters)."""
-    absolute = root / rel
+def classify(root: Path, rel: str, skipped: list[Skipped], symlinked_dirs: dict[str, bool] | None = None,
+             root_text: str | None = None) -> SourceFile | None:
+    """A SourceFile for a file the bot may read, or None (with a reason where it matters).
+
+    `symlinked_dirs` memoises, per directory, whether it or a parent is a symlink; `root_text` is
+    str(root). Both only save work when many files are classified.
+    """
+    base = root_text if root_text is not None else str(root)
+    absolute = base + "/" + rel
     suffix = os.path.splitext(rel)[1].lower()
     named_kind = SHELL if suffix in SHELL_SUFFIXES else kind_for_path(rel)
-    shell_by_name = named_kind is not None
+    if named_kind is None and suffix in NOT_SHELL_SUFFIXES:
+        return None  # never read: no need to look at it on disk either
     try:
         info = os.lstat(absolute)
     except OSError:
         return None  # tracked but deleted in the work tree
     if stat.S_ISLNK(info.st_mode):
-        if shell_by_name:
+        if named_kind is not None:
             target = os.path.realpath(absolute)
             root_real = os.path.realpath(root)
             reason = ("symlink to outside the repository: not followed" if not _inside(root_real, target)
@@ -104,8 +116,6 @@ def classify(root: Path, rel: str, skipped: list[Skipped]) -> SourceFile | None:
     if not stat.S_ISREG(info.st_mode):
         return None
     if named_kind is None:
-        if suffix in NOT_SHELL_SUFFIXES:
-            return None
         try:
             with open(absolute, "rb") as handle:
                 head = handle.read(128)
@@ -113,20 +123,21 @@ def classify(root: Path, rel: str, skipped: list[Skipped]) -> SourceFile | None:
             return None
         if not SHEBANG.match(head):
             return None
-    if _has_symlinked_parent(root, rel):
+    if _has_symlinked_parent(base, rel, {} if symlinked_dirs is None else symlinked_dirs):
         skipped.append(Skipped(rel, "inside a symlinked directory: not followed"))
         return None
-    return SourceFile(rel, absolute, named_kind or SHELL)
+    return SourceFile(rel, root, named_kind or SHELL, info.st_size)
 
 
-def _has_symlinked_parent(root: Path, rel: str) -> bool:
-    parts = rel.split("/")[:-1]
-    current = root
-    for part in parts:
-        current = current / part
-        if current.is_symlink():
-            return True
-    return False
+def _has_symlinked_parent(base: str, rel: str, memo: dict[str, bool]) -> bool:
+    directory = rel.rpartition("/")[0]
+    if not directory:
+        return False
+    known = memo.get(directory)
+    if known is None:
+        known = _has_symlinked_parent(base, directory, memo) or os.path.islink(base + "/" + directory)
+        memo[directory] = known
+    return known
 
 
 def read_source(source: SourceFile, skipped: list[Skipped]) -> bytes | None:
@@ -153,8 +164,10 @@ def read_source(source: SourceFile, skipped: list[Skipped]) -> bytes | None:
 
 def sources(root: Path, skipped: list[Skipped], kinds: tuple[str, ...] | None = None) -> Iterator[SourceFile]:
     """Every file the bot reads, of the given kinds (all by default)."""
+    memo: dict[str, bool] = {}
+    root_text = str(root)
     for rel in list_files(root):
-        source = classify(root, rel, skipped)
+        source = classify(root, rel, skipped, memo, root_text)
         if source is not None and (kinds is None or source.kind in kinds):
             yield source
 
