@@ -6,6 +6,7 @@ difference between `\\r\\n` and `\\n`; hence this small formatter over SequenceM
 
 from __future__ import annotations
 
+import re
 from difflib import SequenceMatcher
 
 from bot.model import FileChange, Report
@@ -32,8 +33,7 @@ def unified_diff_bytes(change: FileChange) -> bytes:
         return b""
     old, new = split_lines(change.before), split_lines(change.after)
     out = [_header(change.path)]
-    matcher = SequenceMatcher(None, old, new, autojunk=False)
-    for group in matcher.get_grouped_opcodes(CONTEXT):
+    for group in _groups(_opcodes(old, new), CONTEXT):
         out.append(_hunk_header(group))
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
@@ -42,6 +42,57 @@ def unified_diff_bytes(change: FileChange) -> bytes:
             out.extend(_lines(b"-", old[i1:i2]))
             out.extend(_lines(b"+", new[j1:j2]))
     return b"".join(out)
+
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def _opcodes(old: list[bytes], new: list[bytes]) -> list[Opcode]:
+    """difflib's opcodes, with the common head and tail taken off first (edits are usually a few lines)."""
+    head = 0
+    limit = min(len(old), len(new))
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    ops: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
+    middle = SequenceMatcher(None, old[head:len(old) - tail], new[head:len(new) - tail], autojunk=False)
+    ops.extend((tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in middle.get_opcodes())
+    if tail:
+        ops.append(("equal", len(old) - tail, len(old), len(new) - tail, len(new)))
+    merged: list[Opcode] = []
+    for op in ops:
+        if merged and op[0] == "equal" == merged[-1][0]:
+            merged[-1] = ("equal", merged[-1][1], op[2], merged[-1][3], op[4])
+        else:
+            merged.append(op)
+    return merged
+
+
+def _groups(ops: list[Opcode], context: int) -> list[list[Opcode]]:
+    """Hunks: runs of changes with up to `context` equal lines around them (as difflib groups them)."""
+    if not any(op[0] != "equal" for op in ops):
+        return []
+    ops = list(ops)
+    if ops[0][0] == "equal":
+        _, i1, i2, j1, j2 = ops[0]
+        ops[0] = ("equal", max(i1, i2 - context), i2, max(j1, j2 - context), j2)
+    if ops[-1][0] == "equal":
+        _, i1, i2, j1, j2 = ops[-1]
+        ops[-1] = ("equal", i1, min(i2, i1 + context), j1, min(j2, j1 + context))
+    groups: list[list[Opcode]] = []
+    group: list[Opcode] = []
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal" and i2 - i1 > 2 * context:
+            group.append((tag, i1, i1 + context, j1, j1 + context))
+            groups.append(group)
+            group = []
+            i1, j1 = i2 - context, j2 - context
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        groups.append(group)
+    return groups
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -89,9 +140,12 @@ def _lines(mark: bytes, lines: list[bytes]) -> list[bytes]:
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
+_NEEDS_QUOTES = re.compile(r'["\\\x00-\x1f\x7f]')
+
+
 def quote_path(path: str) -> str:
     """Quote a patch path the way git does when it holds quotes, backslashes or control characters."""
-    if not any(ch in _ESCAPES or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in path):
+    if not _NEEDS_QUOTES.search(path):
         return path
     body = "".join(_ESCAPES.get(ch) or (f"\\{ord(ch):03o}" if ord(ch) < 0x20 or ord(ch) == 0x7F else ch)
                    for ch in path)

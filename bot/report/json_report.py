@@ -19,8 +19,25 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def render(report: Report) -> str:
-    text = json.dumps(to_dict(report), indent=2, ensure_ascii=False) + "\n"
-    return _SURROGATE.sub(_escape_surrogate, text)
+    return _SURROGATE.sub(_escape_surrogate, layout(to_dict(report)))
+
+
+def layout(data: dict[str, Any]) -> str:
+    """One top-level key per line and one list item (a finding, a file) per line.
+
+    As readable in a terminal and as easy to grep as an indented dump, and several times faster
+    for big reports: every line is written by json's C encoder.
+    """
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    lines = []
+    for key, value in data.items():
+        name = encode(key)
+        if isinstance(value, list) and value:
+            items = ",\n".join(f"    {encode(item)}" for item in value)
+            lines.append(f"  {name}: [\n{items}\n  ]")
+        else:
+            lines.append(f"  {name}: {encode(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def _escape_surrogate(match: re.Match[str]) -> str:
