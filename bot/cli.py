@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from bot.publish.publisher import PublishResult
     from bot.publish.run import PublishOptions
     from bot.rules.model import Rule
+    from bot.scan_cache import ResultCache
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FORMATS = ("text", "markdown", "json", "sarif", "diff", "github")
@@ -59,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--output", type=Path, help="write the report to this file instead of stdout")
     run.add_argument("--check", action="store_true", help="exit 1 when findings remain")
     run.add_argument("--jobs", type=int, default=1, metavar="N", help="parse files in N processes (default 1)")
+    run.add_argument("--cache-dir", type=Path, metavar="DIR",
+                     help="keep per-file results here (default: $BOT_CACHE_DIR or ~/.cache/followup-bot)")
+    run.add_argument("--no-cache", action="store_true", help="check every file from scratch; keep no results")
     run.add_argument("--compose", action="store_true",
                      help="also compose every launch against the repo's Hydra config (rule hydra-compose)")
     run.add_argument("--since", metavar="SHA", help="act as watch does on the change SHA..default branch")
@@ -191,7 +195,8 @@ def cmd_run_one(args: argparse.Namespace) -> int:
             warn_actions_token()
         if repo.path is not None:
             only = {_relative(repo.path, f) for f in args.files} if args.files is not None else None
-            report = scan(repo.path, rules, label=args.repo, paths=only, jobs=max(1, args.jobs))
+            report = scan(repo.path, rules, label=args.repo, paths=only, jobs=max(1, args.jobs),
+                          cache=_open_cache(args, repo.path, rules), reuse_changes=args.dry_run)
             if args.compose:
                 _add_compose_section(report, repo.path)
             if args.write:
@@ -217,6 +222,15 @@ def cmd_run_one(args: argparse.Namespace) -> int:
     if code == EXIT_OK and args.check and remaining:
         return EXIT_FINDINGS
     return code
+
+
+def _open_cache(args: argparse.Namespace, root: Path, rules: list[Rule]) -> ResultCache | None:
+    """The per-file result store for `root`, unless --no-cache."""
+    if args.no_cache:
+        return None
+    from bot.scan_cache import ResultCache, default_directory, fingerprint
+
+    return ResultCache(args.cache_dir or default_directory(), root, fingerprint([r for r in rules if r.enabled]))
 
 
 def _relative(root: Path, path: str) -> str:

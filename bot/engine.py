@@ -9,28 +9,19 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from bot.edits import apply_edits, find_conflicts, unique_edits, verify
 from bot.errors import UserError
 from bot.globs import any_match
-from bot.model import FileChange, Finding, Report, RuleInfo, Skipped, Status
+from bot.model import FileChange, FileResult, Finding, Outcome, Report, RuleInfo, Skipped, Status
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule
+from bot.scan_cache import ResultCache
 from bot.sources.discover import SourceFile, read_source, sources
 from bot.sources.kinds import PYTHON, SHELL, SHELL_FAMILY, YAML, kind_for_path
 from bot.sources.readers import SourceUnreadable, reader_for
-
-
-@dataclass
-class FileResult:
-    findings: list[Finding] = field(default_factory=list)
-    change: FileChange | None = None
-    partly_parsed: bool = False
-    launches: int = 0
-    kind: str = SHELL
-    unreadable: str | None = None  # why the file could not be read as its kind
 
 
 def prefilter_tokens(rules: list[Rule]) -> list[bytes] | None:
@@ -59,7 +50,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
         return FileResult(unreadable=f"cannot be read as {kind}: {exc}", kind=kind)
     findings = reading.findings
     result = FileResult(findings=findings, partly_parsed=reading.partly_parsed, launches=reading.launches,
-                        kind=kind)
+                        kind=kind, reads=tuple(sorted(reading.reads)))
     edits = unique_edits(findings)
     if not edits:
         return result
@@ -112,19 +103,10 @@ def head_commit(root: Path) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-@dataclass
-class _Outcome:
-    """What one file contributed, small enough to send back from a worker process."""
-
-    path: str
-    result: FileResult | None = None
-    skipped: list[Skipped] = field(default_factory=list)
-
-
 def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None,
-              config_dirs: tuple[str, ...] = ()) -> _Outcome:
-    outcome = _Outcome(source.path)
+              config_dirs: tuple[str, ...] = ()) -> Outcome:
+    outcome = Outcome(source.path)
     data = read_source(source, outcome.skipped)
     if data is None or (tokens is not None and not any(t in data for t in tokens)
                         and not (source.kind in SHELL_FAMILY and b".sh" in data)):  # may call a script
@@ -134,9 +116,8 @@ def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
         # an app's own config tree is the schema launches override: values are fixed there, keys not added
         file_rules = [replace(r, ensure=()) for r in file_rules if r.match_key or r.relation is not None]
     if file_rules:
-        root = source.absolute.parents[len(source.path.split("/")) - 1]
         outcome.result = check_file(source.path, data, file_rules, facts, kind=source.kind, packages=packages,
-                                    root=root)
+                                    root=source.root)
         if outcome.result.unreadable:
             outcome.skipped.append(Skipped(source.path, outcome.result.unreadable))
     return outcome
@@ -151,14 +132,14 @@ def _worker_init(rules: list[Rule], tokens: list[bytes] | None, packages: dict[s
     _WORKER = (rules, tokens, packages, config_dirs)
 
 
-def _worker_scan(source: SourceFile) -> _Outcome:
+def _worker_scan(source: SourceFile) -> Outcome:
     assert _WORKER is not None
     return _scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3])
 
 
 def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None, config_dirs: tuple[str, ...],
-              jobs: int) -> Iterator[_Outcome]:
+              jobs: int) -> Iterator[Outcome]:
     """Files in order; with jobs > 1 in worker processes (each parses with its own tree-sitter)."""
     if jobs <= 1 or facts is not None:
         for source in files:
@@ -174,8 +155,12 @@ def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | 
 
 
 def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[str] | None = None,
-         jobs: int = 1) -> Report:
-    """Scan every file of `root` the bot reads (or only `paths`, relative to it) with the enabled rules."""
+         jobs: int = 1, cache: ResultCache | None = None, reuse_changes: bool = False) -> Report:
+    """Scan every file of `root` the bot reads (or only `paths`, relative to it) with the enabled rules.
+
+    With `cache`, files whose inputs are unchanged take their earlier result; a cached result that
+    changes the file is taken only with `reuse_changes` (a dry run), else the file is checked again.
+    """
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
     enabled = [r for r in rules if r.enabled]
@@ -194,29 +179,48 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     for source in files:
         report.files_scanned += 1
         report.files_by_kind[source.kind] = report.files_by_kind.get(source.kind, 0) + 1
+    files = files if enabled else []
+    reuse = None
+    if cache is not None and facts is None and files:  # composed facts depend on the whole config tree
+        from bot.scan_reuse import ScanReuse
+
+        reuse = ScanReuse(cache, root, files, reuse_changes=reuse_changes)
+    todo = files if reuse is None else reuse.to_check()
     packages = None
     config_dirs: tuple[str, ...] = ()
-    yaml_paths = [s.path for s in files if s.kind == YAML]
-    if enabled and yaml_paths:
+    if any(s.kind == YAML for s in todo):
         from bot.sources.yaml_config import yaml_packages
 
-        packages = yaml_packages(root, yaml_paths)
+        packages = yaml_packages(root, [s.path for s in files if s.kind == YAML])
         config_dirs = app_config_dirs([s for s in files if s.kind == PYTHON])
-    for outcome in _outcomes(files if enabled else [], enabled, tokens, facts, packages, config_dirs, jobs):
-        report.skipped.extend(outcome.skipped)
-        result = outcome.result
-        if result is None or result.unreadable:
-            continue
-        report.files_parsed += 1
-        report.file_kinds[outcome.path] = result.kind
-        report.findings.extend(result.findings)
-        report.launches += result.launches
-        if result.partly_parsed:
-            report.partly_parsed.append(outcome.path)
-        if result.change is not None:
-            report.changes.append(result.change)
+    checked = _outcomes(todo, enabled, tokens, facts, packages, config_dirs, jobs)
+    for source in files:
+        outcome = reuse.hit(source.path) if reuse is not None else None
+        if outcome is None:
+            outcome = next(checked)
+            if reuse is not None:
+                reuse.record(source, outcome)
+        _add_outcome(report, outcome)
+    if reuse is not None:
+        reuse.finish(complete=paths is None)
+        report.extra["cache"] = {"reused": reuse.reused, "checked": len(todo)}
     report.findings.sort(key=Finding.sort_key)
     return report
+
+
+def _add_outcome(report: Report, outcome: Outcome) -> None:
+    report.skipped.extend(outcome.skipped)
+    result = outcome.result
+    if result is None or result.unreadable:
+        return
+    report.files_parsed += 1
+    report.file_kinds[outcome.path] = result.kind
+    report.findings.extend(result.findings)
+    report.launches += result.launches
+    if result.partly_parsed:
+        report.partly_parsed.append(outcome.path)
+    if result.change is not None:
+        report.changes.append(result.change)
 
 
 _CONFIG_PATH = re.compile(rb"@hydra\.main\([^)]*?config_path\s*=\s*[\"']([^\"']+)[\"']", re.S)

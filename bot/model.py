@@ -124,3 +124,23 @@ class Report:
     @property
     def manual(self) -> int:
         return sum(1 for f in self.findings if f.status is Status.MANUAL)
+
+
+@dataclass
+class FileResult:
+    findings: list[Finding] = field(default_factory=list)
+    change: FileChange | None = None
+    partly_parsed: bool = False
+    launches: int = 0
+    kind: str = "shell"
+    unreadable: str | None = None  # why the file could not be read as its kind
+    reads: tuple[str, ...] = ()  # other repository files the result depends on (scripts it calls)
+
+
+@dataclass
+class Outcome:
+    """What one file contributed, small enough to send back from a worker process."""
+
+    path: str
+    result: FileResult | None = None
+    skipped: list[Skipped] = field(default_factory=list)

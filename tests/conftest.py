@@ -23,6 +23,8 @@ def _isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Author")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "author@example.invalid")
     monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("BOT_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -35,6 +35,7 @@ class Reading:
     findings: list[Finding]
     partly_parsed: bool = False
     launches: int = 0
+    reads: set[str] = field(default_factory=set)  # other repository files the findings depend on
 
 
 class Reader(Protocol):
@@ -79,10 +80,10 @@ class ShellFamilyReader:
             reading.partly_parsed |= script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW)
             if self.root is not None and script.calls:
                 reading.findings.extend(view.to_host(f, data, lines_in_message=False)
-                                        for f in self.call_findings(script, rules))
+                                        for f in self.call_findings(script, rules, reading.reads))
         return reading
 
-    def call_findings(self, script: ShellScript, rules: list[Rule]) -> list[Finding]:
+    def call_findings(self, script: ShellScript, rules: list[Rule], reads: set[str]) -> list[Finding]:
         from bot.rules.env_calls import call_findings
         from bot.sources.script_calls import resolve
 
@@ -92,6 +93,7 @@ class ShellFamilyReader:
             callee = resolve(call.target, self.path, None)
             if callee is None or callee == self.path:
                 continue
+            reads.add(callee)
             inputs = callee_inputs(self.root, callee)
             if inputs:
                 findings.extend(call_findings(self.path, script.src, call, callee, inputs, rules))

@@ -1,0 +1,94 @@
+"""Which files of a scan can take their result from the cache, and recording the ones checked now.
+
+See bot.scan_cache for what a result depends on. A cached result with a change is used only
+when the caller allows it (dry runs): a scan that writes or publishes checks those files again,
+so nothing is ever written from cached edits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from bot.model import Outcome
+from bot.scan_cache import Entry, ResultCache, changed, decode_outcome, encode_outcome
+from bot.sources.content_ids import ContentIds, blob_id, indexed_ids
+from bot.sources.discover import SourceFile, is_git_worktree
+from bot.sources.kinds import PYTHON, YAML
+
+LAYOUT = "\0config-layout"  # a YAML result depends on every YAML and Python file (Hydra packages)
+
+
+class ScanReuse:
+    def __init__(self, cache: ResultCache, root: Path, files: list[SourceFile], *, reuse_changes: bool) -> None:
+        self.cache = cache
+        self.ids = ContentIds(root, indexed_ids(root) if is_git_worktree(root) else {})
+        self.files = files
+        self.reuse_changes = reuse_changes
+        self._layout: str | None = None
+        self._hits: dict[str, Outcome] = {}
+
+    def dep_id(self, path: str) -> str:
+        return self.layout() if path == LAYOUT else self.ids.of(path)
+
+    def layout(self) -> str:
+        if self._layout is None:
+            digest = hashlib.sha256()
+            for source in self.files:
+                if source.kind in (YAML, PYTHON):
+                    digest.update(f"{source.path}\0{self.ids.of(source.path)}\0".encode("utf-8", "surrogateescape"))
+            self._layout = digest.hexdigest()
+        return self._layout
+
+    def to_check(self) -> list[SourceFile]:
+        """The files without a usable cached result, in order; the others are held for `hit`."""
+        todo = []
+        for source in self.files:
+            outcome = self._cached(source)
+            if outcome is None:
+                todo.append(source)
+            else:
+                self._hits[source.path] = outcome
+        return todo
+
+    def _cached(self, source: SourceFile) -> Outcome | None:
+        content = self.ids.of(source.path)
+        data = self.cache.lookup(source.path, content, source.size, self.dep_id) if content else None
+        if data is None:
+            return None
+        current = None
+        try:
+            if changed(data):
+                if not self.reuse_changes:
+                    return None
+                current = self.ids.read(source.path)
+                if current is None or blob_id(current) != content:
+                    return None  # edits are replayed only on the very bytes they were made for
+            return decode_outcome(source.path, data, current)
+        except (KeyError, TypeError, ValueError):
+            return None  # an entry this version cannot read is checked again
+
+    def hit(self, path: str) -> Outcome | None:
+        return self._hits.get(path)
+
+    @property
+    def reused(self) -> int:
+        return len(self._hits)
+
+    def record(self, source: SourceFile, outcome: Outcome) -> None:
+        content = self.ids.of(source.path)
+        if not content:
+            return
+        deps: dict[str, str] = {}
+        if outcome.result is not None:
+            for path in outcome.result.reads:
+                deps[path] = self.ids.of(path)
+            if source.kind == YAML:
+                deps[LAYOUT] = self.layout()
+        self.cache.put(source.path, Entry(content, source.size, encode_outcome(outcome), deps))
+
+    def finish(self, *, complete: bool) -> None:
+        """Save the store; after a scan of every file, forget files that are gone."""
+        if complete:
+            self.cache.keep_only({s.path for s in self.files})
+        self.cache.save()

@@ -1,0 +1,86 @@
+"""Names for a file's bytes without reading them, where git already knows them.
+
+A tracked file that `git diff-files` does not list matches its index entry, so the blob id in
+the index names its bytes (after git's checkout filters; the cache also keys on the size on
+disk, which catches an end-of-line conversion). Any other file is read and hashed the way git
+hashes a blob, so a file that is edited and then committed keeps its id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+
+def blob_id(data: bytes) -> str:
+    """Git's SHA-1 object id for a blob holding `data`."""
+    digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def indexed_ids(root: Path) -> dict[str, str]:
+    """Path -> blob id for every tracked file whose work-tree bytes match the index; {} outside git.
+
+    Merge conflicts (stages 1-3), files git sees as modified, and anything git cannot tell are left
+    out: their ids come from their bytes.
+    """
+    listing = _git(root, "ls-files", "-s", "-z")
+    modified = _git(root, "diff-files", "--name-only", "--relative", "-z")
+    if listing is None or modified is None:
+        return {}
+    changed = {os.fsdecode(p) for p in modified.split(b"\0") if p}
+    ids: dict[str, str] = {}
+    conflicted: set[str] = set()
+    for record in listing.split(b"\0"):
+        meta, tab, raw = record.partition(b"\t")
+        if not tab:
+            continue
+        fields = meta.split()
+        if len(fields) != 3:
+            continue
+        path = os.fsdecode(raw)
+        if fields[2] != b"0":
+            conflicted.add(path)
+        elif fields[0] in (b"100644", b"100755"):
+            ids[path] = fields[1].decode("ascii")
+    for path in changed | conflicted:
+        ids.pop(path, None)
+    return ids
+
+
+def _git(root: Path, *args: str) -> bytes | None:
+    try:
+        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
+    except OSError:
+        return None
+    return out.stdout if out.returncode == 0 else None
+
+
+class ContentIds:
+    """Content ids of repository files, from the index where it can vouch for them, else from the bytes."""
+
+    def __init__(self, root: Path, indexed: dict[str, str]) -> None:
+        self.root = str(root)
+        self.indexed = indexed
+        self._known: dict[str, str] = {}
+
+    def of(self, path: str) -> str:
+        """The id of `path` now; "" when it is not a regular file that can be read."""
+        known = self.indexed.get(path) or self._known.get(path)
+        if known is None:
+            data = self.read(path)
+            known = self._known[path] = "" if data is None else blob_id(data)
+        return known
+
+    def read(self, path: str) -> bytes | None:
+        target = self.root + "/" + path
+        try:
+            if os.path.islink(target) or not os.path.isfile(target):
+                return None
+            with open(target, "rb") as handle:
+                return handle.read()
+        except OSError:
+            return None
