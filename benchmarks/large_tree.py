@@ -2,7 +2,7 @@
 
 For each size a git repository is built with the shapes of benchmarks/synthetic_tree.py (a third
 of the scripts with a violation) among as many other files, then the peers run alternated:
-`bot run --dry-run --jobs 2`, `ast-grep scan` with a rule matching the literal
+`bot run --dry-run --jobs 2` cold (`--no-cache`) and with a warm result cache, `ast-grep scan` with a rule matching the literal
 `use_mbridge=False` word, and `git grep -l use_mbridge=False`. Reported per peer: median wall
 time, median CPU time (user + system), median peak RSS, and the count it found.
 
@@ -72,8 +72,9 @@ def main() -> int:
             tree = work / "tree"
             build_tree(tree, size, size)
             (work / "rule.yml").write_text(RULE)
-            peers = {"bot run --dry-run --jobs 2": [str(bin_dir / "bot"), "run", "--repo", ".", "--dry-run",
-                                                     "--format", "json", "--jobs", "2"],
+            bot = [str(bin_dir / "bot"), "run", "--repo", ".", "--dry-run", "--format", "json", "--jobs", "2"]
+            peers = {"bot run --dry-run --jobs 2": [*bot, "--no-cache"],
+                     "bot, cache warm": [*bot, "--cache-dir", str(work / "cache")],
                      "git grep -l": ["git", "grep", "-l", "use_mbridge=False"]}
             if ast_grep:
                 peers["ast-grep scan"] = [ast_grep, "scan", "--rule", str(work / "rule.yml"), "--json=stream", "."]
@@ -94,7 +95,8 @@ def main() -> int:
             bot_wall = walls["bot run --dry-run --jobs 2"]
             for name, wall in walls.items():
                 if not name.startswith("bot"):
-                    print(f"ratio bot / {name}: {bot_wall / wall:.1f}")
+                    print(f"ratio bot / {name}: {bot_wall / wall:.1f}, "
+                          f"warm cache / {name}: {walls['bot, cache warm'] / wall:.1f}")
             if not ast_grep:
                 print("(ast-grep not installed: pip install ast-grep-cli)")
         finally:
