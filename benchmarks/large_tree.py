@@ -2,9 +2,10 @@
 
 For each size a git repository is built with the shapes of benchmarks/synthetic_tree.py (a third
 of the scripts with a violation) among as many other files, then the peers run alternated:
-`bot run --dry-run --jobs 2` cold (`--no-cache`) and with a warm result cache, `ast-grep scan` with a rule matching the literal
-`use_mbridge=False` word, and `git grep -l use_mbridge=False`. Reported per peer: median wall
-time, median CPU time (user + system), median peak RSS, and the count it found.
+`bot run --dry-run --jobs 2` cold (`--no-cache`) and with a warm result cache, `ast-grep scan`
+with a rule matching the literal `use_mbridge=False` word, and `git grep -l use_mbridge=False`.
+Reported per peer: median wall time, median CPU time (user + system), median peak RSS, and the
+count it found.
 
     python benchmarks/large_tree.py [--sizes 2000 20000] [--runs 3]
 
