@@ -8,7 +8,9 @@ a value even when it came through a variable, an array element or a packed strin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from bot.model import Span
@@ -33,8 +35,10 @@ class Via:
 @dataclass(frozen=True)
 class Piece:
     text: str
-    starts: tuple[int, ...] = ()  # byte offset of each character; empty when dynamic
-    ends: tuple[int, ...] = ()
+    # byte offset where each character starts and ends, ascending; empty when dynamic. A range when
+    # every character is one byte (the common case), so no per-character tuple is built.
+    starts: Sequence[int] = ()
+    ends: Sequence[int] = ()
     ctx: str = BARE
     quote: int = -1  # start byte of the enclosing quoted string, -1 when bare
     via: tuple[Via, ...] = ()
@@ -47,12 +51,18 @@ class Piece:
         return self.dynamic is None
 
     def sub(self, i: int, j: int) -> Piece:
+        if (i, j) == (0, len(self.text)):
+            return self
+        # positional construction: dataclasses.replace costs several times more and this is hot
         if not self.static:
-            return replace(self, text=self.text[i:j]) if (i, j) != (0, len(self.text)) else self
-        return replace(self, text=self.text[i:j], starts=self.starts[i:j], ends=self.ends[i:j])
+            return Piece(self.text[i:j], self.starts, self.ends, self.ctx, self.quote, self.via, self.dynamic,
+                         self.default_of, self.splittable)
+        return Piece(self.text[i:j], self.starts[i:j], self.ends[i:j], self.ctx, self.quote, self.via,
+                     self.dynamic, self.default_of, self.splittable)
 
     def with_via(self, via: Via, splittable: bool) -> Piece:
-        return replace(self, via=(via, *self.via), splittable=splittable)
+        return Piece(self.text, self.starts, self.ends, self.ctx, self.quote, (via, *self.via), self.dynamic,
+                     self.default_of, splittable)
 
 
 BREAK = None  # between the elements of "${array[@]}": always ends a field
@@ -97,11 +107,10 @@ def source_span(pieces: list[Piece]) -> Span | None:
     first = pieces[0]
     if any(p.ctx != first.ctx or p.quote != first.quote or p.via != first.via for p in pieces):
         return None
-    starts = [s for p in pieces for s in p.starts]
-    ends = [e for p in pieces for e in p.ends]
-    if any(b < a for a, b in zip(ends, starts[1:])):
+    # offsets ascend within a piece by construction; across pieces the next must not start earlier
+    if any(b.starts[0] < a.ends[-1] for a, b in pairwise(pieces)):
         return None
-    return Span(starts[0], ends[-1])
+    return Span(first.starts[0], pieces[-1].ends[-1])
 
 
 def split_fields(items: list[Piece | None]) -> list[Field]:

@@ -79,7 +79,7 @@ class Expander:
         """Characters of src[start:end] after removing backslash escapes valid in `ctx`."""
         raw = self.src[start:end]
         if b"\\" not in raw and raw.isascii():  # the common case: one byte per character, no escapes
-            return Piece(raw.decode("ascii"), tuple(range(start, end)), tuple(range(start + 1, end + 1)), ctx, quote)
+            return Piece(raw.decode("ascii"), range(start, end), range(start + 1, end + 1), ctx, quote)
         text = raw.decode("utf-8", "replace")
         chars: list[str] = []
         starts: list[int] = []

@@ -174,6 +174,8 @@ class Walker:
     def _assign_defaults(self, node: Node, env: Env) -> Env:
         """`${V:=x}` in a command assigns x to V when V was unset."""
         updated: dict[str, tuple[Definition, ...]] | None = None
+        if not self._may_expand(node):
+            return env
         for sub in _descendants(node, {"expansion"}):
             form = parse_expansion(sub)
             if form is None or form[2] not in (":=", "="):
@@ -317,9 +319,16 @@ class Walker:
                     self._tested(name, (value_side.text or b"").decode("utf-8", "replace"))
 
     # ---- uses ----------------------------------------------------------------------
+    def _may_expand(self, node: Node) -> bool:
+        """Whether the node's text has a `$` or a backquote: without one there is nothing to expand."""
+        text = self.src[node.start_byte : node.end_byte]
+        return b"$" in text or b"`" in text
+
     def record_uses(self, node: Node, env: Env) -> None:
         if node.type == "test_command":
             self._record_tests(node)
+        if not self._may_expand(node):
+            return
         for inner in _outermost(node, "command_substitution"):
             self.block(inner.children, dict(env))  # launches inside $( ... ) run in a subshell
         for sub in _descendants(node, {"simple_expansion", "expansion"}):
