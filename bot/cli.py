@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from bot.publish.publisher import PublishResult
     from bot.publish.run import PublishOptions
     from bot.rules.model import Rule
+    from bot.run_memo import RunMemo
     from bot.scan_cache import ResultCache
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -185,9 +186,7 @@ def cmd_run_one(args: argparse.Namespace) -> int:
     repo = load_config(args.config).resolve(args.repo)
     rules = _load(args)
 
-    from bot.engine import scan, write_changes
-    from bot.model import Status
-
+    memo: tuple[RunMemo, str] | None = None
     if args.dry_run or args.write:
         from bot.publish.run import warn_actions_token
 
@@ -195,6 +194,15 @@ def cmd_run_one(args: argparse.Namespace) -> int:
             warn_actions_token()
         if repo.path is not None:
             only = {_relative(repo.path, f) for f in args.files} if args.files is not None else None
+            memo = _open_memo(args, repo.path, rules) if args.dry_run and only is None else None
+            replay = memo[0].get(memo[1]) if memo is not None else None
+            if replay is not None:
+                print("bot: nothing changed since an identical dry run: its report again "
+                      "(--no-cache to check every file)", file=sys.stderr)
+                _write_out(args, replay.text)
+                return EXIT_FINDINGS if args.check and replay.remaining else EXIT_OK
+            from bot.engine import scan, write_changes
+
             report = scan(repo.path, rules, label=args.repo, paths=only, jobs=max(1, args.jobs),
                           cache=_open_cache(args, repo.path, rules), reuse_changes=args.dry_run)
             if args.compose:
@@ -204,6 +212,7 @@ def cmd_run_one(args: argparse.Namespace) -> int:
         elif args.write:
             raise UserError(f"--repo {args.repo}: --write edits a local working tree; give a local path")
         else:
+            from bot.engine import scan
             from bot.publish.run import fetch_for_scan
 
             remote, default = fetch_for_scan(repo)
@@ -217,8 +226,15 @@ def cmd_run_one(args: argparse.Namespace) -> int:
                                                      compose=args.compose))
         report = result.report
         code = _record_publish(report, result)
-    _emit(args, report)
+    from bot.model import Status
+
+    text = _render_text(args, report)
     remaining = [f for f in report.findings if f.status is not Status.FIXED]
+    if memo is not None:
+        from bot.run_memo import Replay
+
+        memo[0].put(memo[1], Replay(text, bool(remaining)))
+    _write_out(args, text)
     if code == EXIT_OK and args.check and remaining:
         return EXIT_FINDINGS
     return code
@@ -233,6 +249,21 @@ def _open_cache(args: argparse.Namespace, root: Path, rules: list[Rule]) -> Resu
     return ResultCache(args.cache_dir or default_directory(), root, fingerprint([r for r in rules if r.enabled]))
 
 
+def _open_memo(args: argparse.Namespace, root: Path, rules: list[Rule]) -> tuple[RunMemo, str] | None:
+    """The store of earlier dry-run reports and this run's key, when this run can be replayed."""
+    if args.no_cache or args.compose:
+        return None
+    from bot.run_memo import RunMemo, run_key, tree_state
+    from bot.scan_cache import default_directory, fingerprint
+
+    state = tree_state(root)
+    if state is None:
+        return None
+    options = {"label": args.repo, "format": args.format, "color": _color(args),
+               "json_lines": bool(getattr(args, "json_lines", False)), "to_file": args.output is not None}
+    return RunMemo(args.cache_dir or default_directory(), root), run_key(state, fingerprint(rules), options)
+
+
 def _relative(root: Path, path: str) -> str:
     try:
         return Path(path).resolve().relative_to(root.resolve()).as_posix()
@@ -241,13 +272,25 @@ def _relative(root: Path, path: str) -> str:
 
 
 def _emit(args: argparse.Namespace, report: object) -> None:
-    from bot.report import render
-    from bot.secrets import redact
+    _write_out(args, _render_text(args, report))
 
-    color = args.output is None and args.format == "text" and _use_color(args.color, sys.stdout)
-    text = redact(render(args.format, report, color=color))  # type: ignore[arg-type]
+
+def _color(args: argparse.Namespace) -> bool:
+    return args.output is None and args.format == "text" and _use_color(args.color, sys.stdout)
+
+
+def _render_text(args: argparse.Namespace, report: object) -> str:
+    """The report in the chosen format, secrets removed; one line per report for JSON Lines."""
+    from bot.report import render
+
+    text = redact(render(args.format, report, color=_color(args)))  # type: ignore[arg-type]
     if args.format == "json" and getattr(args, "json_lines", False) and args.output is None:
         text = json.dumps(json.loads(text), ensure_ascii=False) + "\n"
+    return text
+
+
+def _write_out(args: argparse.Namespace, text: str) -> None:
+    text = redact(text)
     if args.output is not None:
         try:
             args.output.write_bytes(text.encode("utf-8", "surrogateescape"))

@@ -28,6 +28,7 @@ NOT_SHELL_SUFFIXES = {".py", ".pyc", ".md", ".rst", ".txt", ".json", ".yaml", ".
                       ".css", ".js", ".ts", ".c", ".h", ".cc", ".cpp", ".rs", ".go", ".java", ".cfg",
                       ".ini", ".lock", ".in", ".mo", ".po"}
 MAX_BYTES = 8 * 1024 * 1024
+SHEBANG_BYTES = 128  # read of a file without a known suffix, to look for a shell shebang
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox", ".mypy_cache"}
 
 
@@ -123,7 +124,7 @@ def classify(root: Path, rel: str, skipped: list[Skipped], symlinked_dirs: dict[
     if named_kind is None:
         try:
             with open(absolute, "rb") as handle:
-                head = handle.read(128)
+                head = handle.read(SHEBANG_BYTES)
         except OSError:
             return None
         if not SHEBANG.match(head):

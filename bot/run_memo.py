@@ -1,0 +1,168 @@
+"""Replaying the report of a dry run whose inputs have not changed at all.
+
+The per-file cache (bot.scan_cache) still lists, looks up and renders every file. When nothing
+that a dry run reads has changed since an identical earlier one, even that is wasted: the same
+inputs give the same report, so the stored text is printed again (as build tools replay a task
+whose inputs hash the same).
+
+The inputs are the repository as git records it and the bot's own:
+- HEAD, the whole index (paths, modes, blob ids, conflict stages), and `git status` with the
+  bytes of every file it lists (modified, added, untracked and not ignored): together these name
+  every byte discovery can list;
+- git's checkout settings that map blobs to work-tree bytes (core.autocrlf, core.eol, filters);
+- scan_cache.fingerprint: this bot's source, its parsers' versions and every rule as loaded;
+- the options that shape the output (label, format, colour, one-line JSON).
+
+Only plain dry runs of a local git work tree are replayed: not --write, --files, --compose or
+publishing. A store that is missing, damaged or unwritable is a normal run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.sources.discover import MAX_BYTES, SHEBANG_BYTES
+
+FORMAT = 1
+KEEP = 4  # runs remembered per repository: a few output formats side by side
+
+
+@dataclass(frozen=True)
+class Replay:
+    text: str  # the rendered report, before secrets are redacted
+    remaining: bool  # findings that are not fixed remain (for --check)
+
+
+def _git_outputs(root: str, commands: list[list[str]]) -> list[bytes | None]:
+    """Run git commands side by side in `root`; each one's stdout, or None where it failed."""
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}  # status must not refresh the user's index
+    procs: list[subprocess.Popen[bytes] | None] = []
+    for command in commands:
+        try:
+            procs.append(subprocess.Popen(["git", "-C", root, *command], stdout=subprocess.PIPE,
+                                          stderr=subprocess.DEVNULL, env=env))
+        except OSError:
+            procs.append(None)
+    outputs: list[bytes | None] = []
+    for proc in procs:
+        if proc is None:
+            outputs.append(None)
+            continue
+        out, _ = proc.communicate()
+        outputs.append(out if proc.returncode == 0 else None)
+    return outputs
+
+
+def _file_digest(path: str) -> bytes:
+    """What a listed path holds now: a file's content, a symlink's target, or a marker.
+
+    A file too large for the bot to read (discovery skips it, naming its size) counts by its size
+    and first bytes, so an untracked checkpoint is not hashed on every run.
+    """
+    try:
+        if os.path.islink(path):
+            return b"link\0" + os.fsencode(os.readlink(path))
+        if not os.path.isfile(path):
+            return b"absent" if not os.path.exists(path) else b"not a file"
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_BYTES:
+                return b"large %d\0" % size + handle.read(SHEBANG_BYTES)
+            return b"file\0" + hashlib.sha256(handle.read()).digest()
+    except OSError as exc:
+        return f"unreadable {exc.errno}".encode()
+
+
+def tree_state(root: Path) -> str | None:
+    """A digest of everything in `root`'s git work tree a scan can read; None outside git."""
+    location = str(root)
+    top, index, status, settings = _git_outputs(location, [
+        ["rev-parse", "--show-toplevel"],
+        ["ls-files", "-s", "-z"],
+        # v2 with --branch also names HEAD's commit ("# branch.oid"), "(initial)" before the first
+        ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignore-submodules=none"],
+        ["config", "-z", "--get-regexp", r"^(core\.(autocrlf|eol|safecrlf)|filter\..*)$"],
+    ])
+    if top is None or index is None or status is None:
+        return None
+    toplevel = os.fsdecode(top.rstrip(b"\n"))
+    digest = hashlib.sha256(f"state {FORMAT}\0{os.path.realpath(root)}\0{toplevel}\0".encode(
+        "utf-8", "surrogateescape"))
+    digest.update(hashlib.sha256(index).digest() + (settings or b"") + b"\0" + status)
+    for path in status_paths(status):
+        digest.update(b"\0" + path + b"\0" + _file_digest(os.path.join(toplevel, os.fsdecode(path))))
+    return digest.hexdigest()
+
+
+# fields before the path in `git status --porcelain=v2` records, by record type
+_PATH_FIELD = {b"1": 8, b"2": 9, b"u": 10, b"?": 1, b"!": 1}
+
+
+def status_paths(status: bytes) -> list[bytes]:
+    """The work-tree paths (relative to the top level) of a `status --porcelain=v2 -z` listing."""
+    paths = []
+    records = status.split(b"\0")
+    i = 0
+    while i < len(records):
+        record = records[i]
+        i += 1
+        fields = record.split(b" ", _PATH_FIELD.get(record[:1], 0))
+        if record[:1] not in _PATH_FIELD or len(fields) <= _PATH_FIELD[record[:1]]:
+            continue  # a header ("# branch.oid ...") or an empty tail
+        paths.append(fields[-1])
+        if record[:1] == b"2":
+            i += 1  # the path it was renamed or copied from follows; the index covers it
+    return paths
+
+
+def run_key(state: str, fingerprint: str, options: dict[str, object]) -> str:
+    text = json.dumps({"state": state, "fingerprint": fingerprint, "options": options}, sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+class RunMemo:
+    """The last few dry-run reports of one repository, by run key."""
+
+    def __init__(self, directory: Path, root: Path) -> None:
+        scope = hashlib.sha256(os.path.realpath(root).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+        self.path = directory / f"runs-{scope}.json"
+
+    def _runs(self) -> dict[str, object]:
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        runs = data.get("runs") if isinstance(data, dict) and data.get("format") == FORMAT else None
+        return runs if isinstance(runs, dict) else {}
+
+    def get(self, key: str) -> Replay | None:
+        run = self._runs().get(key)
+        if not isinstance(run, dict):
+            return None
+        text, remaining = run.get("text"), run.get("remaining")
+        if not isinstance(text, str) or not isinstance(remaining, bool):
+            return None  # damaged: run again
+        return Replay(text, remaining)
+
+    def put(self, key: str, replay: Replay) -> None:
+        """Remember a run; a store that cannot be written only makes the next run slower."""
+        runs = {k: v for k, v in self._runs().items() if k != key}
+        runs[key] = {"text": replay.text, "remaining": replay.remaining}
+        runs = dict(list(runs.items())[-KEEP:])
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temp = tempfile.mkstemp(prefix=".runs-", dir=self.path.parent)
+        except OSError:
+            return
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8", errors="surrogateescape") as out:
+                json.dump({"format": FORMAT, "runs": runs}, out, ensure_ascii=False, separators=(",", ":"))
+            os.replace(temp, self.path)
+        except OSError:
+            Path(temp).unlink(missing_ok=True)

@@ -1,0 +1,159 @@
+"""Replaying an identical dry run: only when nothing it reads has changed, and never a stale report."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli import EXIT_FINDINGS, main
+from bot.run_memo import RunMemo, status_paths
+from tests.conftest import git, make_repo
+
+BROKEN = """\
+#!/bin/bash
+python3 -m verl.trainer.main_ppo \\
+    actor_rollout_ref.actor.megatron.use_mbridge=False \\
+    trainer.total_epochs=1
+"""
+FINE = BROKEN.replace("use_mbridge=False", "use_mbridge=True")
+REPLAYED = "nothing changed since an identical dry run"
+
+
+class Runner:
+    """`bot run --dry-run` on one repository with one cache directory; the report and whether it was replayed."""
+
+    def __init__(self, root: Path, cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.root, self.cache_dir, self.capsys = root, cache_dir, capsys
+        self.out = root.parent / "report.out"
+
+    def __call__(self, *extra: str) -> tuple[str, bool, int]:
+        self.capsys.readouterr()
+        code = main(["run", "--repo", str(self.root), "--dry-run", "--cache-dir", str(self.cache_dir),
+                     "--output", str(self.out), *extra])
+        return self.out.read_text(), REPLAYED in self.capsys.readouterr().err, code
+
+
+@pytest.fixture
+def run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Runner:
+    root = make_repo(tmp_path / "repo", {"run_a.sh": BROKEN, "run_b.sh": FINE, "docs/notes.md": "prose\n"})
+    return Runner(root, tmp_path / "cache", capsys)
+
+
+def test_identical_run_is_replayed_with_the_same_report_and_exit_code(run: Runner) -> None:
+    first, replayed1, code1 = run("--format", "json", "--check")
+    second, replayed2, code2 = run("--format", "json", "--check")
+    assert not replayed1 and replayed2
+    assert first == second and "megatron-use-mbridge" in first
+    assert code1 == code2 == EXIT_FINDINGS
+
+
+def test_each_format_is_remembered_on_its_own(run: Runner) -> None:
+    text, _, _ = run()
+    json_report, _, _ = run("--format", "json")
+    assert run() == (text, True, 0)
+    assert run("--format", "json") == (json_report, True, 0)
+    assert text != json_report
+
+
+@pytest.mark.parametrize("change", ["modify", "untracked", "stage", "commit", "delete", "gitignore", "mode"])
+def test_any_change_the_scan_can_see_means_a_fresh_run(run: Runner, change: str) -> None:
+    before, _, _ = run("--format", "json")
+    root = run.root
+    if change == "modify":
+        (root / "run_b.sh").write_text(BROKEN)
+    elif change == "untracked":
+        (root / "sub dir").mkdir()
+        (root / "sub dir" / "new run.sh").write_text(BROKEN)
+    elif change == "stage":  # same work-tree bytes as HEAD, a different index
+        (root / "run_b.sh").write_text(BROKEN)
+        git(root, "add", "run_b.sh")
+        (root / "run_b.sh").write_text(FINE)
+    elif change == "commit":  # same tree, a new HEAD the report names
+        git(root, "commit", "-q", "--allow-empty", "-m", "empty")
+    elif change == "delete":
+        (root / "run_a.sh").unlink()
+    elif change == "gitignore":  # an untracked script, then ignored: discovery stops listing it
+        (root / "extra.sh").write_text(BROKEN)
+        before, replayed, _ = run("--format", "json")
+        assert not replayed and "extra.sh" in before
+        (root / ".git" / "info" / "exclude").write_text("extra.sh\n")
+    elif change == "mode":
+        (root / "run_a.sh").chmod(0o755)
+    after, replayed, _ = run("--format", "json")
+    # ignoring extra.sh brings back the very first state: replaying that run's report is right
+    assert not replayed or change == "gitignore"
+    command = [sys.executable, "-m", "bot", "run", "--repo", str(root), "--dry-run", "--no-cache", "--format", "json"]
+    fresh = subprocess.run(command, capture_output=True, text=True, check=False).stdout
+    assert after == fresh
+    if change not in ("stage", "mode"):
+        assert after != before
+
+
+def test_rules_and_options_are_part_of_the_key(run: Runner) -> None:
+    run("--format", "json")
+    assert not run("--format", "json", "--rule", "megatron-use-mbridge")[1]
+    assert run("--format", "json", "--rule", "megatron-use-mbridge")[1]
+
+
+def test_damaged_store_is_a_normal_run(run: Runner) -> None:
+    first, _, _ = run()
+    for store in run.cache_dir.glob("runs-*.json"):
+        store.write_text('{"format": 1, "runs": {"x": 3')
+    again, replayed, _ = run()
+    assert (again, replayed) == (first, False)
+    assert run()[1]  # and the store is written afresh
+
+
+def test_no_cache_neither_replays_nor_remembers(run: Runner) -> None:
+    run()
+    assert not run("--no-cache")[1]
+    assert not run("--no-cache")[1]
+
+
+def test_files_and_write_are_never_replayed(run: Runner, capsys: pytest.CaptureFixture[str]) -> None:
+    run()
+    assert not run("--files", str(run.root / "run_a.sh"))[1]
+    capsys.readouterr()
+    main(["run", "--repo", str(run.root), "--write", "--cache-dir", str(run.cache_dir)])
+    assert REPLAYED not in capsys.readouterr().err
+    assert "use_mbridge=True" in (run.root / "run_a.sh").read_text()
+
+
+def test_outside_git_nothing_is_replayed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "run.sh").write_text(BROKEN)
+    runner = Runner(root, tmp_path / "cache", capsys)
+    assert not runner()[1] and not runner()[1]
+    assert not list((tmp_path / "cache").glob("runs-*.json"))
+
+
+def test_checking_the_state_leaves_the_index_alone(run: Runner) -> None:
+    run()
+    index = run.root / ".git" / "index"
+    stamp = index.stat().st_mtime_ns, index.read_bytes()
+    os.utime(run.root / "run_b.sh", ns=(1, 1))  # stat data differs from the index: git would refresh it
+    run()
+    run()
+    assert (index.stat().st_mtime_ns, index.read_bytes()) == stamp
+
+
+def test_only_the_last_few_runs_are_kept(run: Runner) -> None:
+    for fmt in ("text", "json", "markdown", "sarif", "diff"):
+        run("--format", fmt)
+    store = RunMemo(run.cache_dir, run.root)
+    assert len(store._runs()) == 4
+    assert not run("--format", "text")[1]
+
+
+def test_status_paths_reads_renames_spaces_and_untracked() -> None:
+    listing = (b"# branch.oid 0123\0# branch.head main\0"
+               b"1 .M N... 100644 100644 100644 aa bb with space.sh\0"
+               b"2 R. N... 100644 100644 100644 aa aa R100 new name.sh\0old name.sh\0"
+               b"u UU N... 100644 100644 100644 100644 aa bb cc conflict.sh\0"
+               b"? untracked dir/run.sh\0")
+    assert status_paths(listing) == [b"with space.sh", b"new name.sh", b"conflict.sh", b"untracked dir/run.sh"]
