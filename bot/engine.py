@@ -123,6 +123,7 @@ def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
     return outcome
 
 
+PARALLEL_FROM = 400  # files; below this, worker start-up and imports outweigh the second core
 _WORKER: tuple[list[Rule], list[bytes] | None, dict[str, str] | None, tuple[str, ...]] | None = None
 
 
@@ -140,8 +141,11 @@ def _worker_scan(source: SourceFile) -> Outcome:
 def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None, config_dirs: tuple[str, ...],
               jobs: int) -> Iterator[Outcome]:
-    """Files in order; with jobs > 1 in worker processes (each parses with its own tree-sitter)."""
-    if jobs <= 1 or facts is not None:
+    """Files in order; with jobs > 1 in worker processes (each parses with its own tree-sitter).
+
+    A few files (what a warm cache leaves) are checked here: starting workers would cost more.
+    """
+    if jobs <= 1 or facts is not None or len(files) < PARALLEL_FROM:
         for source in files:
             yield _scan_one(source, rules, tokens, facts, packages, config_dirs)
         return

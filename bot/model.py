@@ -75,6 +75,7 @@ class FileChange:
     path: str
     before: bytes
     after: bytes
+    patch: bytes | None = field(default=None, compare=False, repr=False)  # unified diff, once made
 
 
 @dataclass

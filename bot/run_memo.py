@@ -19,6 +19,7 @@ publishing. A store that is missing, damaged or unwritable is a normal run.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -127,42 +128,62 @@ def run_key(state: str, fingerprint: str, options: dict[str, object]) -> str:
 
 
 class RunMemo:
-    """The last few dry-run reports of one repository, by run key."""
+    """The last few dry-run reports of one repository: one file per run key, the newest kept.
+
+    A file is a JSON header line ({"format", "key", "remaining"}) and then the report text as is,
+    so a replay reads one file and decodes nothing else.
+    """
 
     def __init__(self, directory: Path, root: Path) -> None:
         scope = hashlib.sha256(os.path.realpath(root).encode("utf-8", "surrogateescape")).hexdigest()[:24]
-        self.path = directory / f"runs-{scope}.json"
+        self.directory = directory / f"runs-{scope}"
 
-    def _runs(self) -> dict[str, object]:
-        try:
-            data = json.loads(self.path.read_bytes())
-        except (OSError, ValueError):
-            return {}
-        runs = data.get("runs") if isinstance(data, dict) and data.get("format") == FORMAT else None
-        return runs if isinstance(runs, dict) else {}
+    def _path(self, key: str) -> Path:
+        return self.directory / f"{key[:40]}.report"
 
     def get(self, key: str) -> Replay | None:
-        run = self._runs().get(key)
-        if not isinstance(run, dict):
+        try:
+            data = self._path(key).read_bytes()
+        except OSError:
             return None
-        text, remaining = run.get("text"), run.get("remaining")
-        if not isinstance(text, str) or not isinstance(remaining, bool):
-            return None  # damaged: run again
-        return Replay(text, remaining)
+        head, newline, body = data.partition(b"\n")
+        try:
+            header = json.loads(head)
+            text = body.decode("utf-8", "surrogateescape")
+        except ValueError:
+            return None
+        if (not newline or not isinstance(header, dict) or header.get("format") != FORMAT
+                or header.get("key") != key or not isinstance(header.get("remaining"), bool)):
+            return None  # damaged, or another version's: run again
+        with contextlib.suppress(OSError):
+            os.utime(self._path(key))  # recently replayed runs are the ones kept
+        return Replay(text, header["remaining"])
 
     def put(self, key: str, replay: Replay) -> None:
         """Remember a run; a store that cannot be written only makes the next run slower."""
-        runs = {k: v for k, v in self._runs().items() if k != key}
-        runs[key] = {"text": replay.text, "remaining": replay.remaining}
-        runs = dict(list(runs.items())[-KEEP:])
+        header = json.dumps({"format": FORMAT, "key": key, "remaining": replay.remaining})
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(prefix=".runs-", dir=self.path.parent)
+            self.directory.mkdir(parents=True, exist_ok=True)
+            handle, temp = tempfile.mkstemp(prefix=".run-", dir=self.directory)
         except OSError:
             return
         try:
-            with os.fdopen(handle, "w", encoding="utf-8", errors="surrogateescape") as out:
-                json.dump({"format": FORMAT, "runs": runs}, out, ensure_ascii=False, separators=(",", ":"))
-            os.replace(temp, self.path)
+            with os.fdopen(handle, "wb") as out:
+                out.write(header.encode() + b"\n" + replay.text.encode("utf-8", "surrogateescape"))
+            os.replace(temp, self._path(key))
         except OSError:
             Path(temp).unlink(missing_ok=True)
+            return
+        self._prune()
+
+    def runs(self) -> list[Path]:
+        """The stored runs, newest first."""
+        try:
+            found = [(p.stat().st_mtime_ns, p) for p in self.directory.glob("*.report")]
+        except OSError:
+            return []
+        return [p for _, p in sorted(found, reverse=True)]
+
+    def _prune(self) -> None:
+        for stale in self.runs()[KEEP:]:
+            stale.unlink(missing_ok=True)

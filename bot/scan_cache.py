@@ -29,7 +29,7 @@ from bot.edits import apply_edits, unique_edits
 from bot.model import Edit, FileChange, FileResult, Finding, Outcome, Skipped, Span, Status
 from bot.rules.model import Rule
 
-FORMAT = 1
+FORMAT = 2
 PARSERS = ("tree-sitter", "tree-sitter-bash", "hydra-core", "libcst", "ruamel.yaml")
 
 
@@ -140,21 +140,29 @@ class ResultCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             handle, temp = tempfile.mkstemp(prefix=".scan-", dir=self.path.parent)
             with os.fdopen(handle, "w", encoding="utf-8", errors="surrogateescape") as out:
-                json.dump(payload, out, ensure_ascii=False, separators=(",", ":"))
+                # dumps, not dump: only the one-shot encoder is the C one (several times faster)
+                out.write(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
             os.replace(temp, self.path)
         except OSError:
             return
         self._dirty = False
 
 
-def encode_outcome(outcome: Outcome) -> dict[str, Any]:
-    """An outcome as JSON data; a change is kept as the edits that make it, not as bytes."""
+def encode_outcome(outcome: Outcome, *, with_patch: bool = False) -> dict[str, Any]:
+    """An outcome as JSON data; a change is kept as the edits that make it, not as bytes.
+
+    `with_patch` also keeps a change's unified diff (for dry runs, whose reports show it).
+    """
     data: dict[str, Any] = {"skipped": [s.reason for s in outcome.skipped]}
     result = outcome.result
     if result is not None:
         data["result"] = {"kind": result.kind, "findings": _encode_findings(result.findings),
                           "partly_parsed": result.partly_parsed, "launches": result.launches,
                           "unreadable": result.unreadable, "changed": result.change is not None}
+        if with_patch and result.change is not None:
+            from bot.report.diff import unified_diff
+
+            data["result"]["patch"] = unified_diff(result.change)
     return data
 
 
@@ -174,6 +182,9 @@ def decode_outcome(path: str, data: dict[str, Any], current: bytes | None) -> Ou
         if current is None:
             raise ValueError("a changed file needs its bytes")
         change = FileChange(path, current, apply_edits(current, unique_edits(findings)))
+        patch = raw.get("patch")
+        if isinstance(patch, str):  # made from these very bytes (checked by the caller) and edits
+            change.patch = patch.encode("utf-8", "surrogateescape")
     outcome.result = FileResult(findings, change, bool(raw["partly_parsed"]), int(raw["launches"]), str(raw["kind"]),
                                 raw["unreadable"])
     return outcome

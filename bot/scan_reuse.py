@@ -85,7 +85,8 @@ class ScanReuse:
                 deps[path] = self.ids.of(path)
             if source.kind == YAML:
                 deps[LAYOUT] = self.layout()
-        self.cache.put(source.path, Entry(content, source.size, encode_outcome(outcome), deps))
+        encoded = encode_outcome(outcome, with_patch=self.reuse_changes)
+        self.cache.put(source.path, Entry(content, source.size, encoded, deps))
 
     def finish(self, *, complete: bool) -> None:
         """Save the store; after a scan of every file, forget files that are gone."""

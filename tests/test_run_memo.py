@@ -101,8 +101,10 @@ def test_rules_and_options_are_part_of_the_key(run: Runner) -> None:
 
 def test_damaged_store_is_a_normal_run(run: Runner) -> None:
     first, _, _ = run()
-    for store in run.cache_dir.glob("runs-*.json"):
-        store.write_text('{"format": 1, "runs": {"x": 3')
+    stored = list(run.cache_dir.glob("runs-*/*.report"))
+    assert stored
+    for store in stored:
+        store.write_bytes(store.read_bytes()[:20])
     again, replayed, _ = run()
     assert (again, replayed) == (first, False)
     assert run()[1]  # and the store is written afresh
@@ -129,7 +131,7 @@ def test_outside_git_nothing_is_replayed(tmp_path: Path, capsys: pytest.CaptureF
     (root / "run.sh").write_text(BROKEN)
     runner = Runner(root, tmp_path / "cache", capsys)
     assert not runner()[1] and not runner()[1]
-    assert not list((tmp_path / "cache").glob("runs-*.json"))
+    assert not list((tmp_path / "cache").glob("runs-*/*"))
 
 
 def test_checking_the_state_leaves_the_index_alone(run: Runner) -> None:
@@ -145,9 +147,9 @@ def test_checking_the_state_leaves_the_index_alone(run: Runner) -> None:
 def test_only_the_last_few_runs_are_kept(run: Runner) -> None:
     for fmt in ("text", "json", "markdown", "sarif", "diff"):
         run("--format", fmt)
-    store = RunMemo(run.cache_dir, run.root)
-    assert len(store._runs()) == 4
-    assert not run("--format", "text")[1]
+    assert len(RunMemo(run.cache_dir, run.root).runs()) == 4
+    assert not run("--format", "text")[1]  # the oldest went
+    assert run("--format", "diff")[1]
 
 
 def test_status_paths_reads_renames_spaces_and_untracked() -> None:

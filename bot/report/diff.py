@@ -29,6 +29,13 @@ def unified_diff(change: FileChange) -> str:
 
 
 def unified_diff_bytes(change: FileChange) -> bytes:
+    """The patch, made once per change (the result cache may bring it along)."""
+    if change.patch is None:
+        change.patch = _patch(change)
+    return change.patch
+
+
+def _patch(change: FileChange) -> bytes:
     if change.before == change.after:
         return b""
     old, new = split_lines(change.before), split_lines(change.after)

@@ -104,7 +104,7 @@ def classify(root: Path, rel: str, skipped: list[Skipped], symlinked_dirs: dict[
     base = root_text if root_text is not None else str(root)
     absolute = base + "/" + rel
     suffix = os.path.splitext(rel)[1].lower()
-    named_kind = SHELL if suffix in SHELL_SUFFIXES else kind_for_path(rel)
+    named_kind = SHELL if suffix in SHELL_SUFFIXES else kind_for_path(rel, suffix)
     if named_kind is None and suffix in NOT_SHELL_SUFFIXES:
         return None  # never read: no need to look at it on disk either
     try:

@@ -19,10 +19,12 @@ _BY_SUFFIX = {".md": MARKDOWN, ".markdown": MARKDOWN, ".rst": RST, ".ipynb": NOT
               ".yaml": YAML, ".yml": YAML}
 
 
-def kind_for_path(path: str) -> str | None:
-    """The kind a file's name says; None when only its content can tell (a shebang) or it is not read."""
-    suffix = os.path.splitext(path)[1].lower()
-    kind = _BY_SUFFIX.get(suffix)
+def kind_for_path(path: str, suffix: str | None = None) -> str | None:
+    """The kind a file's name says; None when only its content can tell (a shebang) or it is not read.
+
+    `suffix`: the path's lower-cased suffix, when the caller already has it.
+    """
+    kind = _BY_SUFFIX.get(os.path.splitext(path)[1].lower() if suffix is None else suffix)
     if kind == YAML and (path.startswith(".github/workflows/") or "/.github/workflows/" in path):
         return WORKFLOW
     return kind
