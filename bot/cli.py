@@ -231,9 +231,9 @@ def cmd_run_one(args: argparse.Namespace) -> int:
     text = _render_text(args, report)
     remaining = [f for f in report.findings if f.status is not Status.FIXED]
     if memo is not None:
-        from bot.run_memo import Replay
+        from bot.run_memo import Replay, read_digests
 
-        memo[0].put(memo[1], Replay(text, bool(remaining)))
+        memo[0].put(memo[1], Replay(text, bool(remaining), read_digests(memo[0].root, report.reads)))
     _write_out(args, text)
     if code == EXIT_OK and args.check and remaining:
         return EXIT_FINDINGS

@@ -219,6 +219,7 @@ def _add_outcome(report: Report, outcome: Outcome) -> None:
         return
     report.files_parsed += 1
     report.file_kinds[outcome.path] = result.kind
+    report.reads.update(result.reads)
     report.findings.extend(result.findings)
     report.launches += result.launches
     if result.partly_parsed:

@@ -102,6 +102,7 @@ class Report:
     extra: dict[str, Any] = field(default_factory=dict)
     files_by_kind: dict[str, int] = field(default_factory=dict)  # files scanned, by source kind
     file_kinds: dict[str, str] = field(default_factory=dict)  # path -> kind, for every file parsed
+    reads: set[str] = field(default_factory=set)  # files results depend on besides their own (callees)
 
     def kind_counts(self) -> dict[str, dict[str, int]]:
         """Per source kind: files scanned and parsed, findings, fixable and manual."""

@@ -10,6 +10,8 @@ The inputs are the repository as git records it and the bot's own:
   bytes of every file it lists (modified, added, untracked and not ignored): together these name
   every byte discovery can list;
 - git's checkout settings that map blobs to work-tree bytes (core.autocrlf, core.eol, filters);
+- the bytes of files the results read that discovery may not list (a called script git ignores),
+  recorded with the report and compared before it is replayed;
 - scan_cache.fingerprint: this bot's source, its parsers' versions and every rule as loaded;
 - the options that shape the output (label, format, colour, one-line JSON).
 
@@ -25,7 +27,7 @@ import json
 import os
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.sources.discover import MAX_BYTES, SHEBANG_BYTES
@@ -36,8 +38,10 @@ KEEP = 4  # runs remembered per repository: a few output formats side by side
 
 @dataclass(frozen=True)
 class Replay:
-    text: str  # the rendered report, before secrets are redacted
+    text: str  # the rendered report, secrets removed
     remaining: bool  # findings that are not fixed remain (for --check)
+    # files the results read that discovery may not list (a called script git ignores): path -> digest
+    reads: dict[str, str] = field(default_factory=dict)
 
 
 def _git_outputs(root: str, commands: list[list[str]]) -> list[bytes | None]:
@@ -122,6 +126,11 @@ def status_paths(status: bytes) -> list[bytes]:
     return paths
 
 
+def read_digests(root: Path, paths: set[str]) -> dict[str, str]:
+    """What each of these repository files holds now, as recorded beside a report."""
+    return {path: hashlib.sha256(_file_digest(os.path.join(root, path))).hexdigest() for path in sorted(paths)}
+
+
 def run_key(state: str, fingerprint: str, options: dict[str, object]) -> str:
     text = json.dumps({"state": state, "fingerprint": fingerprint, "options": options}, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
@@ -137,6 +146,7 @@ class RunMemo:
     def __init__(self, directory: Path, root: Path) -> None:
         scope = hashlib.sha256(os.path.realpath(root).encode("utf-8", "surrogateescape")).hexdigest()[:24]
         self.directory = directory / f"runs-{scope}"
+        self.root = root
 
     def _path(self, key: str) -> Path:
         return self.directory / f"{key[:40]}.report"
@@ -153,15 +163,19 @@ class RunMemo:
         except ValueError:
             return None
         if (not newline or not isinstance(header, dict) or header.get("format") != FORMAT
-                or header.get("key") != key or not isinstance(header.get("remaining"), bool)):
+                or header.get("key") != key or not isinstance(header.get("remaining"), bool)
+                or not isinstance(header.get("reads"), dict)):
             return None  # damaged, or another version's: run again
+        reads = header["reads"]
+        if reads and read_digests(self.root, set(reads)) != reads:
+            return None  # a file outside the git state it was keyed on has changed
         with contextlib.suppress(OSError):
             os.utime(self._path(key))  # recently replayed runs are the ones kept
-        return Replay(text, header["remaining"])
+        return Replay(text, header["remaining"], reads)
 
     def put(self, key: str, replay: Replay) -> None:
         """Remember a run; a store that cannot be written only makes the next run slower."""
-        header = json.dumps({"format": FORMAT, "key": key, "remaining": replay.remaining})
+        header = json.dumps({"format": FORMAT, "key": key, "remaining": replay.remaining, "reads": replay.reads})
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             handle, temp = tempfile.mkstemp(prefix=".run-", dir=self.directory)

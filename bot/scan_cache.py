@@ -92,8 +92,8 @@ class ResultCache:
         if isinstance(entries, dict):
             self._raw = entries  # decoded entry by entry, on lookup
 
-    def lookup(self, path: str, content: str, size: int, current_id: Callable[[str], str]) -> dict[str, Any] | None:
-        """The cached outcome, if the file and everything its result read are as recorded.
+    def lookup(self, path: str, content: str, size: int, current_id: Callable[[str], str]) -> Entry | None:
+        """The cached entry, if the file and everything its result read are as recorded.
 
         `current_id(path)` gives another file's content id now ("" when absent).
         """
@@ -105,7 +105,7 @@ class ResultCache:
             self.misses += 1
             return None
         self.hits += 1
-        return entry.outcome
+        return entry
 
     @staticmethod
     def _entry(raw: Any) -> Entry | None:

@@ -53,9 +53,10 @@ class ScanReuse:
 
     def _cached(self, source: SourceFile) -> Outcome | None:
         content = self.ids.of(source.path)
-        data = self.cache.lookup(source.path, content, source.size, self.dep_id) if content else None
-        if data is None:
+        entry = self.cache.lookup(source.path, content, source.size, self.dep_id) if content else None
+        if entry is None:
             return None
+        data = entry.outcome
         current = None
         try:
             if changed(data):
@@ -64,9 +65,12 @@ class ScanReuse:
                 current = self.ids.read(source.path)
                 if current is None or blob_id(current) != content:
                     return None  # edits are replayed only on the very bytes they were made for
-            return decode_outcome(source.path, data, current)
+            outcome = decode_outcome(source.path, data, current)
         except (KeyError, TypeError, ValueError):
             return None  # an entry this version cannot read is checked again
+        if outcome.result is not None:
+            outcome.result.reads = tuple(sorted(path for path in entry.deps if path != LAYOUT))
+        return outcome
 
     def hit(self, path: str) -> Outcome | None:
         return self._hits.get(path)

@@ -93,6 +93,22 @@ def test_any_change_the_scan_can_see_means_a_fresh_run(run: Runner, change: str)
         assert after != before
 
 
+def test_a_called_script_git_ignores_is_checked_too(run: Runner) -> None:
+    """The caller's finding depends on a script outside the git state: editing it must not replay."""
+    root = run.root
+    (root / ".git" / "info" / "exclude").write_text("local/\n")
+    (root / "local").mkdir()
+    (root / "local" / "inner.sh").write_text(
+        "#!/bin/bash\npython3 -m verl.trainer.main_ppo actor_rollout_ref.actor.megatron.use_mbridge=${MB:-True}\n")
+    (root / "run_caller.sh").write_text("#!/bin/bash\nMB=False bash local/inner.sh\n")
+    first, _, _ = run("--format", "json")
+    assert "run_caller.sh" in first
+    assert run("--format", "json")[1]
+    (root / "local" / "inner.sh").write_text("#!/bin/bash\npython3 -m verl.trainer.main_ppo trainer.x=${MB:-1}\n")
+    after, replayed, _ = run("--format", "json")
+    assert not replayed and "run_caller.sh" not in after
+
+
 def test_rules_and_options_are_part_of_the_key(run: Runner) -> None:
     run("--format", "json")
     assert not run("--format", "json", "--rule", "megatron-use-mbridge")[1]
