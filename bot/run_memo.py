@@ -89,7 +89,7 @@ def tree_state(root: Path) -> str | None:
     location = str(root)
     top, index, status, settings = _git_outputs(location, [
         ["rev-parse", "--show-toplevel"],
-        ["ls-files", "-s", "-z"],
+        ["ls-files", "-s", "-v", "-z"],  # -v: tags files git does not compare (assume-unchanged)
         # v2 with --branch also names HEAD's commit ("# branch.oid"), "(initial)" before the first
         ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignore-submodules=none"],
         ["config", "-z", "--get-regexp", r"^(core\.(autocrlf|eol|safecrlf)|filter\..*)$"],
@@ -100,9 +100,25 @@ def tree_state(root: Path) -> str | None:
     digest = hashlib.sha256(f"state {FORMAT}\0{os.path.realpath(root)}\0{toplevel}\0".encode(
         "utf-8", "surrogateescape"))
     digest.update(hashlib.sha256(index).digest() + (settings or b"") + b"\0" + status)
-    for path in status_paths(status):
+    for path in status_paths(status) + unwatched_paths(index, top.rstrip(b"\n"), location):
         digest.update(b"\0" + path + b"\0" + _file_digest(os.path.join(toplevel, os.fsdecode(path))))
     return digest.hexdigest()
+
+
+def unwatched_paths(listing: bytes, toplevel: bytes, root: str) -> list[bytes]:
+    """Tracked files whose edits `git status` does not show (assume-unchanged, skip-worktree).
+
+    `listing` is `git ls-files -s -v -z` run in `root`, so its paths are relative to `root`; the
+    result is relative to the top level, like status paths.
+    """
+    prefix = os.path.relpath(os.fsencode(os.path.realpath(root)), os.path.realpath(toplevel))
+    paths = []
+    for record in listing.split(b"\0"):
+        if record[:2] in (b"H ", b"") or b"\t" not in record:
+            continue
+        path = record.partition(b"\t")[2]
+        paths.append(path if prefix == b"." else prefix + b"/" + path)
+    return paths
 
 
 # fields before the path in `git status --porcelain=v2` records, by record type

@@ -59,7 +59,8 @@ def test_each_format_is_remembered_on_its_own(run: Runner) -> None:
     assert text != json_report
 
 
-@pytest.mark.parametrize("change", ["modify", "untracked", "stage", "commit", "delete", "gitignore", "mode"])
+@pytest.mark.parametrize("change", ["modify", "untracked", "stage", "commit", "delete", "gitignore", "mode",
+                                    "assume-unchanged", "skip-worktree"])
 def test_any_change_the_scan_can_see_means_a_fresh_run(run: Runner, change: str) -> None:
     before, _, _ = run("--format", "json")
     root = run.root
@@ -83,6 +84,12 @@ def test_any_change_the_scan_can_see_means_a_fresh_run(run: Runner, change: str)
         (root / ".git" / "info" / "exclude").write_text("extra.sh\n")
     elif change == "mode":
         (root / "run_a.sh").chmod(0o755)
+    elif change in ("assume-unchanged", "skip-worktree"):  # git status stops showing the edit
+        git(root, "update-index", f"--{change}", "run_b.sh")
+        run("--format", "json")
+        assert run("--format", "json")[1]  # replayed while the file is as it was
+        (root / "run_b.sh").write_text(BROKEN)
+        assert git(root, "status", "--porcelain") == ""
     after, replayed, _ = run("--format", "json")
     # ignoring extra.sh brings back the very first state: replaying that run's report is right
     assert not replayed or change == "gitignore"

@@ -67,6 +67,20 @@ def test_edited_file_is_checked_again(tmp_path: Path) -> None:
     assert warm == _cold(root)
 
 
+def test_edit_hidden_from_git_status_is_checked_again(tmp_path: Path) -> None:
+    root, cache_dir = _tree(tmp_path), tmp_path / "cache"
+    fine = PLAIN.replace("use_mbridge=False \\", "use_mbridge=True  \\")
+    assert len(fine) == len(PLAIN)  # the size alone cannot tell
+    (root / "run_plain.sh").write_text(fine)
+    git(root, "commit", "-qam", "fixed by hand")
+    git(root, "update-index", "--assume-unchanged", "run_plain.sh")
+    before, _ = _scan(root, cache_dir)
+    (root / "run_plain.sh").write_text(PLAIN)  # broken again, and git status does not show it
+    warm, stats = _scan(root, cache_dir)
+    assert stats["checked"] >= 1
+    assert warm == _cold(root) != before
+
+
 def test_callee_change_reaches_the_caller(tmp_path: Path) -> None:
     root, cache_dir = _tree(tmp_path), tmp_path / "cache"
     before, _ = _scan(root, cache_dir)

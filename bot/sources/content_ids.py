@@ -24,10 +24,11 @@ def blob_id(data: bytes) -> str:
 def indexed_ids(root: Path) -> dict[str, str]:
     """Path -> blob id for every tracked file whose work-tree bytes match the index; {} outside git.
 
-    Merge conflicts (stages 1-3), files git sees as modified, and anything git cannot tell are left
-    out: their ids come from their bytes.
+    Merge conflicts (stages 1-3), files git sees as modified, files git is told not to look at
+    (assume-unchanged, skip-worktree: `git diff-files` never lists their edits) and anything git
+    cannot tell are left out: their ids come from their bytes.
     """
-    listing = _git(root, "ls-files", "-s", "-z")
+    listing = _git(root, "ls-files", "-s", "-v", "-z")
     modified = _git(root, "diff-files", "--name-only", "--relative", "-z")
     if listing is None or modified is None:
         return {}
@@ -39,13 +40,14 @@ def indexed_ids(root: Path) -> dict[str, str]:
         if not tab:
             continue
         fields = meta.split()
-        if len(fields) != 3:
+        if len(fields) != 4:
             continue
+        tag, mode, blob, stage = fields
         path = os.fsdecode(raw)
-        if fields[2] != b"0":
+        if stage != b"0" or tag != b"H":  # H: tracked, and git compares it with the work tree
             conflicted.add(path)
-        elif fields[0] in (b"100644", b"100755"):
-            ids[path] = fields[1].decode("ascii")
+        elif mode in (b"100644", b"100755"):
+            ids[path] = blob.decode("ascii")
     for path in changed | conflicted:
         ids.pop(path, None)
     return ids
