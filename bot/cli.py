@@ -186,7 +186,7 @@ def cmd_run_one(args: argparse.Namespace) -> int:
     repo = load_config(args.config).resolve(args.repo)
     rules = _load(args)
 
-    memo: tuple[RunMemo, str] | None = None
+    memo: tuple[RunMemo, str, list[str]] | None = None
     if args.dry_run or args.write:
         from bot.publish.run import warn_actions_token
 
@@ -231,9 +231,7 @@ def cmd_run_one(args: argparse.Namespace) -> int:
     text = _render_text(args, report)
     remaining = [f for f in report.findings if f.status is not Status.FIXED]
     if memo is not None:
-        from bot.run_memo import Replay, read_digests
-
-        memo[0].put(memo[1], Replay(text, bool(remaining), read_digests(memo[0].root, report.reads)))
+        _remember(args, memo, rules, report, text, bool(remaining))
     _write_out(args, text)
     if code == EXIT_OK and args.check and remaining:
         return EXIT_FINDINGS
@@ -249,9 +247,12 @@ def _open_cache(args: argparse.Namespace, root: Path, rules: list[Rule]) -> Resu
     return ResultCache(args.cache_dir or default_directory(), root, fingerprint([r for r in rules if r.enabled]))
 
 
-def _open_memo(args: argparse.Namespace, root: Path, rules: list[Rule]) -> tuple[RunMemo, str] | None:
-    """The store of earlier dry-run reports and this run's key, when this run can be replayed."""
-    if args.no_cache or args.compose:
+def _open_memo(args: argparse.Namespace, root: Path, rules: list[Rule]) -> tuple[RunMemo, str, list[str]] | None:
+    """The store of earlier dry-run reports, this run's key and the files whose bytes must be
+    recorded beside it, when this run can be replayed."""
+    from bot.rules.model import consults_config
+
+    if args.no_cache or args.compose or consults_config(rules):
         return None
     from bot.run_memo import RunMemo, run_key, tree_state
     from bot.scan_cache import default_directory, fingerprint
@@ -261,7 +262,19 @@ def _open_memo(args: argparse.Namespace, root: Path, rules: list[Rule]) -> tuple
         return None
     options = {"label": args.repo, "format": args.format, "color": _color(args),
                "json_lines": bool(getattr(args, "json_lines", False)), "to_file": args.output is not None}
-    return RunMemo(args.cache_dir or default_directory(), root), run_key(state, fingerprint(rules), options)
+    memo = RunMemo(args.cache_dir or default_directory(), root)
+    return memo, run_key(state.digest, fingerprint(rules), options), state.racy
+
+
+def _remember(args: argparse.Namespace, memo: tuple[RunMemo, str, list[str]], rules: list[Rule], report: Report,
+              text: str, remaining: bool) -> None:
+    """Store the report, unless the tree changed while it was made (it would be filed under the old state)."""
+    from bot.run_memo import Replay, read_digests
+
+    reads = read_digests(memo[0].root, report.reads | set(memo[2]))
+    after = _open_memo(args, memo[0].root, rules)
+    if after is not None and after[1] == memo[1]:
+        memo[0].put(memo[1], Replay(text, remaining, reads))
 
 
 def _relative(root: Path, path: str) -> str:

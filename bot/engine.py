@@ -17,7 +17,7 @@ from bot.errors import UserError
 from bot.globs import any_match
 from bot.model import FileChange, FileResult, Finding, Outcome, Report, RuleInfo, Skipped, Status
 from bot.rules.evaluate import LaunchFacts
-from bot.rules.model import Rule
+from bot.rules.model import Rule, consults_config
 from bot.scan_cache import ResultCache
 from bot.sources.discover import SourceFile, read_source, sources
 from bot.sources.kinds import PYTHON, SHELL, SHELL_FAMILY, YAML, kind_for_path
@@ -175,7 +175,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     )
     tokens = prefilter_tokens(enabled)
     facts = None
-    if any(r.when_config or r.when_value or any(e.prefix == "auto" for e in r.ensure) for r in enabled):
+    if consults_config(enabled):
         from bot.compose import ConfigFacts
 
         facts = ConfigFacts(root)
@@ -184,18 +184,21 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         report.files_scanned += 1
         report.files_by_kind[source.kind] = report.files_by_kind.get(source.kind, 0) + 1
     files = files if enabled else []
+    packages = None
+    if any(s.kind == YAML for s in files):
+        from bot.sources.yaml_config import yaml_packages
+
+        layout_reads: set[str] = set()
+        packages = yaml_packages(root, [s.path for s in files if s.kind == YAML], layout_reads)
+        report.reads.update(layout_reads - {s.path for s in files})  # included configs git ignores
     reuse = None
     if cache is not None and facts is None and files:  # composed facts depend on the whole config tree
         from bot.scan_reuse import ScanReuse
 
-        reuse = ScanReuse(cache, root, files, reuse_changes=reuse_changes)
+        reuse = ScanReuse(cache, root, files, reuse_changes=reuse_changes, layout_extra=sorted(report.reads))
     todo = files if reuse is None else reuse.to_check()
-    packages = None
     config_dirs: tuple[str, ...] = ()
     if any(s.kind == YAML for s in todo):
-        from bot.sources.yaml_config import yaml_packages
-
-        packages = yaml_packages(root, [s.path for s in files if s.kind == YAML])
         config_dirs = app_config_dirs([s for s in files if s.kind == PYTHON])
     checked = _outcomes(todo, enabled, tokens, facts, packages, config_dirs, jobs)
     for source in files:

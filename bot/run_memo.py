@@ -6,17 +6,17 @@ inputs give the same report, so the stored text is printed again (as build tools
 whose inputs hash the same).
 
 The inputs are the repository as git records it and the bot's own:
-- HEAD, the whole index (paths, modes, blob ids, conflict stages), and `git status` with the
-  bytes of every file it lists (modified, added, untracked and not ignored): together these name
-  every byte discovery can list;
-- git's checkout settings that map blobs to work-tree bytes (core.autocrlf, core.eol, filters);
-- the bytes of files the results read that discovery may not list (a called script git ignores),
-  recorded with the report and compared before it is replayed;
+- HEAD, the whole index, git's checkout settings, and the lstat data of every file discovery
+  lists (see tree_state), taken before the scan and again after it: a report is stored only when
+  nothing changed while it was made;
+- the bytes of files the results read that discovery does not list (a called script or an
+  included config git ignores), recorded with the report and compared before it is replayed;
 - scan_cache.fingerprint: this bot's source, its parsers' versions and every rule as loaded;
 - the options that shape the output (label, format, colour, one-line JSON).
 
-Only plain dry runs of a local git work tree are replayed: not --write, --files, --compose or
-publishing. A store that is missing, damaged or unwritable is a normal run.
+Only plain dry runs of a local git work tree are replayed: not --write, --files, --compose,
+publishing, or rules that consult the composed Hydra config (it reads files outside discovery and
+the environment). A store that is missing, damaged or unwritable is a normal run.
 """
 
 from __future__ import annotations
@@ -27,12 +27,14 @@ import json
 import os
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.sources.discover import MAX_BYTES, SHEBANG_BYTES
 
 FORMAT = 1
+RACY_NS = 2_000_000_000  # files changed this recently get their bytes checked (timestamps have coarse ticks)
 KEEP = 4  # runs remembered per repository: a few output formats side by side
 
 
@@ -84,62 +86,52 @@ def _file_digest(path: str) -> bytes:
         return f"unreadable {exc.errno}".encode()
 
 
-def tree_state(root: Path) -> str | None:
-    """A digest of everything in `root`'s git work tree a scan can read; None outside git."""
+@dataclass(frozen=True)
+class TreeState:
+    digest: str
+    racy: list[str]  # files changed too recently for their stat data to vouch for their bytes
+
+
+def tree_state(root: Path) -> TreeState | None:
+    """A digest of everything in `root`'s git work tree a scan can read; None outside git.
+
+    HEAD, the index (paths, modes, blob ids, stages, assume-unchanged and skip-worktree tags),
+    git's checkout settings, and the lstat data (size, mtime, ctime, inode, mode) of every file
+    discovery lists. Stat data rather than `git status`: git may call a rewritten file clean
+    (core.checkStat, core.trustctime, an end-of-line filter that maps new bytes to the same blob),
+    while any write changes a file's ctime. A file changed less than RACY_NS before now could
+    change again within the same timestamp tick without a new stamp: those are returned, for their
+    bytes to be recorded with the report and compared before it is replayed (as git does with
+    "racily clean" index entries).
+    """
     location = str(root)
-    top, index, status, settings = _git_outputs(location, [
-        ["rev-parse", "--show-toplevel"],
-        ["ls-files", "-s", "-v", "-z"],  # -v: tags files git does not compare (assume-unchanged)
-        # v2 with --branch also names HEAD's commit ("# branch.oid"), "(initial)" before the first
-        ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignore-submodules=none"],
+    started = time.time_ns()
+    head, index, listing, settings = _git_outputs(location, [
+        ["rev-parse", "-q", "--verify", "HEAD"],
+        ["ls-files", "-s", "-v", "-z"],
+        ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         ["config", "-z", "--get-regexp", r"^(core\.(autocrlf|eol|safecrlf)|filter\..*)$"],
     ])
-    if top is None or index is None or status is None:
+    if index is None or listing is None:
         return None
-    toplevel = os.fsdecode(top.rstrip(b"\n"))
-    digest = hashlib.sha256(f"state {FORMAT}\0{os.path.realpath(root)}\0{toplevel}\0".encode(
-        "utf-8", "surrogateescape"))
-    digest.update(hashlib.sha256(index).digest() + (settings or b"") + b"\0" + status)
-    for path in status_paths(status) + unwatched_paths(index, top.rstrip(b"\n"), location):
-        digest.update(b"\0" + path + b"\0" + _file_digest(os.path.join(toplevel, os.fsdecode(path))))
-    return digest.hexdigest()
-
-
-def unwatched_paths(listing: bytes, toplevel: bytes, root: str) -> list[bytes]:
-    """Tracked files whose edits `git status` does not show (assume-unchanged, skip-worktree).
-
-    `listing` is `git ls-files -s -v -z` run in `root`, so its paths are relative to `root`; the
-    result is relative to the top level, like status paths.
-    """
-    prefix = os.path.relpath(os.fsencode(os.path.realpath(root)), os.path.realpath(toplevel))
-    paths = []
-    for record in listing.split(b"\0"):
-        if record[:2] in (b"H ", b"") or b"\t" not in record:
+    digest = hashlib.sha256(f"state {FORMAT}\0{os.path.realpath(root)}\0".encode("utf-8", "surrogateescape"))
+    digest.update((head or b"no commit\n") + hashlib.sha256(index).digest() + (settings or b"") + b"\0")
+    base = os.fsencode(location) + b"/"
+    recent = started - RACY_NS
+    racy: list[str] = []
+    for raw in listing.split(b"\0"):
+        if not raw:
             continue
-        path = record.partition(b"\t")[2]
-        paths.append(path if prefix == b"." else prefix + b"/" + path)
-    return paths
-
-
-# fields before the path in `git status --porcelain=v2` records, by record type
-_PATH_FIELD = {b"1": 8, b"2": 9, b"u": 10, b"?": 1, b"!": 1}
-
-
-def status_paths(status: bytes) -> list[bytes]:
-    """The work-tree paths (relative to the top level) of a `status --porcelain=v2 -z` listing."""
-    paths = []
-    records = status.split(b"\0")
-    i = 0
-    while i < len(records):
-        record = records[i]
-        i += 1
-        fields = record.split(b" ", _PATH_FIELD.get(record[:1], 0))
-        if record[:1] not in _PATH_FIELD or len(fields) <= _PATH_FIELD[record[:1]]:
-            continue  # a header ("# branch.oid ...") or an empty tail
-        paths.append(fields[-1])
-        if record[:1] == b"2":
-            i += 1  # the path it was renamed or copied from follows; the index covers it
-    return paths
+        try:
+            info = os.lstat(base + raw)
+        except OSError:
+            digest.update(raw + b"\0absent\0")
+            continue
+        digest.update(b"%s\0%d %d %d %d %d\0" % (raw, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino,
+                                                  info.st_mode))
+        if info.st_mtime_ns >= recent or info.st_ctime_ns >= recent:
+            racy.append(os.fsdecode(raw))
+    return TreeState(digest.hexdigest(), racy)
 
 
 def read_digests(root: Path, paths: set[str]) -> dict[str, str]:

@@ -20,8 +20,11 @@ LAYOUT = "\0config-layout"  # a YAML result depends on every YAML and Python fil
 
 
 class ScanReuse:
-    def __init__(self, cache: ResultCache, root: Path, files: list[SourceFile], *, reuse_changes: bool) -> None:
+    def __init__(self, cache: ResultCache, root: Path, files: list[SourceFile], *, reuse_changes: bool,
+                 layout_extra: list[str] | None = None) -> None:
+        """`layout_extra`: config files the YAML packages were read from that are not in `files`."""
         self.cache = cache
+        self.layout_extra = layout_extra or []
         self.ids = ContentIds(root, indexed_ids(root) if is_git_worktree(root) else {})
         self.files = files
         self.reuse_changes = reuse_changes
@@ -37,6 +40,8 @@ class ScanReuse:
             for source in self.files:
                 if source.kind in (YAML, PYTHON):
                     digest.update(f"{source.path}\0{self.ids.of(source.path)}\0".encode("utf-8", "surrogateescape"))
+            for path in self.layout_extra:
+                digest.update(f"extra\0{path}\0{self.ids.of(path)}\0".encode("utf-8", "surrogateescape"))
             self._layout = digest.hexdigest()
         return self._layout
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import EXIT_FINDINGS, main
-from bot.run_memo import RunMemo, status_paths
+from bot.run_memo import RunMemo
 from tests.conftest import git, make_repo
 
 BROKEN = """\
@@ -116,6 +116,61 @@ def test_a_called_script_git_ignores_is_checked_too(run: Runner) -> None:
     assert not replayed and "run_caller.sh" not in after
 
 
+def test_rewritten_bytes_git_calls_clean_are_seen(run: Runner) -> None:
+    """CRLF written over LF under `text=auto`: the blob and `git status` stay the same, the bytes do not."""
+    root = run.root
+    (root / ".gitattributes").write_text("* text=auto\n")
+    git(root, "add", ".gitattributes")
+    git(root, "commit", "-qm", "attributes")
+    run("--format", "json")
+    (root / "run_a.sh").write_bytes(BROKEN.replace("\n", "\r\n").encode())
+    git(root, "add", "run_a.sh")
+    assert git(root, "status", "--porcelain") == ""
+    after, replayed, _ = run("--format", "json")
+    assert not replayed and "\\r" in after
+
+
+def test_same_size_edit_with_the_old_mtime_is_seen(run: Runner) -> None:
+    """With core.checkStat=minimal git trusts size and mtime; the bot also looks at ctime and inode."""
+    root, target = run.root, run.root / "run_a.sh"
+    git(root, "config", "core.checkStat", "minimal")
+    git(root, "config", "core.trustctime", "false")
+    os.utime(target, (1_000_000_000, 1_000_000_000))  # long before the index: not racily clean for git
+    git(root, "update-index", "--refresh")
+    stamp = target.stat()
+    before, _, _ = run("--format", "json")
+    target.write_text(BROKEN.replace("total_epochs=1", "total_epochs=2"))  # the same size; in the diff
+    os.utime(target, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    assert target.stat().st_size == stamp.st_size and git(root, "status", "--porcelain") == ""
+    after, replayed, _ = run("--format", "json")
+    assert not replayed and after != before
+
+
+def test_rules_that_read_the_composed_config_are_never_replayed(run: Runner, tmp_path: Path) -> None:
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "megatron-needs-y.yaml").write_text(
+        "id: megatron-needs-y\ntitle: megatron launches set y\nseverity: error\n"
+        "when:\n  value: {actor_rollout_ref.actor.strategy: megatron}\n"
+        "ensure:\n  - key: trainer.y\n    value: 3\n    prefix: \"+\"\n")
+    assert not run("--rules", str(rules))[1]
+    assert not run("--rules", str(rules))[1]
+
+
+def test_an_included_config_git_ignores_is_checked_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = {"conf/ppo.yaml": "defaults:\n  - actor@actor_rollout_ref.actor: dp\n  - _self_\n",
+             "conf/actor/megatron/m1.yaml": "use_mbridge: false\n", ".gitignore": "conf/actor/dp.yaml\n"}
+    root = make_repo(tmp_path / "repo", files)
+    (root / "conf" / "actor" / "dp.yaml").write_text("defaults:\n  - megatron: m1\n  - _self_\n")
+    run = Runner(root, tmp_path / "cache", capsys)
+    before, _, _ = run("--format", "json")
+    assert "actor_rollout_ref.actor.megatron.use_mbridge" in before
+    (root / "conf" / "actor" / "dp.yaml").write_text("defaults:\n  - megatron@engine_x: m1\n  - _self_\n")
+    for cache in (["--cache-dir", str(tmp_path / "cache")], ["--cache-dir", str(tmp_path / "cache2")]):
+        after, replayed, _ = run("--format", "json", *cache)
+        assert not replayed and "actor_rollout_ref.actor.megatron.use_mbridge" not in after
+
+
 def test_rules_and_options_are_part_of_the_key(run: Runner) -> None:
     run("--format", "json")
     assert not run("--format", "json", "--rule", "megatron-use-mbridge")[1]
@@ -173,12 +228,3 @@ def test_only_the_last_few_runs_are_kept(run: Runner) -> None:
     assert len(RunMemo(run.cache_dir, run.root).runs()) == 4
     assert not run("--format", "text")[1]  # the oldest went
     assert run("--format", "diff")[1]
-
-
-def test_status_paths_reads_renames_spaces_and_untracked() -> None:
-    listing = (b"# branch.oid 0123\0# branch.head main\0"
-               b"1 .M N... 100644 100644 100644 aa bb with space.sh\0"
-               b"2 R. N... 100644 100644 100644 aa aa R100 new name.sh\0old name.sh\0"
-               b"u UU N... 100644 100644 100644 100644 aa bb cc conflict.sh\0"
-               b"? untracked dir/run.sh\0")
-    assert status_paths(listing) == [b"with space.sh", b"new name.sh", b"conflict.sh", b"untracked dir/run.sh"]

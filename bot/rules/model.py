@@ -94,3 +94,12 @@ class Rule:
                     return None
                 tokens.add(max(fragments, key=len).strip("."))
         return sorted(t.encode() for t in tokens if t) or None
+
+
+def consults_config(rules: list[Rule]) -> bool:
+    """Whether a rule reads the composed Hydra config (when.config, when.value, prefix: auto).
+
+    Composition reads files discovery does not list and the environment (`oc.env`): the caches
+    never hold such results.
+    """
+    return any(r.when_config or r.when_value or any(e.prefix == "auto" for e in r.ensure) for r in rules if r.enabled)

@@ -130,9 +130,21 @@ def _defaults(data: bytes) -> Any:
     return None
 
 
-def yaml_packages(root: Path, paths: list[str]) -> dict[str, str]:
-    """Repository-relative path -> Hydra package, for every config file a defaults list places."""
+def yaml_packages(root: Path, paths: list[str], read: set[str] | None = None) -> dict[str, str]:
+    """Repository-relative path -> Hydra package, for every config file a defaults list places.
+
+    `read` collects every path looked at, including included configs that are not in `paths`
+    (a git-ignored one, say): results that use the packages depend on those files too.
+    """
     configs = _Configs(root)
+    try:
+        return _packages(configs, paths)
+    finally:
+        if read is not None:
+            read.update(configs.cache)
+
+
+def _packages(configs: _Configs, paths: list[str]) -> dict[str, str]:
     with_defaults = sorted(p for p in paths if configs.read(p)[1] is not None)
     named: set[str] = set()
     for path in with_defaults:
