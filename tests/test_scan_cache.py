@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,25 @@ def test_edit_hidden_from_git_status_is_checked_again(tmp_path: Path) -> None:
     (root / "run_plain.sh").write_text(PLAIN)  # broken again, and git status does not show it
     warm, stats = _scan(root, cache_dir)
     assert stats["checked"] >= 1
+    assert warm == _cold(root) != before
+
+
+def test_edit_git_stat_settings_hide_is_checked_again(tmp_path: Path) -> None:
+    """core.checkStat=minimal, core.trustctime=false: a same-size edit with its old mtime looks clean to git."""
+    root, cache_dir = _tree(tmp_path), tmp_path / "cache"
+    target = root / "run_plain.sh"
+    fine = PLAIN.replace("use_mbridge=False \\", "use_mbridge=True  \\")
+    target.write_text(fine)
+    git(root, "commit", "-qam", "fixed by hand")
+    git(root, "config", "core.checkStat", "minimal")
+    git(root, "config", "core.trustctime", "false")
+    os.utime(target, (1_000_000_000, 1_000_000_000))  # long before the index: not racily clean
+    git(root, "update-index", "--refresh")
+    before, _ = _scan(root, cache_dir)
+    target.write_text(PLAIN)  # the same size, broken again
+    os.utime(target, (1_000_000_000, 1_000_000_000))
+    assert git(root, "status", "--porcelain") == ""
+    warm, _ = _scan(root, cache_dir)
     assert warm == _cold(root) != before
 
 

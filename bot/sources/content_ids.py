@@ -28,6 +28,8 @@ def indexed_ids(root: Path) -> dict[str, str]:
     (assume-unchanged, skip-worktree: `git diff-files` never lists their edits) and anything git
     cannot tell are left out: their ids come from their bytes.
     """
+    if not _stat_checks_trusted(root):
+        return {}
     listing = _git(root, "ls-files", "-s", "-v", "-z")
     modified = _git(root, "diff-files", "--name-only", "--relative", "-z")
     if listing is None or modified is None:
@@ -51,6 +53,20 @@ def indexed_ids(root: Path) -> dict[str, str]:
     for path in changed | conflicted:
         ids.pop(path, None)
     return ids
+
+
+def _stat_checks_trusted(root: Path) -> bool:
+    """Whether `git diff-files` sees every edit: not with core.checkStat=minimal, core.trustctime=false
+    (a same-size edit with its old mtime put back goes unseen) or a file-system monitor."""
+    settings = _git(root, "config", "-z", "--get-regexp", r"^core\.(checkstat|trustctime|fsmonitor)$") or b""
+    for record in settings.split(b"\0"):
+        name, _, value = record.partition(b"\n")
+        value = value.strip().lower()
+        if ((name == b"core.checkstat" and value == b"minimal")
+                or (name == b"core.trustctime" and value in (b"false", b"no", b"off", b"0"))
+                or (name == b"core.fsmonitor" and value not in (b"false", b"no", b"off", b"0", b""))):
+            return False
+    return True
 
 
 def _git(root: Path, *args: str) -> bytes | None:
