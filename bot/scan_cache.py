@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from bot.model import Edit, FileChange, FileResult, Finding, Outcome, Skipped, S
 from bot.rules.model import Rule
 
 FORMAT = 2
-PARSERS = ("tree-sitter", "tree-sitter-bash", "hydra-core", "libcst", "ruamel.yaml")
+PARSERS = ("tree-sitter", "tree-sitter-bash", "hydra-core", "omegaconf", "libcst", "ruamel.yaml")
 
 
 def default_directory() -> Path:
@@ -44,7 +45,7 @@ def default_directory() -> Path:
 
 def fingerprint(rules: list[Rule]) -> str:
     """What every cached result depends on besides the files themselves."""
-    digest = hashlib.sha256(f"format {FORMAT}\n".encode())
+    digest = hashlib.sha256(f"format {FORMAT}\npython {sys.version}\n".encode())
     package = Path(__file__).resolve().parent
     for path in sorted(package.rglob("*")):
         if path.suffix in (".py", ".toml") and path.is_file():
