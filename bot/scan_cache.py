@@ -22,6 +22,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,15 @@ def default_directory() -> Path:
 
 def fingerprint(rules: list[Rule]) -> str:
     """What every cached result depends on besides the files themselves."""
+    digest = hashlib.sha256(_code_digest().encode())
+    for rule in rules:
+        digest.update(repr(rule).encode() + b"\n")
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """This bot's source, the Python and parser versions: read once per process."""
     digest = hashlib.sha256(f"format {FORMAT}\npython {sys.version}\n".encode())
     package = Path(__file__).resolve().parent
     for path in sorted(package.rglob("*")):
@@ -55,8 +65,6 @@ def fingerprint(rules: list[Rule]) -> str:
             digest.update(f"{name}=={metadata.version(name)}\n".encode())
         except metadata.PackageNotFoundError:
             digest.update(f"{name} missing\n".encode())
-    for rule in rules:
-        digest.update(repr(rule).encode() + b"\n")
     return digest.hexdigest()
 
 
