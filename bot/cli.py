@@ -69,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--since", metavar="SHA", help="act as watch does on the change SHA..default branch")
     run.add_argument("--files", nargs="*", metavar="PATH", help="scan only these files (pre-commit passes them)")
     run.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    _file_timeout(run)
 
     watch = commands.add_parser("watch", help="act on an upstream change: the rules it triggers, over the repo")
     watch.add_argument("--repo", help="as for run; in GitHub Actions the event's repository by default")
@@ -93,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     compose.add_argument("--check", action="store_true")
     compose.add_argument("--since", metavar="SHA", help="learn key renames from the config YAML changed since SHA")
     compose.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    _file_timeout(compose)
 
     infer = commands.add_parser("infer", help="propose rules from validation code a change adds")
     infer.add_argument("--repo", required=True, help="a local repository path")
@@ -110,6 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
     testing.add_argument("--tests", type=Path, action="append", default=[],
                          help="a directory of rule fixtures (default: tests/rules)")
     return parser
+
+
+def _file_timeout(parser: argparse.ArgumentParser) -> None:
+    from bot.isolation import DEFAULT_SECONDS
+
+    parser.add_argument("--file-timeout", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
+                        help=f"give up on a file after this long and report it (default {DEFAULT_SECONDS:g}; 0: never)")
 
 
 def _rule_options(parser: argparse.ArgumentParser) -> None:
@@ -203,8 +212,9 @@ def cmd_run_one(args: argparse.Namespace) -> int:
                 return EXIT_FINDINGS if args.check and replay.remaining else EXIT_OK
             from bot.engine import scan, write_changes
 
-            report = scan(repo.path, rules, label=args.repo, paths=only, jobs=max(1, args.jobs),
-                          cache=_open_cache(args, repo.path, rules), reuse_changes=args.dry_run)
+            report = scan(repo.path, rules, label=_label(args.repo, repo), paths=only, jobs=max(1, args.jobs),
+                          cache=_open_cache(args, repo.path, rules), reuse_changes=args.dry_run,
+                          seconds=args.file_timeout or None)
             if args.compose:
                 _add_compose_section(report, repo.path)
             if args.write:
@@ -230,12 +240,21 @@ def cmd_run_one(args: argparse.Namespace) -> int:
 
     text = _render_text(args, report)
     remaining = [f for f in report.findings if f.status is not Status.FIXED]
-    if memo is not None:
+    if memo is not None and not report.errors:
         _remember(args, memo, rules, report, text, bool(remaining))
     _write_out(args, text)
-    if code == EXIT_OK and args.check and remaining:
+    _announce_errors(report)
+    if code == EXIT_OK and args.check and (remaining or report.errors):
         return EXIT_FINDINGS
     return code
+
+
+def _label(name: str, repo: RepoConfig) -> str:
+    """The report's name for the repository: a local path not in the registry reads as its absolute path,
+    so reports do not depend on the working directory they were made from."""
+    if repo.path is not None and repo.name == name and repo.github is None:
+        return str(repo.path.resolve())
+    return name
 
 
 def _open_cache(args: argparse.Namespace, root: Path, rules: list[Rule]) -> ResultCache | None:
@@ -284,8 +303,21 @@ def _relative(root: Path, path: str) -> str:
         raise UserError(f"--files {path}: expected a file inside {root}") from None
 
 
-def _emit(args: argparse.Namespace, report: object) -> None:
+def _emit(args: argparse.Namespace, report: Report) -> None:
     _write_out(args, _render_text(args, report))
+    _announce_errors(report)
+
+
+def _announce_errors(report: Report) -> None:
+    """Files that could not be checked: one crash log for the run, its path on stderr."""
+    if not report.errors:
+        return
+    from bot.isolation import write_crash_log
+
+    header = redact(f"bot {__version__}\npython {sys.version}\nplatform {platform.platform()}\nargv {sys.argv!r}\n")
+    log = write_crash_log(report.errors, header)
+    print(f"bot: {len(report.errors)} file(s) could not be checked; the others were (details in {log})",
+          file=sys.stderr)
 
 
 def _color(args: argparse.Namespace) -> bool:
@@ -360,7 +392,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if actions.in_actions():
         _report_to_actions(args, report, sorted(result.reasons))
     remaining = [f for f in report.findings if f.status is not Status.FIXED]
-    return EXIT_FINDINGS if code == EXIT_OK and args.check and remaining else code
+    return EXIT_FINDINGS if code == EXIT_OK and args.check and (remaining or report.errors) else code
 
 
 def _full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule],
@@ -427,14 +459,14 @@ def cmd_compose_check(args: argparse.Namespace) -> int:
     root = Path(args.repo)
     if not root.is_dir():
         raise UserError(f"--repo {args.repo}: expected a local repository directory")
-    report, stats = compose_scan(root, label=args.repo, since=args.since)
+    report, stats = compose_scan(root, label=str(root.resolve()), since=args.since, seconds=args.file_timeout or None)
     if args.write:
         write_changes(root, report)
     _emit(args, report)
     for path, line, reason in stats.unresolved:
         print(f"{path}:{line}: launch not checked: {reason}", file=sys.stderr)
     remaining = [f for f in report.findings if f.status is not Status.FIXED]
-    return EXIT_FINDINGS if args.check and remaining else EXIT_OK
+    return EXIT_FINDINGS if args.check and (remaining or report.errors) else EXIT_OK
 
 
 def cmd_infer(args: argparse.Namespace) -> int:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from bot.errors import UserError
-from bot.hydra_app import AppProblem, HydraApp, resolve_app
+from bot.hydra_app import AppProblem, HydraApp, config_name, resolve_app
+from bot.isolation import DEFAULT_SECONDS, isolated
 from bot.model import Edit, Finding, Report, Status
 from bot.rules.model import Rule
 from bot.sources.launches import Launch, Override
@@ -44,6 +46,11 @@ def override_text(override: Override) -> str | None:
     return f"{override.prefix}{key}=null"
 
 
+def _quoted(text: str) -> str:
+    """A string in Hydra's override grammar, quoted so that any path reads back as itself."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def _message(exc: BaseException) -> str:
     text = str(exc)
     cause = exc.__cause__
@@ -56,24 +63,28 @@ class Composer:
     """Keeps Hydra initialised per config dir and the composed bases in a cache."""
 
     def __init__(self) -> None:
-        self._bases: dict[tuple[Path, str | None, tuple[str, ...]], Any] = {}
+        self._bases: dict[tuple[Path, str | None, tuple[str, ...], tuple[str, ...]], Any] = {}
         self._last_config: Any = None
         self.stats = ComposeStats()
 
     def _is_group(self, app: HydraApp, key: str) -> bool:
         assert app.config_dir is not None
-        return "/" in key or (app.config_dir / key.replace(".", "/")).is_dir()
+        relative = key.replace(".", "/")
+        return "/" in key or any((Path(d) / relative).is_dir() for d in (str(app.config_dir), *app.search_path))
 
     def base(self, app: HydraApp, groups: tuple[str, ...]) -> Any:
+        """The app's config with these group choices; its search path given as absolute directories,
+        so Hydra never resolves one against the bot's working directory or imports a package."""
         from hydra import compose, initialize_config_dir
         from hydra.core.global_hydra import GlobalHydra
 
         assert app.config_dir is not None
-        ident = (app.config_dir, app.config_name, groups)
+        ident = (app.config_dir, app.config_name, groups, app.search_path)
         if ident not in self._bases:
+            search = "hydra.searchpath=[" + ",".join(_quoted(f"file://{d}") for d in app.search_path) + "]"
             GlobalHydra.instance().clear()
             with initialize_config_dir(config_dir=str(app.config_dir), version_base=None):
-                self._bases[ident] = compose(app.config_name, overrides=list(groups))
+                self._bases[ident] = compose(app.config_name, overrides=[*groups, search])
             self.stats.base_composes += 1
         return self._bases[ident]
 
@@ -84,8 +95,8 @@ class Composer:
         return self._last_config
 
     def failures(self, app: HydraApp, launch: Launch, keep: bool = False,
-                 replaced: dict[int, str] | None = None) -> list[tuple[Override, str]]:
-        """(override, Hydra's message) for each override that does not compose."""
+                 replaced: dict[int, str] | None = None) -> list[tuple[Override | None, str]]:
+        """(override, Hydra's message) for each override that does not compose; None: the launch itself."""
         from hydra._internal.config_loader_impl import ConfigLoaderImpl
         from hydra.core.override_parser.overrides_parser import OverridesParser
         from hydra.errors import HydraException
@@ -110,7 +121,7 @@ class Composer:
         try:
             base = self.base(app, tuple(t for _, t in group_items))
         except (HydraException, OmegaConfBaseException, ValueError) as exc:
-            culprit = group_items[0][0] if group_items else launch.overrides[0]
+            culprit: Override | None = group_items[0][0] if group_items else None  # the config itself fails
             for override, text in group_items:  # which choice breaks it, for the finding's place
                 try:
                     self.base(app, (text,))
@@ -121,7 +132,7 @@ class Composer:
         cfg = base.copy()
         OmegaConf.set_struct(cfg, True)
         parser = OverridesParser.create()
-        out = []
+        out: list[tuple[Override | None, str]] = []
         for override, text in plain:
             try:
                 ConfigLoaderImpl._apply_overrides_to_config(parser.parse_overrides([text]), cfg)
@@ -144,10 +155,14 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
             continue
         for condition, replaced in variants(script, launch):
             for override, message in composer.failures(app, launch, replaced=replaced):
-                if override.key_span in reported:
+                site = override.key_span if override is not None else ("launch", launch.line)
+                if site in reported:
                     continue
-                reported.add(override.key_span)
-                finding = _finding(path, script, override, message, launch, renames or [])
+                reported.add(site)
+                if override is None:
+                    finding = _launch_finding(path, script, launch, app, message)
+                else:
+                    finding = _finding(path, script, override, message, launch, renames or [])
                 if condition:
                     finding.message += f" (when {condition})"
                 findings.append(finding)
@@ -188,14 +203,57 @@ def variants(script: ShellScript, launch: Launch) -> list[tuple[str, dict[int, s
     return out
 
 
-def compose_scan(root: Path, label: str | None = None, since: str | None = None) -> tuple[Report, ComposeStats]:
-    """Every launch of every shell file, composed; `+` fixes verified by composing again."""
+def _compose_file(root: Path, path: str, data: bytes, composer: Composer, renames: list[Rename],
+                  report: Report) -> None:
+    """One shell file's launches composed, its verified fixes and findings added to `report`."""
     from bot.edits import apply_edits, outside_unchanged
-    from bot.engine import head_commit
-    from bot.model import FileChange, RuleInfo
-    from bot.sources.discover import read_source, shell_sources
+    from bot.model import FileChange
     from bot.sources.shell import analyse, count_errors
 
+    script = analyse(data, path=path)
+    findings = check_script(path, root, script, composer, renames)
+    near = script.error_lines()
+    for finding in findings:
+        if finding.edits and finding.line in near:
+            finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
+            finding.message += "; not edited: next to a part the shell parser could not read"
+    edits = [e for f in findings if f.status is Status.FIXABLE for e in f.edits]
+    change = None
+    if edits:
+        after = apply_edits(data, edits)
+        counted = (composer.stats.launches, len(composer.stats.unresolved))
+        again = check_script(path, root, analyse(after, path=path), composer, renames)
+        composer.stats.launches = counted[0]
+        del composer.stats.unresolved[counted[1]:]
+        ok = outside_unchanged(data, after, edits) and count_errors(after) <= count_errors(data) and not any(
+            f.status is Status.FIXABLE for f in again)
+        if ok:
+            change = FileChange(path, data, after)
+        else:
+            for finding in findings:
+                if finding.status is Status.FIXABLE:
+                    finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
+                    finding.message += "; the fix could not be verified"
+    report.files_parsed += 1
+    report.launches += len(script.launches)
+    if script.partly_parsed:
+        report.partly_parsed.append(path)
+    if change is not None:
+        report.changes.append(change)
+    report.findings.extend(findings)
+
+
+def compose_scan(root: Path, label: str | None = None, since: str | None = None,
+                 seconds: float | None = DEFAULT_SECONDS) -> tuple[Report, ComposeStats]:
+    """Every launch of every shell file, composed; `+` fixes verified by composing again.
+
+    A file that fails or takes too long becomes an error entry; the others are still composed.
+    """
+    from bot.engine import head_commit
+    from bot.model import RuleInfo
+    from bot.sources.discover import read_source, shell_sources
+
+    root = root.resolve()  # every path below is the repository's, whatever the working directory
     composer = Composer()
     renames = config_renames(root, since) if since else []
     report = Report(repo=label or str(root), commit=head_commit(root),
@@ -205,39 +263,29 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None)
         data = read_source(source, report.skipped)
         if data is None or (b"python" not in data and b"torchrun" not in data and b"PYTHON" not in data):
             continue
-        report.files_parsed += 1
-        script = analyse(data)
-        report.launches += len(script.launches)
-        if script.partly_parsed:
-            report.partly_parsed.append(source.path)
-        findings = check_script(source.path, root, script, composer, renames)
-        near = script.error_lines()
-        for finding in findings:
-            if finding.edits and finding.line in near:
-                finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
-                finding.message += "; not edited: next to a part the shell parser could not read"
-        edits = [e for f in findings if f.status is Status.FIXABLE for e in f.edits]
-        if edits:
-            after = apply_edits(data, edits)
-            counted = (composer.stats.launches, len(composer.stats.unresolved))
-            again = check_script(source.path, root, analyse(after), composer, renames)
+        counted = (composer.stats.launches, len(composer.stats.unresolved))
+        work = partial(_compose_file, root, source.path, data, composer, renames, report)
+        _, error = isolated(source.path, "composing", work, seconds)
+        if error is not None:
             composer.stats.launches = counted[0]
             del composer.stats.unresolved[counted[1]:]
-            ok = outside_unchanged(data, after, edits) and count_errors(after) <= count_errors(data) and not any(
-                f.status is Status.FIXABLE for f in again)
-            if ok:
-                report.changes.append(FileChange(source.path, data, after))
-            else:
-                for finding in findings:
-                    if finding.status is Status.FIXABLE:
-                        finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
-                        finding.message += "; the fix could not be verified"
-        report.findings.extend(findings)
+            report.errors.append(error)
+    report.errors.sort(key=lambda e: e.path)
     report.findings.sort(key=Finding.sort_key)
     report.extra["compose"] = {"launches": composer.stats.launches, "base_composes": composer.stats.base_composes,
                                "unresolved": [{"path": p, "line": n, "reason": r}
                                               for p, n, r in composer.stats.unresolved]}
     return report, composer.stats
+
+
+def _launch_finding(path: str, script: ShellScript, launch: Launch, app: HydraApp, message: str) -> Finding:
+    """The launch's config itself does not compose (a config name that is not there, say)."""
+    from bot.sources.launches import line_column
+
+    _, column = line_column(script.src, launch.site.node.start_byte)
+    where = f"launch of {launch.entry} at line {launch.line}" + (f" ({launch.branch})" if launch.branch else "")
+    return Finding(rule=RULE_ID, path=path, line=launch.line, column=column, key="", value=app.config_name,
+                   status=Status.MANUAL, message=f"{message} [{where}]")
 
 
 def _finding(path: str, script: ShellScript, override: Override, message: str, launch: Launch,
@@ -266,14 +314,20 @@ class ConfigFacts:
     """Answers `when.config` and `when.value` for launches of one repository (LaunchFacts)."""
 
     def __init__(self, root: Path, composer: Composer | None = None) -> None:
-        self.root = root
+        self.root = root.resolve()
         self.composer = composer or Composer()
 
     def configs(self, launch: Launch) -> set[str] | None:
+        """The launch's config and those it inherits; with --config-name set differently in branches,
+        every branch's (the rule may apply in any of them)."""
         app = resolve_app(self.root, launch)
         if isinstance(app, AppProblem) or app.config_name is None or app.config_dir is None:
             return None
-        return inherited(app.config_dir, app.config_name)
+        dirs = (app.config_dir, *map(Path, app.search_path))
+        found: set[str] = set()
+        for name in {app.config_name, *(config_name(n) or "" for n in launch.config_names[1:])} - {""}:
+            found |= inherited(dirs, name)
+        return found
 
     def value(self, launch: Launch, key: str) -> tuple[bool, Any]:
         from omegaconf import OmegaConf
@@ -291,15 +345,20 @@ class ConfigFacts:
         return True, OmegaConf.to_container(found) if OmegaConf.is_config(found) else found
 
 
-def inherited(config_dir: Path, name: str, seen: set[str] | None = None) -> set[str]:
-    """`name` and every primary config it pulls in through plain entries of its defaults lists."""
+def inherited(config_dirs: tuple[Path, ...], name: str, seen: set[str] | None = None) -> set[str]:
+    """`name` and every primary config it pulls in through plain entries of its defaults lists.
+
+    `config_dirs`: the app's config directory, then its search path, where Hydra looks in that order.
+    """
     from ruamel.yaml import YAML
 
     seen = set() if seen is None else seen
     if name in seen:
         return seen
     seen.add(name)
-    path = config_dir / f"{name}.yaml"
+    path = next((d / f"{name}.yaml" for d in config_dirs if (d / f"{name}.yaml").is_file()), None)
+    if path is None:
+        return seen
     try:
         data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
@@ -307,7 +366,7 @@ def inherited(config_dir: Path, name: str, seen: set[str] | None = None) -> set[
     defaults = data.get("defaults", []) if isinstance(data, dict) else []
     for entry in defaults if isinstance(defaults, list) else []:
         if isinstance(entry, str) and entry != "_self_" and "/" not in entry:
-            inherited(config_dir, entry.removeprefix("optional ").strip(), seen)
+            inherited(config_dirs, entry.removeprefix("optional ").strip(), seen)
     return seen
 
 

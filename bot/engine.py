@@ -10,11 +10,13 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from bot.edits import apply_edits, find_conflicts, unique_edits, verify
 from bot.errors import UserError
 from bot.globs import any_match
+from bot.isolation import DEFAULT_SECONDS, isolated
 from bot.model import FileChange, FileResult, Finding, Outcome, Report, RuleInfo, Skipped, Status
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule, consults_config
@@ -105,7 +107,7 @@ def head_commit(root: Path) -> str | None:
 
 def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None,
-              config_dirs: tuple[str, ...] = ()) -> Outcome:
+              config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS) -> Outcome:
     outcome = Outcome(source.path)
     data = read_source(source, outcome.skipped)
     if data is None or (tokens is not None and not any(t in data for t in tokens)
@@ -116,54 +118,60 @@ def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
         # an app's own config tree is the schema launches override: values are fixed there, keys not added
         file_rules = [replace(r, ensure=()) for r in file_rules if r.match_key or r.relation is not None]
     if file_rules:
-        outcome.result = check_file(source.path, data, file_rules, facts, kind=source.kind, packages=packages,
-                                    root=source.root)
-        if outcome.result.unreadable:
-            outcome.skipped.append(Skipped(source.path, outcome.result.unreadable))
+        work = partial(check_file, source.path, data, file_rules, facts, kind=source.kind, packages=packages,
+                       root=source.root)
+        result, outcome.error = isolated(source.path, "checking", work, seconds)
+        if result is None:
+            return outcome
+        outcome.result = result
+        if result.unreadable:
+            outcome.skipped.append(Skipped(source.path, result.unreadable))
     return outcome
 
 
 PARALLEL_FROM = 400  # files; below this, worker start-up and imports outweigh the second core
-_WORKER: tuple[list[Rule], list[bytes] | None, dict[str, str] | None, tuple[str, ...]] | None = None
+_WORKER: tuple[list[Rule], list[bytes] | None, dict[str, str] | None, tuple[str, ...], float | None] | None = None
 
 
 def _worker_init(rules: list[Rule], tokens: list[bytes] | None, packages: dict[str, str] | None,
-                 config_dirs: tuple[str, ...]) -> None:
+                 config_dirs: tuple[str, ...], seconds: float | None) -> None:
     global _WORKER
-    _WORKER = (rules, tokens, packages, config_dirs)
+    _WORKER = (rules, tokens, packages, config_dirs, seconds)
 
 
 def _worker_scan(source: SourceFile) -> Outcome:
     assert _WORKER is not None
-    return _scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3])
+    return _scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3], _WORKER[4])
 
 
 def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None, config_dirs: tuple[str, ...],
-              jobs: int) -> Iterator[Outcome]:
+              jobs: int, seconds: float | None) -> Iterator[Outcome]:
     """Files in order; with jobs > 1 in worker processes (each parses with its own tree-sitter).
 
     A few files (what a warm cache leaves) are checked here: starting workers would cost more.
     """
     if jobs <= 1 or facts is not None or len(files) < PARALLEL_FROM:
         for source in files:
-            yield _scan_one(source, rules, tokens, facts, packages, config_dirs)
+            yield _scan_one(source, rules, tokens, facts, packages, config_dirs, seconds)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
-                             initargs=(rules, tokens, packages, config_dirs)) as pool:
+                             initargs=(rules, tokens, packages, config_dirs, seconds)) as pool:
         yield from pool.map(_worker_scan, files, chunksize=64)
 
 
 def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[str] | None = None,
-         jobs: int = 1, cache: ResultCache | None = None, reuse_changes: bool = False) -> Report:
+         jobs: int = 1, cache: ResultCache | None = None, reuse_changes: bool = False,
+         seconds: float | None = DEFAULT_SECONDS) -> Report:
     """Scan every file of `root` the bot reads (or only `paths`, relative to it) with the enabled rules.
 
     With `cache`, files whose inputs are unchanged take their earlier result; a cached result that
     changes the file is taken only with `reuse_changes` (a dry run), else the file is checked again.
+    A file that fails or takes longer than `seconds` becomes an error entry; the others are reported.
     """
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
@@ -200,7 +208,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     config_dirs: tuple[str, ...] = ()
     if any(s.kind == YAML for s in todo):
         config_dirs = app_config_dirs([s for s in files if s.kind == PYTHON])
-    checked = _outcomes(todo, enabled, tokens, facts, packages, config_dirs, jobs)
+    checked = _outcomes(todo, enabled, tokens, facts, packages, config_dirs, jobs, seconds)
     for source in files:
         outcome = reuse.hit(source.path) if reuse is not None else None
         if outcome is None:
@@ -212,11 +220,14 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         reuse.finish(complete=paths is None)
         report.extra["cache"] = {"reused": reuse.reused, "checked": len(todo)}
     report.findings.sort(key=Finding.sort_key)
+    report.errors.sort(key=lambda e: e.path)
     return report
 
 
 def _add_outcome(report: Report, outcome: Outcome) -> None:
     report.skipped.extend(outcome.skipped)
+    if outcome.error is not None:
+        report.errors.append(outcome.error)
     result = outcome.result
     if result is None or result.unreadable:
         return

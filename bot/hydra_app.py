@@ -2,15 +2,28 @@
 
 Read with libcst from the target repository's source; nothing is imported or executed. The
 launch's own `--config-path` / `--config-name` flags win over the decorator, as they do in Hydra.
+Every path is resolved against the repository, never the bot's working directory: a relative
+`config_path` against the app's file, `--config-dir` and relative `file://` search paths against
+the repository root (where the repository's scripts are run from), `pkg://` search paths to the
+package's directory inside the repository. A path outside the repository is not followed.
 """
 
 from __future__ import annotations
 
+import os
+import posixpath
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from bot.sources.launches import Launch
+
+SOURCE_ROOTS = ("", "src")  # where `python -m pkg.mod` finds pkg: the repository root, or a src/ layout
+
+# Why a launch has no Hydra app, as classes of `bot launches`
+NOT_HYDRA = "not-hydra"  # the entry point is in the repository and is not a Hydra app
+OUTSIDE = "outside"  # the entry point (or its config) is not in the repository
+RUNTIME = "runtime"  # the entry point or the config is chosen at run time
 
 
 @dataclass(frozen=True)
@@ -18,24 +31,65 @@ class HydraApp:
     source: str  # the Python file, relative to the repository
     config_dir: Path | None
     config_name: str | None
+    search_path: tuple[str, ...] = ()  # extra config directories, absolute, in Hydra's order
 
 
 @dataclass(frozen=True)
 class AppProblem:
     reason: str
+    kind: str = OUTSIDE
+
+
+def inside(root: Path, path: Path) -> bool:
+    """Whether `path` (symlinks resolved) lies in the repository `root`."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def module_file(root: Path, module: str) -> Path | None:
+    """The repository file `python -m module` runs, if the module is the repository's own."""
+    parts = module.split(".")
+    if not all(p.isidentifier() for p in parts):
+        return None
+    for source_root in SOURCE_ROOTS:
+        base = root.joinpath(source_root, *parts) if source_root else root.joinpath(*parts)
+        for candidate in (base.with_suffix(".py"), base / "__main__.py"):
+            if candidate.is_file() and inside(root, candidate):
+                return candidate
+    return None
+
+
+def script_file(root: Path, launch: Launch) -> Path | None:
+    """The script a launch runs: from the script's own directory when it says so, else the repository root.
+
+    Scripts of a repository are run from its root (`bash examples/x/run.sh`), so a relative path is
+    tried there first, then beside the script that holds the launch.
+    """
+    assert launch.entry is not None
+    entry = launch.entry
+    places: list[str] = []
+    if launch.entry_base == "script-dir" and launch.source_path is not None:
+        places.append(posixpath.join(posixpath.dirname(launch.source_path), entry))
+    else:
+        places.append(entry)
+        if launch.source_path is not None and not entry.startswith("/"):
+            places.append(posixpath.join(posixpath.dirname(launch.source_path), entry))
+    for place in places:
+        if place.startswith("/"):
+            continue  # an absolute path is a machine's, not the repository's
+        candidate = root / posixpath.normpath(place)
+        if candidate.is_file() and inside(root, candidate):
+            return candidate
+    return None
 
 
 def entry_file(root: Path, launch: Launch) -> Path | None:
     if launch.entry is None:
         return None
     if launch.entry_kind == "module":
-        base = root.joinpath(*launch.entry.split("."))
-        for candidate in (base.with_suffix(".py"), base / "__main__.py"):
-            if candidate.is_file():
-                return candidate
-        return None
-    candidate = (root / launch.entry).resolve()
-    return candidate if candidate.is_file() and candidate.is_relative_to(root.resolve()) else None
+        return module_file(root, launch.entry)
+    return script_file(root, launch)
 
 
 @lru_cache(maxsize=256)
@@ -44,8 +98,14 @@ def _decorator(path: Path) -> tuple[str | None, str | None, bool]:
     import libcst as cst
 
     try:
-        module = cst.parse_module(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, cst.ParserSyntaxError):
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None, None, False
+    if "main" not in text:
+        return None, None, False
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError:
         return None, None, False
 
     def literal(node: cst.BaseExpression) -> str | None:
@@ -80,18 +140,96 @@ def _decorator(path: Path) -> tuple[str | None, str | None, bool]:
     return finder.found or (None, None, False)
 
 
+def config_name(name: str | None) -> str | None:
+    """Hydra accepts `--config-name x.yaml` as well as `x`."""
+    if name is None:
+        return None
+    return name[: -len(".yaml")] if name.endswith(".yaml") else name
+
+
+def search_dir(root: Path, entry: str, relative_to: Path) -> Path | None:
+    """A config directory named by a Hydra search path entry or config path, inside the repository.
+
+    `pkg://a.b` is the package directory a/b of the repository; `file://d` and a plain `d` are
+    `d` relative to `relative_to` unless absolute. None when it is not a directory of the repository.
+    """
+    if entry.startswith("pkg://"):
+        parts = [p for p in entry.removeprefix("pkg://").replace("/", ".").split(".") if p]
+        for source_root in SOURCE_ROOTS:
+            candidate = root.joinpath(source_root, *parts) if source_root else root.joinpath(*parts)
+            if candidate.is_dir() and inside(root, candidate):
+                return candidate.resolve()
+        return None
+    path = entry.removeprefix("file://")
+    candidate = Path(path) if os.path.isabs(path) else relative_to / path
+    return candidate.resolve() if candidate.is_dir() and inside(root, candidate) else None
+
+
 def resolve_app(root: Path, launch: Launch) -> HydraApp | AppProblem:
+    root = root.resolve()
+    if launch.entry is None:
+        return AppProblem("the entry point is chosen at run time", RUNTIME)
     path = entry_file(root, launch)
     if path is None:
-        return AppProblem(f"entry point {launch.entry} not found in the repository")
-    config_path, config_name, found = _decorator(path)
+        what = "module" if launch.entry_kind == "module" else "script"
+        return AppProblem(f"{what} {launch.entry} is not in the repository", OUTSIDE)
+    source = path.relative_to(root).as_posix()
+    config_path, name, found = _decorator(path)
     if not found:
-        return AppProblem(f"{path.relative_to(root).as_posix()} has no @hydra.main decorator")
-    config_path = launch.config_path if launch.config_path is not None else config_path
-    config_name = launch.config_name if launch.config_name is not None else config_name
+        return AppProblem(f"{source} has no @hydra.main decorator", NOT_HYDRA)
+    if launch.config_path is not None:
+        config_path = launch.config_path
+    if launch.config_name is not None:
+        name = launch.config_name
+    if launch.config_runtime:
+        return AppProblem(f"{launch.config_runtime}: the config is chosen at run time", RUNTIME)
     if config_path is None:
-        return AppProblem("the app declares no config_path")
-    directory = Path(config_path) if Path(config_path).is_absolute() else (path.parent / config_path)
-    if not directory.resolve().is_dir():
-        return AppProblem(f"config directory {config_path} not found (relative to {path.name})")
-    return HydraApp(path.relative_to(root).as_posix(), directory.resolve(), config_name)
+        return AppProblem(f"{source}: the app declares no config_path", NOT_HYDRA)
+    directory = search_dir(root, config_path, path.parent)
+    if directory is None:
+        return AppProblem(f"config directory {config_path} of {source} is not in the repository", OUTSIDE)
+    name = config_name(name)
+    entries = launch_search_path(launch)
+    if entries is None:
+        entries = primary_search_path(directory, name)
+    if launch.config_dir is not None:
+        entries = [*entries, launch.config_dir]
+    dirs: list[str] = []
+    for entry in entries:
+        found_dir = search_dir(root, entry, root)
+        if found_dir is None:
+            return AppProblem(f"config search path {entry} is not in the repository", OUTSIDE)
+        dirs.append(str(found_dir))
+    return HydraApp(source, directory, name, tuple(dirs))
+
+
+def launch_search_path(launch: Launch) -> list[str] | None:
+    """The entries of a `hydra.searchpath=[...]` override of the launch, if it has a static one."""
+    from bot.hydra import HydraSyntaxError, parse_override
+
+    for override in launch.overrides:
+        if override.key == "hydra.searchpath" and override.value_start is not None:
+            if not all(p.static for p in override.value_pieces):
+                return []
+            try:
+                value = parse_override(override.text).value
+            except HydraSyntaxError:
+                return []
+            return [str(v) for v in value] if isinstance(value, list) else []
+    return None
+
+
+def primary_search_path(config_dir: Path, name: str | None) -> list[str]:
+    """`hydra.searchpath` of the primary config file, as written."""
+    if name is None:
+        return []
+    from ruamel.yaml import YAML
+
+    path = config_dir / f"{name}.yaml"
+    try:
+        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+    except Exception:  # a missing or broken primary config: Hydra reports it when composing
+        return []
+    hydra = data.get("hydra") if isinstance(data, dict) else None
+    entries = hydra.get("searchpath") if isinstance(hydra, dict) else None
+    return [str(e) for e in entries] if isinstance(entries, list) else []

@@ -70,6 +70,16 @@ class Skipped:
     reason: str
 
 
+@dataclass(frozen=True)
+class FileError:
+    """A file the bot could not check: one line for the report, the traceback for the crash log."""
+
+    path: str
+    reason: str
+    stage: str = "checking"
+    detail: str = field(default="", compare=False, repr=False)
+
+
 @dataclass
 class FileChange:
     path: str
@@ -103,6 +113,7 @@ class Report:
     files_by_kind: dict[str, int] = field(default_factory=dict)  # files scanned, by source kind
     file_kinds: dict[str, str] = field(default_factory=dict)  # path -> kind, for every file parsed
     reads: set[str] = field(default_factory=set)  # files results depend on besides their own (callees)
+    errors: list[FileError] = field(default_factory=list)  # files that could not be checked, and why
 
     def kind_counts(self) -> dict[str, dict[str, int]]:
         """Per source kind: files scanned and parsed, findings, fixable and manual."""
@@ -146,3 +157,4 @@ class Outcome:
     path: str
     result: FileResult | None = None
     skipped: list[Skipped] = field(default_factory=list)
+    error: FileError | None = None

@@ -86,7 +86,7 @@ class ScanReuse:
 
     def record(self, source: SourceFile, outcome: Outcome) -> None:
         content = self.ids.of(source.path)
-        if not content:
+        if not content or outcome.error is not None:  # a failure is tried again next time
             return
         deps: dict[str, str] = {}
         if outcome.result is not None:

@@ -45,8 +45,8 @@ def test_demo_dry_run_matches_expected_totals(capsys: pytest.CaptureFixture[str]
     assert code == 0
     report = json.loads(out)
     assert report["summary"]["findings"] == 37
-    assert report["summary"]["fixable"] == 31
-    assert report["summary"]["manual"] == 6
+    assert report["summary"]["fixable"] == 32
+    assert report["summary"]["manual"] == 5
     assert len(report["files"]) == 16
     kinds = report["summary"]["kinds"]
     assert {k: kinds[k]["findings"] for k in ("shell", "markdown", "notebook", "workflow", "yaml", "python")} == {

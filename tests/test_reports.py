@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.model import Edit, FileChange, Finding, Report, RuleInfo, Skipped, Span, Status
+from bot.model import Edit, FileChange, FileError, Finding, Report, RuleInfo, Skipped, Span, Status
 from bot.report import FORMATS, github, markdown, render, sarif, text
 from bot.report import diff as diff_format
 
@@ -95,7 +95,7 @@ def test_render_rejects_unknown_format(report: Report) -> None:
 def test_json_matches_contract_v1(report: Report) -> None:
     data = json.loads(render("json", report))
     assert set(data) == {"version", "repo", "commit", "rules", "findings", "files", "skipped", "summary",
-                         "partly_parsed"}
+                         "partly_parsed", "errors"}
     assert data["version"] == 1 and data["repo"] == "verl-project/verl" and isinstance(data["commit"], str)
     assert all(set(r) == {"id", "enabled"} and isinstance(r["enabled"], bool) for r in data["rules"])
     types = {"rule": str, "path": str, "line": int, "column": int, "key": str, "value": str, "status": str,
@@ -115,6 +115,22 @@ def test_json_matches_contract_v1(report: Report) -> None:
     assert summary["written"] is False
 
 
+def test_every_format_names_the_files_that_could_not_be_checked(report: Report) -> None:
+    report.errors = [FileError("conf/odd.yaml", "internal error while checking: AttributeError: x (at y.py:1 in f)",
+                               "checking", "Traceback (most recent call last): ...")]
+    data = json.loads(render("json", report))
+    assert data["errors"] == [{"path": "conf/odd.yaml", "reason": report.errors[0].reason, "stage": "checking"}]
+    assert data["summary"]["errors"] == 1
+    text_out = render("text", report)
+    assert "errors (these files could not be checked" in text_out and "conf/odd.yaml: internal error" in text_out
+    assert "1 file not checked (errors)" in text_out
+    assert "Traceback" not in text_out  # the traceback goes to the crash log, not the report
+    assert "Files that could not be checked (1)" in render("markdown", report)
+    notes = json.loads(render("sarif", report))["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "conf/odd.yaml"
+    assert "::error file=conf/odd.yaml,title=followup-bot::internal error" in render("github", report)
+
+
 def test_json_is_deterministic_and_sorted(report: Report) -> None:
     first = render("json", report)
     report.findings.reverse()
@@ -132,7 +148,7 @@ def test_json_fix_site_null_and_empty_report() -> None:
     data = json.loads(render("json", empty_report()))
     assert data["commit"] is None and data["findings"] == [] and data["files"] == []
     assert data["summary"] == {"files_scanned": 3, "findings": 0, "fixable": 0, "manual": 0, "files_parsed": 0,
-                               "launches": 0, "files_changed": 0, "written": False, "kinds": {}}
+                               "launches": 0, "files_changed": 0, "written": False, "kinds": {}, "errors": 0}
     one = empty_report()
     one.findings.append(manual("x.sh", 1))
     assert json.loads(render("json", one))["findings"][0]["fix_site"] is None

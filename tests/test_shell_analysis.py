@@ -132,11 +132,22 @@ esac
 
 
 def test_partly_parsed_file_reports_error_lines() -> None:
-    script = 'X=${Y:-$(((A+B)*2))}\npython3 -m m a=1 \\\n    b=2\n\n\npython3 -m m c=3\n'
+    script = 'X=${Y:-$(((A+B)*2)}\npython3 -m m a=1 \\\n    b=2\n\n\npython3 -m m c=3\n'
     result = analyse(script.encode())
     assert result.partly_parsed
     assert 1 in result.error_lines() and 6 not in result.error_lines()
     assert ["c"] in [keys(launch) for launch in result.launches]
+
+
+def test_known_parser_quirks_are_read_through_a_masked_copy() -> None:
+    script = ("N=${N:-$(((A + B) * 2))}\nL=${L:-['npu','cpu']}\n"
+              "python3 -m m n=$N l=$L\n")
+    result = analyse(script.encode())
+    assert not result.partly_parsed
+    (launch,) = result.launches
+    n, lst = launch.overrides
+    assert [p.dynamic for p in n.value_pieces] == ["computed by shell arithmetic"]
+    assert "".join(p.text for p in lst.value_pieces) == "[npu,cpu]"  # read from the original bytes
 
 
 def test_escaped_space_and_crlf() -> None:

@@ -10,6 +10,8 @@ _LEVELS = {"error": "error", "warning": "warning"}
 
 def render(report: Report) -> str:
     lines = [annotation(f) for f in sorted(report.findings, key=Finding.sort_key)]
+    lines += [f"::error file={escape_property(e.path)},title=followup-bot::{escape_data(e.reason)}"
+              for e in report.errors]
     lines.append(f"::notice title=followup-bot::{escape_data(summary_line(report))}")
     return "\n".join(lines) + "\n"
 

@@ -1,7 +1,8 @@
 """The JSON report, contract v1 (design.md): the keys it names keep their names and types.
 
 Compatible extensions: "severity" per finding, "partly_parsed" at the top, and "files_parsed",
-"launches", "files_changed" and "written" in the summary, "kinds" in the summary (files,
+"launches", "files_changed", "written" and "errors" in the summary, "errors" at the top (files that
+could not be checked: path, one-line reason, stage), "kinds" in the summary (files,
 findings, fixable and manual per source kind), "kind" per finding, "publish" after publishing.
 """
 
@@ -61,6 +62,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         "files": [{"path": c.path, "diff": unified_diff(c)} for c in changes],
         "skipped": [{"path": s.path, "reason": s.reason} for s in sorted(report.skipped, key=_skip_key)],
         "partly_parsed": sorted(set(report.partly_parsed)),
+        "errors": [{"path": e.path, "reason": e.reason, "stage": e.stage} for e in report.errors],
         "summary": {
             "files_scanned": report.files_scanned,
             "findings": len(report.findings),
@@ -71,6 +73,7 @@ def to_dict(report: Report) -> dict[str, Any]:
             "files_changed": len(changes),
             "written": report.written,
             "kinds": report.kind_counts(),
+            "errors": len(report.errors),
         },
     }
     if "inferred" in report.extra:  # extension: inferred rules not run, new checks not understood

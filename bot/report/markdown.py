@@ -19,6 +19,7 @@ def render(report: Report) -> str:
         _needs_a_person(report),
         _findings(report),
         _rules(report),
+        _errors(report),
         _skipped(report),
         _partly_parsed(report),
     ]
@@ -63,6 +64,8 @@ def _summary(report: Report) -> str:
         ("Fixed" if report.written else "Fixable", report.fixable),
         ("Manual", report.manual),
     ]
+    if report.errors:
+        rows.append(("Not checked (errors)", len(report.errors)))
     table = "\n".join(["| | Count |", "|---|---:|", *(f"| {name} | {count} |" for name, count in rows)])
     counts = {k: c for k, c in report.kind_counts().items() if c["parsed"] or c["findings"]}
     if set(counts) <= {"shell"}:
@@ -117,6 +120,13 @@ def _rules(report: Report) -> str:
 
 def _rule_row(rule: RuleInfo, count: int) -> str:
     return f"| {code(rule.id)} | {rule.severity} | {count} | {text(rule.title)} |"
+
+
+def _errors(report: Report) -> str:
+    if not report.errors:
+        return ""
+    items = [f"- {code(e.path)}: {text(e.reason)}" for e in report.errors]
+    return "\n".join([f"### Files that could not be checked ({len(report.errors)})", "", *items])
 
 
 def _skipped(report: Report) -> str:

@@ -31,6 +31,11 @@ def to_dict(report: Report) -> dict[str, Any]:
         "columnKind": "unicodeCodePoints",
         "results": results,
     }
+    if report.errors:  # files that could not be checked: the run is not complete, and says where
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
+            {"level": "error", "message": {"text": e.reason},
+             "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(e.path)}}}]}
+            for e in report.errors]}]
     if report.commit and _GITHUB_REPO.fullmatch(report.repo):
         provenance = {"repositoryUri": f"https://github.com/{report.repo}", "revisionId": report.commit}
         run["versionControlProvenance"] = [provenance]

@@ -17,12 +17,15 @@ def summary_line(report: Report) -> str:
     """E.g. `scanned 16 files (12 parsed, 14 launches): 25 findings, 20 fixable, 5 manual; 11 files would change`."""
     fixable = "fixed" if report.written else "fixable"
     change = "changed" if report.written else "would change"
-    return (
+    line = (
         f"scanned {plural(report.files_scanned, 'file')} "
         f"({report.files_parsed} parsed, {plural(report.launches, 'launch', 'launches')}): "
         f"{plural(len(report.findings), 'finding')}, {report.fixable} {fixable}, {report.manual} manual; "
         f"{plural(files_changed(report), 'file')} {change}"
     )
+    if report.errors:
+        line += f"; {plural(len(report.errors), 'file')} not checked (errors)"
+    return line
 
 
 def kinds_line(report: Report) -> str:

@@ -19,6 +19,7 @@ _STATUS_COLOR = {Status.FIXABLE: GREEN, Status.FIXED: GREEN, Status.MANUAL: YELL
 
 def render(report: Report, *, color: bool = False) -> str:
     lines = list(_findings(report, color))
+    lines.extend(_errors(report))
     lines.extend(_skipped(report))
     lines.extend(_partly_parsed(report))
     lines.append(_paint(summary_line(report), BOLD, color))
@@ -66,6 +67,15 @@ def finding_line(finding: Finding, color: bool = False) -> str:
     status = _paint(finding.status.value, _STATUS_COLOR[finding.status], color)
     message = " ".join(finding.message.splitlines())
     return f"{finding.path}:{finding.line}:{finding.column}: {rule} {status} {message}"
+
+
+def _errors(report: Report) -> Iterator[str]:
+    if not report.errors:
+        return
+    yield "errors (these files could not be checked; everything else was):"
+    for error in report.errors:
+        yield f"  {error.path}: {error.reason}"
+    yield ""
 
 
 def _skipped(report: Report) -> Iterator[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from bot.model import Span
-from bot.sources.shell_text import Field, Piece, Via, source_span
+from bot.sources.shell_text import SCRIPT_DIR, Field, Piece, Via, source_span
 from bot.sources.shell_walk import CommandSite
 
 PYTHON = re.compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)*)?$")
@@ -85,7 +85,7 @@ class Override:
 @dataclass
 class Launch:
     site: CommandSite
-    launcher: str
+    launcher: str  # how the entry is run; alternatives of branches joined with " | "
     entry: str | None  # module or script path
     entry_kind: str  # module | script
     line: int
@@ -94,6 +94,10 @@ class Launch:
     config_name: str | None = None
     config_dir: str | None = None
     caller_args: bool = False
+    config_names: tuple[str, ...] = ()  # every value --config-name takes in the script's branches
+    config_runtime: str | None = None  # a Hydra flag whose value is known only at run time, as written
+    entry_base: str | None = None  # "script-dir": the entry path is relative to the script's own directory
+    source_path: str | None = None  # the file that holds the launch, relative to the repository
 
     @property
     def module(self) -> str | None:
@@ -169,7 +173,7 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
             while i < n and not (PYTHON.match(_basename(words[i])) or TORCHRUN.match(_basename(words[i]))):
                 if words[i].endswith(".py") and not words[i].startswith("-"):
                     return launcher, words[i], "script", i + 1  # deepspeed / accelerate launch run a script
-                if words[i] in ("-m", "--module") and i + 1 < n and base in ("deepspeed", "accelerate"):
+                if words[i] in ("-m", "--module") and i + 1 < n and base in ("deepspeed", "accelerate", "uv"):
                     return launcher, words[i + 1], "module", i + 2
                 i += 1
             continue
@@ -221,6 +225,35 @@ def _torchrun(words: list[str], i: int, launcher: str) -> tuple[str, str | None,
     return None
 
 
+def build_launches(site: CommandSite, words: list[list[list[Field]]], src: bytes,
+                   path: str | None = None) -> list[Launch]:
+    """The launches a command makes: one per entry point its first word's alternatives lead to.
+
+    `words` holds, for each word of the command, its alternatives (branches assign a variable
+    differently), each a list of fields. The first word is tried alternative by alternative, so
+    `"${LAUNCH[@]}" -m M` with `LAUNCH=(python3)` or, in a branch, `LAUNCH=(uv run ... python3)` is
+    one launch of M; the other words keep every alternative's fields.
+    """
+    if not words:
+        return []
+    rest = [f for alternatives in words[1:] for fields in alternatives for f in fields]
+    heads: dict[tuple[str, ...], list[Field]] = {}
+    for fields in words[0]:
+        heads.setdefault(tuple(f.text for f in fields), fields)
+    launches: dict[tuple[str | None, str], Launch] = {}
+    for head in heads.values():
+        launch = build_launch(site, head + rest, src)
+        if launch is None:
+            continue
+        launch.source_path = path
+        known = launches.get((launch.entry, launch.entry_kind))
+        if known is None:
+            launches[(launch.entry, launch.entry_kind)] = launch
+        elif launch.launcher not in known.launcher.split(" | "):
+            known.launcher += f" | {launch.launcher}"
+    return list(launches.values())
+
+
 def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch | None:
     words = _words(fields)
     found = find_entry(words, fields)
@@ -228,6 +261,8 @@ def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch |
         return None
     launcher, entry, entry_kind, first = found
     launch = Launch(site, launcher, entry, entry_kind, line=int(site.node.start_point[0]) + 1)
+    if entry_kind in ("script", SHELL_SCRIPT) and first > 0:
+        _script_dir_entry(launch, fields[first - 1])
     flags = hydra_flags()
     i = first
     while i < len(fields):
@@ -240,21 +275,16 @@ def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch |
             ):
                 launch.caller_args = True
             continue
-        if word.startswith("-") and not word.startswith("--config") and word.split("=")[0] in flags:
-            name, _, inline = word.partition("=")
-            value = inline if "=" in word else (words[i] if flags[name] and i < len(words) else None)
-            if flags[name] and "=" not in word:
-                i += 1
-            _record_flag(launch, name, value)
+        name = word.partition("=")[0]
+        if word.startswith("-") and name in flags:
+            if "=" in word:
+                values = [f for f in _same_word(fields, i - 1) if f.text.startswith(name + "=")]
+                _record_flag(launch, name, [(f.text[len(name) + 1 :], f) for f in values])
+            elif flags[name] and i < len(fields):
+                values = _same_word(fields, i)
+                i += len(values)
+                _record_flag(launch, name, [(f.text, f) for f in values])
             continue
-        if word.startswith("--config") or word in ("-cp", "-cn", "-cd"):
-            name, _, inline = word.partition("=")
-            if name in flags:
-                value = inline if "=" in word else (words[i] if i < len(words) else None)
-                if "=" not in word:
-                    i += 1
-                _record_flag(launch, name, value)
-                continue
         override = parse_override_field(item, src)
         if override is not None:
             launch.overrides.append(override)
@@ -263,13 +293,41 @@ def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch |
     return launch
 
 
-def _record_flag(launch: Launch, name: str, value: str | None) -> None:
+def _same_word(fields: list[Field], index: int) -> list[Field]:
+    """The field at `index` and the ones after it that are other alternatives of the same shell word."""
+    out = [fields[index]]
+    word = fields[index].word
+    while word >= 0 and index + len(out) < len(fields) and fields[index + len(out)].word == word:
+        out.append(fields[index + len(out)])
+    return out
+
+
+def _script_dir_entry(launch: Launch, entry: Field) -> None:
+    """`python3 "$(dirname "$0")/train.py"`: the entry is relative to the script's own directory."""
+    pieces = entry.pieces
+    if pieces and pieces[0].dynamic == SCRIPT_DIR and all(p.static for p in pieces[1:]):
+        launch.entry = "".join(p.text for p in pieces[1:]).lstrip("/") or "."
+        launch.entry_base = "script-dir"
+
+
+def _record_flag(launch: Launch, name: str, values: list[tuple[str, Field]]) -> None:
+    """A Hydra flag with the value(s) it takes in the script's branches; a run-time value is noted."""
+    if not values:
+        return
+    texts = [text for text, _ in values]
+    value: str | None = texts[0]
+    dynamic = next((f for _, f in values if not f.static), None)
     if name in ("--config-path", "-cp"):
         launch.config_path = value
     elif name in ("--config-name", "-cn"):
         launch.config_name = value
+        launch.config_names = tuple(dict.fromkeys(texts))
     elif name in ("--config-dir", "-cd"):
         launch.config_dir = value
+    else:
+        return
+    if dynamic is not None:
+        launch.config_runtime = f"{name} {dynamic.text}"
 
 
 def line_column(src: bytes, pos: int) -> tuple[int, int]:

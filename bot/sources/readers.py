@@ -62,7 +62,7 @@ class ShellFamilyReader:
         from bot.sources.shell import analyse
 
         if text not in self._scripts:
-            self._scripts[text] = analyse(text, all_exported=self.kind == kinds.WORKFLOW)
+            self._scripts[text] = analyse(text, all_exported=self.kind == kinds.WORKFLOW, path=self.path)
         return self._scripts[text]
 
     def read(self, data: bytes, rules: list[Rule]) -> Reading:
@@ -146,7 +146,7 @@ def callee_inputs(root: Path, path: str) -> list[EnvInput]:
             data = handle.read(8 * 1024 * 1024 + 1)
     except OSError:
         return []
-    inputs = [] if len(data) > 8 * 1024 * 1024 or b"\0" in data else env_inputs(analyse(data).launches)
+    inputs = [] if len(data) > 8 * 1024 * 1024 or b"\0" in data else env_inputs(analyse(data, path=path).launches)
     _CALLEES[(str(root), path)] = (stamp, inputs)
     return inputs
 
@@ -170,10 +170,11 @@ class YamlConfigReader:
     packages: dict[str, str] | None = None
 
     def read(self, data: bytes, rules: list[Rule]) -> Reading:
-        from bot.sources.yaml_config import find_yaml, yaml_errors
+        from bot.sources.yaml_config import find_yaml, yaml_problem
 
-        if yaml_errors(data):
-            raise SourceUnreadable("not valid YAML")
+        problem = yaml_problem(data)
+        if problem is not None:
+            raise SourceUnreadable(problem)
         return Reading(find_yaml(self.path, data, rules, self.packages))
 
     def errors(self, data: bytes) -> int:

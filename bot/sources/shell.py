@@ -7,10 +7,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from bot.model import Span
-from bot.sources.launches import SHELL_SCRIPT, Launch, build_launch
+from bot.sources.launches import SHELL_SCRIPT, Launch, build_launches
 from bot.sources.script_calls import ScriptCall, script_call
+from bot.sources.shell_quirks import masked
 from bot.sources.shell_text import Field, split_fields
-from bot.sources.shell_vars import Definition
+from bot.sources.shell_vars import Definition, tilde
 from bot.sources.shell_walk import Walker
 
 if TYPE_CHECKING:
@@ -29,7 +30,18 @@ def _parser() -> Parser:
 
 
 def parse_tree(src: bytes) -> Tree:
-    return _parser().parse(src)
+    """The syntax tree; where a known tree-sitter-bash quirk causes an error, the tree of a masked copy
+    with the same byte offsets (bot.sources.shell_quirks) when that has fewer errors."""
+    tree = _parser().parse(src)
+    if not tree.root_node.has_error:
+        return tree
+    errors = error_spans(tree.root_node)
+    copy = masked(src, errors)
+    if copy is not None:
+        again = _parser().parse(copy)
+        if len(error_spans(again.root_node)) < len(errors):
+            return again
+    return tree
 
 
 @dataclass
@@ -71,35 +83,42 @@ def error_spans(root: Node) -> list[Span]:
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
-def command_fields(node: Node, env: object, walker: Walker) -> list[Field]:
-    """The command's argv after expansion: every alternative of a word contributes its fields."""
-    fields: list[Field] = []
+def command_words(node: Node, env: object, walker: Walker) -> list[list[list[Field]]]:
+    """The command's argv after expansion, by word: each word's alternatives, each a list of fields."""
+    words: list[list[list[Field]]] = []
     for child in node.children:
         if child.type in NOT_ARGUMENTS and child.type != "command_name":
             continue
         target = child.children[0] if child.type == "command_name" and child.children else child
-        alternatives = walker.expander.word(target, env)  # type: ignore[arg-type]
-        for alternative in alternatives:
-            fields.extend(split_fields(alternative))
-    return fields
+        alternatives = []
+        for alternative in walker.expander.word(target, env):  # type: ignore[arg-type]
+            fields = split_fields(tilde(alternative, argument=True))
+            for item in fields:
+                item.word = len(words)
+            alternatives.append(fields)
+        words.append(alternatives)
+    return words
 
 
-def analyse(src: bytes, all_exported: bool = False) -> ShellScript:
-    """Launches, variables and script calls; `all_exported`: every assignment reaches child processes."""
+def analyse(src: bytes, all_exported: bool = False, path: str | None = None) -> ShellScript:
+    """Launches, variables and script calls; `all_exported`: every assignment reaches child processes.
+
+    `path`: the file, relative to the repository, for entry points given relative to the script.
+    """
     tree = parse_tree(src)
     walker = Walker(src)
     result = walker.run(tree.root_node)
-    script = ShellScript(src=src, tree=tree, definitions=result.definitions, errors=error_spans(tree.root_node),
-                         tested=result.tested)
+    errors = sorted([*error_spans(tree.root_node), *result.too_deep], key=lambda s: (s.start, s.end))
+    script = ShellScript(src=src, tree=tree, definitions=result.definitions, errors=errors, tested=result.tested)
     for site in result.commands:
-        fields = command_fields(site.node, site.env, walker)
+        words = command_words(site.node, site.env, walker)
+        fields = [f for alternatives in words for alternative in alternatives for f in alternative]
         if not fields:
             continue
-        launch = build_launch(site, fields, src)
-        if launch is not None:
-            script.launches.append(launch)
-            if launch.entry_kind != SHELL_SCRIPT:
-                continue
+        launches = build_launches(site, words, src, path)
+        script.launches.extend(launches)
+        if any(launch.entry_kind != SHELL_SCRIPT for launch in launches):
+            continue
         call = script_call(site, [f.text for f in fields[:4]], src, all_exported)
         if call is not None and call.values:
             script.calls.append(call)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from bot.sources.shell_vars import Definition
 
 BARE, SINGLE, DOUBLE, ANSI = "b", "s", "d", "a"
+SCRIPT_DIR = "the script's own directory"  # why `$(cd "$(dirname "$0")" && pwd)` is dynamic: resolved per file
 SHELL_SPACE = " \t\n"
 
 
@@ -71,6 +72,7 @@ BREAK = None  # between the elements of "${array[@]}": always ends a field
 @dataclass
 class Field:
     pieces: list[Piece] = field(default_factory=list)
+    word: int = -1  # which word of the command it came from (alternatives of one word share it)
 
     @property
     def text(self) -> str:

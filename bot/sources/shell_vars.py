@@ -8,6 +8,7 @@ where the script never assigned it (the value comes from whoever runs the script
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ from bot.sources.shell_text import (
     BARE,
     BREAK,
     DOUBLE,
+    SCRIPT_DIR,
     SINGLE,
     Piece,
     Via,
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 MAX_ALTERNATIVES = 16
+MAX_NESTING = 40  # words inside words; deeper ones are read as run-time values, well within Python's stack
 Items = list["Piece | None"]
 
 
@@ -73,6 +76,7 @@ class Expander:
 
     def __init__(self, src: bytes) -> None:
         self.src = src
+        self.depth = 0  # words being expanded inside one another (`${A:-${B:-...}}`)
 
     # ---- literal text --------------------------------------------------------------
     def _literal(self, start: int, end: int, ctx: str, quote: int) -> Piece:
@@ -114,6 +118,15 @@ class Expander:
     # ---- words ---------------------------------------------------------------------
     def word(self, node: Node, env: Env, ctx: str = BARE, quote: int = -1) -> list[Items]:
         """Alternatives, each a list of pieces and BREAKs, for one word node."""
+        if self.depth >= MAX_NESTING:
+            return [[self._dynamic(node, f"nested more than {MAX_NESTING} levels deep", ctx)]]
+        self.depth += 1
+        try:
+            return self._word(node, env, ctx, quote)
+        finally:
+            self.depth -= 1
+
+    def _word(self, node: Node, env: Env, ctx: str, quote: int) -> list[Items]:
         kind = node.type
         if kind in ("word", "number", "extglob_pattern", "special_variable_name", "variable_name"):
             return [[self._literal(node.start_byte, node.end_byte, ctx, quote)]]
@@ -128,6 +141,11 @@ class Expander:
             return self._concat([self.word(c, env, ctx, quote) for c in node.children])
         if kind in ("simple_expansion", "expansion"):
             return self.expansion(node, env, ctx)
+        if kind == "command_substitution" and script_directory(_text(self.src, node)):
+            return [[self._dynamic(node, SCRIPT_DIR, ctx)]]
+        if kind == "arithmetic_expansion" or (kind == "command_substitution" and self.src.startswith(
+                b"$((", node.start_byte)):  # tree-sitter reads `$((...))` in `${V:-...}` as `$( (...) )`
+            return [[self._dynamic(node, "computed by shell arithmetic", ctx)]]
         if kind in ("command_substitution", "process_substitution"):
             return [[self._dynamic(node, "computed by a command", ctx)]]
         if kind == "arithmetic_expansion":
@@ -195,12 +213,87 @@ class Expander:
                     out.append([self._dynamic(node, reason, ctx)])
                 continue
             for alt in definition.values:
+                if op in (":-", ":=") and operand is not None and definition.kind == "scalar" and _empty(alt):
+                    out.extend(self._operand(operand, env, ctx))  # `${V:-x}` where V is set but empty: x
+                    continue
                 out.append(_splice(alt, via, definition.kind, subscript, quoted))
         return out[:MAX_ALTERNATIVES] or [[]]
 
     def _operand(self, nodes: list[Node], env: Env, ctx: str) -> list[Items]:
         parts = [self.word(n, env, DOUBLE if ctx == DOUBLE else BARE) for n in nodes]
-        return self._concat(parts) if parts else [[Piece("", ctx=ctx)]]
+        if not parts:
+            return [[Piece("", ctx=ctx)]]
+        alternatives = self._concat(parts)
+        # bash expands a leading ~ of `${V:-~/x}`, but not inside double quotes
+        return alternatives if ctx == DOUBLE else [tilde(alt) for alt in alternatives]
+
+
+HOME = "a home directory (~), expanded by the shell"
+_IDENTIFIER_EQUALS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def tilde(items: Items, *, assignment: bool = False, argument: bool = False) -> Items:
+    """The word with bash's tilde expansion: a leading unquoted `~` (or `~user`) up to the first `/`
+    becomes the run-time home directory. `assignment`: also after each `:` of the value (bash does so
+    in assignments); `argument`: also after the `=` of a `name=~/x` argument (bash, outside POSIX mode,
+    for a valid variable name only: `a.b=~/x` keeps its tilde, and so does Hydra, which rejects it).
+    """
+    if not items or items[0] is None:
+        return items
+    first = items[0]
+    if not _from_source(first):
+        return items
+    starts = [0]
+    text = first.text
+    if argument:
+        match = _IDENTIFIER_EQUALS.match(text)
+        starts = [match.end()] if match else []
+    if assignment:
+        starts += [i + 1 for i, ch in enumerate(text) if ch == ":"]
+    cuts: list[tuple[int, int]] = []
+    for start in starts:
+        if text.startswith("~", start):
+            end = text.find("/", start)
+            stop = text.find(":", start) if assignment else -1
+            end = min(e for e in (end, stop, len(text)) if e >= 0)
+            if end == len(text) and len(items) > 1 and items[1] is not None:
+                continue  # the tilde prefix runs into a quoted or expanded part: bash leaves it
+            cuts.append((start, end))
+    if not cuts:
+        return items
+    out: Items = []
+    pos = 0
+    for start, end in cuts:
+        if start > pos:
+            out.append(first.sub(pos, start))
+        out.append(Piece(text[start:end], ctx=BARE, dynamic=HOME, default_of=first.default_of))
+        pos = end
+    if pos < len(text):
+        out.append(first.sub(pos, len(text)))
+    return out + items[1:]
+
+
+def _empty(items: Items) -> bool:
+    """A value known to be the empty string."""
+    return all(p is not None and p.static and not p.text for p in items)
+
+
+def _from_source(piece: Piece) -> bool:
+    """Unquoted characters written in the word itself (not the value of a variable it expands)."""
+    return piece.static and piece.ctx == BARE and not piece.via and bool(piece.starts)
+
+
+_SCRIPT_DIR_WORDS = {"cd", "pwd", "dirname", "readlink", "realpath", "-f", "-e", "-m", "-P", "-L", "--", "&&", ";",
+                     "echo", "$0", "${0}", "${BASH_SOURCE[0]}", "${BASH_SOURCE}", "$BASH_SOURCE", ">/dev/null",
+                     "&>/dev/null", "2>&1", "1>/dev/null", "2>/dev/null", ">", "&>", "/dev/null"}
+
+
+def script_directory(text: str) -> bool:
+    """`$(cd "$(dirname "$0")" && pwd)`, `$(dirname "${BASH_SOURCE[0]}")` and the like: the script's directory."""
+    if "dirname" not in text or not ("$0" in text or "${0}" in text or "BASH_SOURCE" in text):
+        return False
+    flat = text.replace("$(", " ").replace(")", " ").replace('"', " ").replace("'", " ").replace("`", " ")
+    return all(word in _SCRIPT_DIR_WORDS for word in flat.replace(";", " ; ").split())
 
 
 def as_default(piece: Piece | None, name: str) -> Piece | None:

@@ -20,6 +20,7 @@ from bot.sources.shell_vars import (
     caller_definition,
     parse_expansion,
     reaching,
+    tilde,
 )
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ STATEMENT_LISTS = {"program", "compound_statement", "do_group", "list", "pipelin
                    "redirected_statement", "negated_command", "ERROR"}
 DECLARATIONS = {"declaration_command"}
 LITERAL_WORDS = {"word", "string", "raw_string", "number", "extglob_pattern"}
+MAX_DEPTH = 60  # statements inside statements (and `$(...)` inside commands) that are followed
 SKIP = {"comment", ";", ";;", "&", "&&", "||", "|", "|&", "\n", "(", ")", "{", "}"}
 
 
@@ -45,6 +47,7 @@ class WalkResult:
     commands: list[CommandSite] = field(default_factory=list)
     definitions: list[Definition] = field(default_factory=list)
     tested: dict[str, list[str]] = field(default_factory=dict)  # values the script compares a variable with
+    too_deep: list[Span] = field(default_factory=list)  # statements nested too deeply to follow
 
 
 def _line(node: Node) -> int:
@@ -58,6 +61,7 @@ class Walker:
         self.result = WalkResult()
         self._function: str | None = None
         self._branch: str | None = None
+        self._depth = 0
 
     def run(self, root: Node) -> WalkResult:
         self.block(root.children, {})
@@ -70,6 +74,16 @@ class Walker:
         return env
 
     def statement(self, node: Node, env: Env) -> Env:
+        if self._depth >= MAX_DEPTH:  # not followed: the file reads as partly parsed there
+            self.result.too_deep.append(Span(node.start_byte, node.end_byte))
+            return env
+        self._depth += 1
+        try:
+            return self._statement(node, env)
+        finally:
+            self._depth -= 1
+
+    def _statement(self, node: Node, env: Env) -> Env:
         kind = node.type
         if kind in SKIP:
             return env
@@ -125,7 +139,8 @@ class Walker:
             alternatives = [self._array_items(value, env)]
         else:
             kind = "scalar"
-            alternatives = self.expander.word(value, env) if value is not None else [[Piece("")]]
+            alternatives = ([tilde(alt, assignment=True) for alt in self.expander.word(value, env)]
+                            if value is not None else [[Piece("")]])
         if append:
             previous = [d for d in reaching(env, name) if d.kind != "caller"]
             alternatives = [
@@ -148,7 +163,7 @@ class Walker:
         for child in array.children:
             if child.type in ("(", ")", "comment"):
                 continue
-            alternatives = self.expander.word(child, env)
+            alternatives = [tilde(alt) for alt in self.expander.word(child, env)]
             for alternative in alternatives:  # every branch's value is a possible element
                 if items:
                     items.append(BREAK)

@@ -96,14 +96,26 @@ class Doc:
 
 def yaml_errors(data: bytes) -> int:
     """0 when ruamel.yaml's round-trip loader reads every document, else 1."""
+    return 0 if yaml_problem(data) is None else 1
+
+
+def yaml_problem(data: bytes) -> str | None:
+    """Why ruamel.yaml's round-trip loader cannot read every document (None: it can), in one line."""
     from ruamel.yaml import YAML
 
     try:
         for _ in YAML(typ="rt").load_all(data.decode("utf-8")):
             pass
-    except Exception:  # ruamel raises more than YAMLError on broken input
-        return 1
-    return 0
+    except RecursionError:
+        return "nested too deeply to read"
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 (byte {exc.start})"
+    except Exception as exc:  # ruamel raises more than YAMLError on broken input
+        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())[:120]
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        return f"not valid YAML{where}: {problem}"
+    return None
 
 
 def find_yaml(path: str, data: bytes, rules: list[Rule], packages: dict[str, str] | None = None) -> list[Finding]:
@@ -224,11 +236,23 @@ def _is_key(node: Node) -> bool:
 
 
 def _interpolated(node: Node) -> bool:
-    from ruamel.yaml.nodes import ScalarNode
+    """Whether a string anywhere in the value (a scalar, or inside sequences and mappings) interpolates."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode
 
-    if isinstance(node, ScalarNode):
-        return node.tag == "tag:yaml.org,2002:str" and "${" in str(node.value)
-    return any(_interpolated(v) for v in node.value) if isinstance(node.value, list) else False
+    todo, seen = [node], set()
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:  # an alias back to an enclosing node
+            continue
+        seen.add(id(current))
+        if isinstance(current, ScalarNode):
+            if current.tag == "tag:yaml.org,2002:str" and "${" in str(current.value):
+                return True
+        elif isinstance(current, MappingNode):
+            todo.extend(part for pair in current.value for part in pair)
+        elif isinstance(current.value, list):
+            todo.extend(current.value)
+    return False
 
 
 def merged_mappings(node: MappingNode) -> list[MappingNode]:

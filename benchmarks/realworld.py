@@ -1,0 +1,298 @@
+"""The real-world check: every command of the bot over verl's history, as a user would run it.
+
+    python benchmarks/realworld.py [--corpus ../shared/corpus] [--quick] [--json FILE] [--markdown FILE]
+
+For each commit of tests/realworld/snapshots.txt (`--quick`: the ones marked quick) it runs, with the
+installed `bot`, in fresh processes and with no cache:
+- `bot run --dry-run --no-cache --format json` with every bundled rule (optional ones enabled) and the
+  rule set of tests/realworld/rules/;
+- `bot compose-check --format json`, from outside the tree and (quick set) also as `--repo .` from
+  inside it, and from a subdirectory as `--repo ..`: the three reports must be identical;
+- `bot launches --format json`: every launch and how it was understood, counted by class;
+- `bot watch --before C^ --after C --dry-run` on a clone of the history whose main is at C.
+It reports internal errors (exit code 3, or error entries in a report), files over the time bound,
+launches by class, findings per rule and wall times; the exit code is 1 when any internal error or
+disagreement was seen. It also counts how many of the tip's shell scripts tree-sitter-bash and bashlex
+(if installed) parse, and how fast. Results and the command go into docs/realworld.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent.parent
+SNAPSHOTS = HERE / "tests" / "realworld" / "snapshots.txt"
+RULES = HERE / "tests" / "realworld" / "rules"
+
+
+def snapshots(quick: bool, only: list[str]) -> list[tuple[str, str]]:
+    out = []
+    for line in SNAPSHOTS.read_text(encoding="utf-8").splitlines():
+        fields = line.split("#", 1)[0].split()
+        if not fields:
+            continue
+        if only and fields[0] not in only and fields[1] not in only:
+            continue
+        if quick and "quick" not in fields[2:] and not only:
+            continue
+        out.append((fields[0], fields[1]))
+    return out
+
+
+class Corpus:
+    def __init__(self, root: Path) -> None:
+        self.tool = root / "verl-tree"
+        if not self.tool.exists():
+            raise SystemExit(f"{root}: no verl-tree script here; expected the corpus directory (../shared/corpus)")
+        self.history = Path(self._run("--history"))
+
+    def _run(self, *args: str) -> str:
+        return subprocess.run([str(self.tool), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+    def tree(self, commit: str) -> Path:
+        return Path(self._run(commit))
+
+    def resolve(self, commit: str) -> str:
+        return subprocess.run(["git", "-C", str(self.history), "rev-parse", "--verify", f"{commit}^{{commit}}"],
+                              check=True, capture_output=True, text=True).stdout.strip()
+
+    def parent(self, commit: str) -> str | None:
+        out = subprocess.run(["git", "-C", str(self.history), "rev-parse", "--verify", "-q", f"{commit}^"],
+                             capture_output=True, text=True)
+        return out.stdout.strip() or None
+
+
+class Bot:
+    def __init__(self, executable: str, scratch: Path) -> None:
+        self.executable = executable
+        self.env = {**os.environ, "BOT_CACHE_DIR": str(scratch / "cache"), "NO_COLOR": "1"}
+        self.env.pop("GITHUB_ACTIONS", None)
+        for name in ("BOT_GITHUB_TOKEN", "GITHUB_TOKEN", "BOT_GITHUB_APP_ID"):
+            self.env.pop(name, None)
+
+    def __call__(self, *args: str, cwd: Path | None = None, timeout: float = 900) -> dict[str, Any]:
+        start = time.perf_counter()
+        try:
+            done = subprocess.run([self.executable, *args], cwd=cwd, env=self.env, capture_output=True,
+                                  timeout=timeout)
+            code, out, err = done.returncode, done.stdout, done.stderr
+        except subprocess.TimeoutExpired as exc:
+            code, out, err = -9, exc.stdout or b"", (exc.stderr or b"") + b"\nrealworld: killed after the timeout"
+        seconds = time.perf_counter() - start
+        report: Any = None
+        try:
+            report = json.loads(out) if out.strip() else None
+        except ValueError:
+            report = None
+        return {"exit": code, "seconds": round(seconds, 2), "report": report, "stdout": out.decode("utf-8", "replace"),
+                "stderr": err.decode("utf-8", "replace")}
+
+
+def optional_rules(bot: Bot) -> list[str]:
+    listed = bot("rules", "list", "--rules", str(RULES))
+    return [line.split()[0] for line in listed["stdout"].splitlines() if len(line.split()) > 1
+            and line.split()[1] == "optional"]
+
+
+def internal_errors(step: str, result: dict[str, Any]) -> list[str]:
+    """Crashes and per-file error entries of one command."""
+    out = []
+    if result["exit"] == 3 or result["exit"] < 0 or "internal error" in result["stderr"]:
+        tail = " ".join(result["stderr"].strip().splitlines()[-1:])[:300]
+        out.append(f"{step}: exit {result['exit']}: {tail}")
+    report = result["report"]
+    if isinstance(report, dict):
+        for entry in report.get("errors", []):
+            out.append(f"{step}: {entry.get('path')}: {entry.get('reason')}")
+    return out
+
+
+def strip_volatile(report: Any) -> Any:
+    """A compose-check report without what may differ between two runs of the same tree: the label."""
+    if isinstance(report, dict):
+        return {k: strip_volatile(v) for k, v in report.items() if k not in ("repo",)}
+    if isinstance(report, list):
+        return [strip_volatile(v) for v in report]
+    return report
+
+
+def launch_classes(report: Any) -> dict[str, int]:
+    if not isinstance(report, dict):
+        return {}
+    return dict(Counter(entry.get("class", "?") for entry in report.get("launches", [])))
+
+
+def findings_by_rule(report: Any) -> dict[str, int]:
+    if not isinstance(report, dict):
+        return {}
+    return dict(sorted(Counter(f["rule"] for f in report.get("findings", [])).items()))
+
+
+def watch_upstream(corpus: Corpus, scratch: Path, commit: str) -> Path:
+    """A bare clone of the history sharing its objects, with main moved to `commit`; its bot.toml."""
+    upstream = scratch / "upstream.git"
+    if not upstream.exists():
+        subprocess.run(["git", "clone", "-q", "--bare", "--shared", str(corpus.history), str(upstream)], check=True)
+    subprocess.run(["git", "-C", str(upstream), "update-ref", "refs/heads/main", commit], check=True)
+    subprocess.run(["git", "-C", str(upstream), "symbolic-ref", "HEAD", "refs/heads/main"], check=True)
+    config = scratch / "bot.toml"
+    config.write_text(f'[repos.verl]\ngithub = "verl-project/verl"\nclone_url = "{upstream}"\n', encoding="utf-8")
+    return config
+
+
+def check_snapshot(bot: Bot, corpus: Corpus, scratch: Path, commit: str, label: str, enable: list[str],
+                   thorough: bool) -> dict[str, Any]:
+    full = corpus.resolve(commit)
+    tree = corpus.tree(full)
+    row: dict[str, Any] = {"commit": full[:10], "label": label, "errors": []}
+    enables = [a for rule in enable for a in ("--enable", rule)]
+    run = bot("run", "--repo", str(tree), "--dry-run", "--no-cache", "--format", "json", "--rules", str(RULES),
+              *enables)
+    row["errors"] += internal_errors("run", run)
+    report = run["report"] if isinstance(run["report"], dict) else {}
+    summary = report.get("summary", {})
+    row["run"] = {"exit": run["exit"], "seconds": run["seconds"], "files": summary.get("files_scanned"),
+                  "findings": summary.get("findings"), "fixable": summary.get("fixable"),
+                  "manual": summary.get("manual"), "by_rule": findings_by_rule(report),
+                  "partly_parsed": len(report.get("partly_parsed", [])), "changed": len(report.get("files", []))}
+    compose = bot("compose-check", "--repo", str(tree), "--format", "json", cwd=Path("/"))
+    row["errors"] += internal_errors("compose-check", compose)
+    composed = compose["report"] if isinstance(compose["report"], dict) else {}
+    row["compose"] = {"exit": compose["exit"], "seconds": compose["seconds"],
+                      "findings": len(composed.get("findings", [])),
+                      "unresolved": len((composed.get("compose") or {}).get("unresolved", []))}
+    if thorough:
+        inside = bot("compose-check", "--repo", ".", "--format", "json", cwd=tree)
+        row["errors"] += internal_errors("compose-check --repo .", inside)
+        sub = next((p for p in sorted(tree.iterdir()) if p.is_dir() and not p.name.startswith(".")), tree)
+        below = bot("compose-check", "--repo", "..", "--format", "json", cwd=sub) if sub != tree else inside
+        row["errors"] += internal_errors("compose-check --repo ..", below)
+        same = strip_volatile(compose["report"]) == strip_volatile(inside["report"]) == strip_volatile(
+            below["report"])
+        row["compose"]["same_from_any_directory"] = same
+        if not same:
+            row["errors"].append("compose-check: reports differ between working directories")
+    launches = bot("launches", "--repo", str(tree), "--format", "json")
+    if launches["exit"] == 2 and "invalid choice" in launches["stderr"]:
+        row["launches"] = None  # this version of the bot has no `launches` command
+    else:
+        row["errors"] += internal_errors("launches", launches)
+        row["launches"] = launch_classes(launches["report"])
+    parent = corpus.parent(full)
+    if parent is not None:
+        config = watch_upstream(corpus, scratch, full)
+        watch = bot("watch", "--repo", "verl", "--config", str(config), "--before", parent, "--after", full,
+                    "--dry-run", "--format", "json", cwd=scratch)
+        row["errors"] += internal_errors("watch", watch)
+        watched = watch["report"] if isinstance(watch["report"], dict) else {}
+        triggered = "no rule triggered" in watch["stdout"]
+        row["watch"] = {"exit": watch["exit"], "seconds": watch["seconds"],
+                        "triggered": not triggered and watch["exit"] in (0, 1),
+                        "by_rule": findings_by_rule(watched)}
+    return row
+
+
+def parser_counts(tree: Path) -> dict[str, Any]:
+    """How many of the tree's shell scripts each parser reads without an error, and in how long."""
+    listed = subprocess.run(["git", "-C", str(tree), "ls-files", "*.sh"], capture_output=True, text=True,
+                            check=True).stdout.split()
+    scripts = [(tree / p).read_bytes() for p in listed if (tree / p).is_file() and not (tree / p).is_symlink()]
+    import tree_sitter_bash
+    from tree_sitter import Language, Parser
+
+    parser = Parser(Language(tree_sitter_bash.language()))
+    start = time.perf_counter()
+    clean = sum(1 for data in scripts if not parser.parse(data).root_node.has_error)
+    counts: dict[str, Any] = {"scripts": len(scripts),
+                              "tree_sitter": {"clean": clean, "seconds": round(time.perf_counter() - start, 3)}}
+    try:
+        import bashlex  # type: ignore[import-untyped]
+    except ImportError:
+        counts["bashlex"] = None
+        return counts
+    start = time.perf_counter()
+    ok = 0
+    for data in scripts:
+        try:
+            bashlex.parse(data.decode("utf-8", "replace"))
+            ok += 1
+        except Exception:  # bashlex raises its own errors and more on what it cannot read
+            pass
+    counts["bashlex"] = {"clean": ok, "seconds": round(time.perf_counter() - start, 3)}
+    return counts
+
+
+def markdown(rows: list[dict[str, Any]], parsers: dict[str, Any] | None) -> str:
+    lines = ["| commit | date | run: s / findings / partly parsed | compose: findings / not checked | "
+             "launches by class | watch: s / findings | internal errors |", "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        run, compose = row["run"], row["compose"]
+        classes = ", ".join(f"{k} {v}" for k, v in sorted((row.get("launches") or {}).items())) or "-"
+        watch = row.get("watch")
+        watched = f"{watch['seconds']} / {sum(watch['by_rule'].values())}" if watch else "-"
+        lines.append(f"| {row['commit']} | {row['label']} | {run['seconds']} / {run['findings']} / "
+                     f"{run['partly_parsed']} | {compose['findings']} / {compose['unresolved']} | {classes} | "
+                     f"{watched} | {len(row['errors'])} |")
+    totals: Counter[str] = Counter()
+    for row in rows:
+        totals.update(row["run"]["by_rule"])
+    lines += ["", "Findings per rule over all snapshots (`bot run`): "
+              + ", ".join(f"{k} {v}" for k, v in sorted(totals.items()))]
+    if parsers is not None:
+        ts, bl = parsers["tree_sitter"], parsers.get("bashlex")
+        text = (f"Shell scripts at the tip: {parsers['scripts']}; tree-sitter-bash parses {ts['clean']} without an "
+                f"error in {ts['seconds']} s")
+        text += f"; bashlex parses {bl['clean']} in {bl['seconds']} s." if bl else "; bashlex not installed."
+        lines += ["", text]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=HERE.parent / "shared" / "corpus")
+    parser.add_argument("--quick", action="store_true", help="only the snapshots marked quick")
+    parser.add_argument("--only", nargs="*", default=[], metavar="COMMIT", help="only these snapshots")
+    parser.add_argument("--bot", default=shutil.which("bot") or str(HERE / ".venv" / "bin" / "bot"))
+    parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument("--markdown", type=Path, help="write the summary table here")
+    args = parser.parse_args(argv)
+    corpus = Corpus(args.corpus)
+    with tempfile.TemporaryDirectory(prefix="bot-realworld-") as scratch_dir:
+        scratch = Path(scratch_dir)
+        bot = Bot(args.bot, scratch)
+        enable = optional_rules(bot)
+        rows = []
+        for commit, label in snapshots(args.quick, args.only):
+            row = check_snapshot(bot, corpus, scratch, commit, label, enable, thorough=args.quick or label.startswith(
+                "2026-08"))
+            rows.append(row)
+            print(f"{row['commit']} {label}: run {row['run']['seconds']} s, {row['run']['findings']} findings; "
+                  f"compose {row['compose']['findings']}; launches {row.get('launches')}; "
+                  f"{len(row['errors'])} internal errors", file=sys.stderr)
+            for error in row["errors"]:
+                print(f"  {error}", file=sys.stderr)
+        parsers = parser_counts(corpus.tree(corpus.resolve("main")))
+    result = {"snapshots": rows, "parsers": parsers, "bot": args.bot}
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    table = markdown(rows, parsers)
+    if args.markdown:
+        args.markdown.write_text(table, encoding="utf-8")
+    print(table)
+    failed = sum(len(r["errors"]) for r in rows)
+    print(f"{len(rows)} snapshots, {failed} internal errors", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

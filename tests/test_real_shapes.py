@@ -1,0 +1,269 @@
+"""Shapes found in real repositories: launchers from arrays and variables, Hydra flags in every
+spelling, search paths, tilde, and a run that survives any one bad file. Our own fixtures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.sources.shell import analyse
+from tests.conftest import make_repo
+
+APP = '''\
+import hydra
+
+
+@hydra.main(config_path="conf", config_name="base", version_base=None)
+def main(cfg):
+    train(cfg)
+'''
+DERIVED_APP = '''\
+import hydra
+
+
+@hydra.main(config_path="conf", config_name="derived", version_base=None)
+def main(cfg):
+    train(cfg)
+'''
+TREE = {
+    "rlkit/train.py": APP,
+    "rlkit/conf/base.yaml": "defaults:\n  - engine: fsdp\n  - _self_\n"
+                            "run:\n  epochs: 3\n  data_dir: /data\nengine_opts:\n  use_bridge: false\n",
+    "rlkit/conf/big.yaml": "defaults:\n  - base\n  - override engine: mega\n  - _self_\n",
+    "rlkit/conf/engine/fsdp.yaml": "kind: fsdp\n",
+    "rlkit/conf/engine/mega.yaml": "kind: mega\ntp: 1\n",
+    # an app of another package that finds the base configs through a search path in its primary config
+    "tools/derived/main.py": DERIVED_APP,
+    "tools/derived/conf/derived.yaml": "hydra:\n  searchpath:\n    - pkg://rlkit.conf\n\n"
+                                       "defaults:\n  - base\n  - _self_\n\nextra:\n  flag: true\n",
+    "tools/relative/main.py": DERIVED_APP,
+    "tools/relative/conf/derived.yaml": "hydra:\n  searchpath:\n    - file://rlkit/conf\n\n"
+                                        "defaults:\n  - base\n  - _self_\n",
+}
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def only_launch(script: str, path: str | None = None):  # type: ignore[no-untyped-def]
+    (launch,) = analyse(script.encode(), path=path).launches
+    return launch
+
+
+# -- launchers as bash runs them --------------------------------------------------------------------
+
+
+def test_a_launcher_array_set_in_a_branch_is_one_launch_of_the_module() -> None:
+    launch = only_launch("""\
+RUN=(python3)
+if [ "${USE_UV:-1}" != 0 ]; then
+    RUN=(uv run --frozen --extra gpu python3)
+fi
+ARGS=(run.epochs=2)
+"${RUN[@]}" -m rlkit.train "${ARGS[@]}" "$@"
+""")
+    assert (launch.entry, launch.entry_kind) == ("rlkit.train", "module")
+    assert set(launch.launcher.split(" | ")) == {"python", "uv"}
+    assert [o.key for o in launch.overrides] == ["run.epochs"]
+    assert launch.caller_args
+
+
+@pytest.mark.parametrize("head", [
+    'PY=python3\n$PY -m rlkit.train',
+    '${PY:-python3} -m rlkit.train',
+    '"$PYTHON_BIN" -m rlkit.train',
+    'CMD="python3 -m rlkit.train"\n$CMD',
+    'uv run --frozen --extra gpu python3 -m rlkit.train',
+    'uv run -m rlkit.train',
+    'python3 -m torch.distributed.run --nproc_per_node=2 -m rlkit.train',
+    'torchrun --nnodes 1 --nproc_per_node 2 -m rlkit.train',
+    'ENTRY=${ENTRY:-"-m rlkit.train"}\ntorchrun --standalone ${ENTRY}',
+])
+def test_launchers_from_variables_and_runners(head: str) -> None:
+    launch = only_launch(f"{head} run.epochs=2\n")
+    assert launch.entry == "rlkit.train" and [o.key for o in launch.overrides] == ["run.epochs"]
+
+
+def test_a_script_next_to_the_launching_script() -> None:
+    script = 'HERE=$(cd "$(dirname "$0")" && pwd)\npython3 "$HERE/../train.py" run.epochs=1\n'
+    launch = only_launch(script, path="rlkit/scripts/go.sh")
+    assert (launch.entry, launch.entry_base) == ("../train.py", "script-dir")
+    launch = only_launch('python3 "$(dirname "${BASH_SOURCE[0]}")/train.py" run.epochs=1\n', path="rlkit/go.sh")
+    assert (launch.entry, launch.entry_base) == ("train.py", "script-dir")
+
+
+@pytest.mark.parametrize(("flags", "name", "path"), [
+    ("--config-name big", "big", None),
+    ("--config-name=big", "big", None),
+    ("-cn big", "big", None),
+    ("--config-name='big.yaml'", "big.yaml", None),
+    ("--config-path=conf --config-name='big.yaml'\\\n    ", "big.yaml", "conf"),
+    ("-cp ./conf -cn big", "big", "./conf"),
+])
+def test_hydra_flags_in_every_spelling(flags: str, name: str, path: str | None) -> None:
+    launch = only_launch(f"python3 -m rlkit.train {flags} run.epochs=2\n")
+    assert (launch.config_name, launch.config_path) == (name, path)
+    assert [o.key for o in launch.overrides] == ["run.epochs"] and launch.config_runtime is None
+
+
+def test_hydra_flags_from_an_array_and_from_the_caller() -> None:
+    launch = only_launch("NAME=big\nCFG=(--config-path=conf --config-name=$NAME)\n"
+                         'python3 -m rlkit.train "${CFG[@]}" run.epochs=2\n')
+    assert (launch.config_name, launch.config_path, launch.config_runtime) == ("big", "conf", None)
+    launch = only_launch('python3 -m rlkit.train --config-name "$CONFIG_NAME" "$@"\n')
+    assert launch.config_runtime == "--config-name $CONFIG_NAME"
+    launch = only_launch('if [ "$B" = 1 ]; then N=base; else N=big; fi\npython3 -m rlkit.train --config-name $N a=1\n')
+    assert launch.config_names == ("base", "big") and launch.config_runtime is None
+
+
+# -- tilde as bash expands it -----------------------------------------------------------------------
+
+
+def test_tilde_is_expanded_where_bash_expands_it() -> None:
+    launch = only_launch("""\
+DIR=${DIR:-~/data}
+OUT=~/out
+LOG="~/logs"
+python3 -m rlkit.train a.dir=$DIR/x b.dir=$OUT c.dir=$LOG d.dir=~/raw seed=~/s e.dir="${Q:-~/q}"
+""")
+    values = {o.key: [(p.text, p.dynamic is not None) for p in o.value_pieces] for o in launch.overrides}
+    assert values["a.dir"][0] == ("~", True) and values["b.dir"][0] == ("~", True)
+    assert values["c.dir"] == [("~/logs", False)]  # quoted: kept
+    assert values["d.dir"] == [("~/raw", False)]  # `a.b=~/x` is not an assignment: bash keeps the tilde
+    assert values["seed"][0] == ("~", True)  # `name=~/x` with a valid name: bash expands after the `=`
+    assert values["e.dir"] == [("~/q", False)]  # inside double quotes: kept
+
+
+def test_compose_check_judges_tilde_as_hydra_sees_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {**TREE, "scripts/run.sh": """\
+DATA=${DATA:-~/datasets}
+python3 -m rlkit.train run.data_dir=$DATA/train
+python3 -m rlkit.train run.data_dir=~/datasets/train
+"""})
+    code, out, _ = run(capsys, "compose-check", "--repo", str(repo), "--format", "json")
+    findings = json.loads(out)["findings"]
+    assert code == 0 and [(f["line"], f["key"]) for f in findings] == [(3, "run.data_dir")]
+    assert "~/datasets/train" in findings[0]["message"]  # Hydra's own lexer error, for the literal only
+
+
+# -- paths against the repository -------------------------------------------------------------------
+
+
+def test_compose_check_is_the_same_from_any_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(tmp_path / "r", {**TREE, "scripts/run.sh": """\
+python3 -m tools.derived.main extra.flag=false run.epochs=1 engine=mega tp=2
+python3 -m tools.derived.main extra.missing=1
+python3 -m tools.relative.main run.nothing=1
+python3 -m rlkit.train --config-name='big.yaml' engine.tp=2 +engine.tp=3
+"""})
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    reports = []
+    for cwd, arg in ((outside, str(repo)), (repo, "."), (repo / "scripts", "..")):
+        monkeypatch.chdir(cwd)
+        code, out, err = run(capsys, "compose-check", "--repo", arg, "--format", "json")
+        assert code == 0 and "not checked" not in err, err
+        reports.append(out)
+    assert reports[0] == reports[1] == reports[2]
+    found = {(f["line"], f["key"]) for f in json.loads(reports[0])["findings"]}
+    # the search path (pkg:// of a package in the repository, relative file://) finds base.yaml; the
+    # `.yaml` suffix of --config-name is Hydra's own spelling; every finding is one Hydra would raise
+    assert found == {(1, "tp"), (2, "extra.missing"), (3, "run.nothing"), (4, "engine.tp")}
+
+
+def test_a_search_path_outside_the_repository_is_not_followed(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {**TREE, "scripts/run.sh":
+                                      "python3 -m rlkit.train hydra.searchpath=[pkg://elsewhere.conf] run.x=1\n"
+                                      "python3 -m rlkit.train hydra.searchpath=[file:///etc] run.x=1\n"})
+    code, out, err = run(capsys, "compose-check", "--repo", str(repo), "--format", "json")
+    assert code == 0 and json.loads(out)["findings"] == []
+    assert err.count("config search path") == 2 and "is not in the repository" in err
+
+
+def test_a_config_name_from_the_caller_is_not_composed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {**TREE, "scripts/run.sh":
+                                      'python3 -m rlkit.train --config-name "$CONFIG_NAME" "$@"\n'
+                                      "python3 -m rlkit.train --config-name=nowhere run.epochs=1\n"})
+    code, out, err = run(capsys, "compose-check", "--repo", str(repo), "--format", "json")
+    assert code == 0, err
+    (finding,) = json.loads(out)["findings"]
+    assert finding["line"] == 2 and "nowhere" in finding["message"]  # the launch's config itself is missing
+    assert "scripts/run.sh:1: launch not checked: --config-name $CONFIG_NAME: the config is chosen at run time" in err
+
+
+def test_when_config_holds_with_a_yaml_suffix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "big-tp.yaml").write_text("id: big-tp\nwhen: {config: [big]}\nmatch: {key: [engine.tp], value: [2]}\n"
+                                       "fix: {set: 4}\n")
+    repo = make_repo(tmp_path / "r", {**TREE, "scripts/run.sh":
+                                      "python3 -m rlkit.train --config-name='big.yaml'\\\n    engine.tp=2\n"
+                                      'RUN=(python3)\n"${RUN[@]}" -m rlkit.train --config-name big engine.tp=2\n'})
+    code, out, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--no-bundled", "--rules",
+                       str(rules), "--format", "json")
+    assert code == 0
+    assert [(f["line"], f["status"]) for f in json.loads(out)["findings"]] == [(2, "fixable"), (4, "fixable")]
+
+
+# -- one bad file never stops a run -----------------------------------------------------------------
+
+
+def test_a_yaml_value_holding_mappings_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "hooks.yaml").write_text("id: hooks\nmatch: {key: ['run.hooks', 'run.plain']}\n")
+    repo = make_repo(tmp_path / "r", {"conf/run.yaml": "run:\n  hooks:\n    - name: a\n      dir: ${oc.env:HOME}\n"
+                                                       "    - {name: b}\n  plain:\n    - x: 1\n"})
+    code, out, err = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--no-bundled", "--rules",
+                         str(rules), "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["errors"] == [], err
+    assert [(f["line"], f["status"]) for f in report["findings"]] == [(2, "manual"), (6, "manual")]
+    assert "interpolation" in report["findings"][0]["message"]
+
+
+DEEP_SHELL = "X=" + "${A:-" * 300 + "False" + "}" * 300 + (
+    "\npython3 -m rlkit.train actor_rollout_ref.actor.megatron.use_mbridge=$X\n")
+DEEP_COMMANDS = "X=" + "$(echo " * 300 + "x" + ")" * 300 + (
+    "\npython3 -m rlkit.train actor_rollout_ref.actor.megatron.use_mbridge=$X\n")
+DEEP_YAML = "a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 600)) + "  " * 600 + "use_mbridge: false\n"
+
+
+def test_no_input_depth_stops_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {"deep.sh": DEEP_SHELL, "deep_cmd.sh": DEEP_COMMANDS, "deep.yaml": DEEP_YAML,
+                                      "ok.sh": "python3 -m x actor_rollout_ref.actor.megatron.use_mbridge=False\n"})
+    code, out, err = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["errors"] == [], err
+    by_path = {f["path"]: f for f in report["findings"]}
+    assert by_path["ok.sh"]["status"] == "fixable"
+    assert "nested more than" in by_path["deep.sh"]["message"] and by_path["deep.sh"]["status"] == "manual"
+    assert by_path["deep_cmd.sh"]["status"] == "manual"
+    assert {"path": "deep.yaml", "reason": "cannot be read as yaml: nested too deeply to read"} in report["skipped"]
+
+
+def test_a_file_over_the_time_bound_is_reported_and_the_run_goes_on(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    slow = "".join(f"python3 -m x actor_rollout_ref.actor.megatron.use_mbridge=False k{i}=1\n" for i in range(20000))
+    repo = make_repo(tmp_path / "r", {"slow.sh": slow, "docs/run.md":
+                                      "```bash\npython3 -m x critic.megatron.use_mbridge=False\n```\n"})
+    code, out, err = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--format", "json",
+                         "--file-timeout", "0.5")
+    report = json.loads(out)
+    assert code == 0
+    assert report["errors"] == [{"path": "slow.sh", "reason": "not checked: checking took longer than 0.5 s",
+                                 "stage": "checking"}]
+    assert [f["path"] for f in report["findings"]] == ["docs/run.md"]
+    log = err.split("details in ")[1].split(")")[0]
+    assert "slow.sh" in Path(log).read_text() and "FileTimeout" in Path(log).read_text()
+    code, _, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--check",
+                     "--file-timeout", "0.5", "--files", str(repo / "slow.sh"))
+    assert code == 1  # --check cannot pass a file it could not check
