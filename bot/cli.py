@@ -96,6 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     compose.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     _file_timeout(compose)
 
+    launches = commands.add_parser("launches", help="list every launch and how the bot understood it")
+    launches.add_argument("--repo", required=True, help="a local repository path")
+    launches.add_argument("--format", choices=("text", "json"), default="text")
+    launches.add_argument("--output", type=Path)
+    launches.add_argument("--files", nargs="*", metavar="PATH", help="only these files")
+    _file_timeout(launches)
+
     infer = commands.add_parser("infer", help="propose rules from validation code a change adds")
     infer.add_argument("--repo", required=True, help="a local repository path")
     infer.add_argument("--before", required=True)
@@ -469,6 +476,23 @@ def cmd_compose_check(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if args.check and (remaining or report.errors) else EXIT_OK
 
 
+def cmd_launches(args: argparse.Namespace) -> int:
+    from bot.explain import collect, render
+
+    root = Path(args.repo)
+    if not root.is_dir():
+        raise UserError(f"--repo {args.repo}: expected a local repository directory")
+    only = {_relative(root, f) for f in args.files} if args.files is not None else None
+    found = collect(root, str(root.resolve()), only, args.file_timeout or None)
+    _write_out(args, redact(render(found, args.format)))
+    if found.errors:
+        from bot.isolation import write_crash_log
+
+        log = write_crash_log(found.errors, f"bot {__version__}\nargv {sys.argv!r}\n")
+        print(f"bot: {len(found.errors)} file(s) could not be read (details in {log})", file=sys.stderr)
+    return EXIT_OK
+
+
 def cmd_infer(args: argparse.Namespace) -> int:
     from io import StringIO
 
@@ -554,6 +578,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_compose_check(args)
         if args.command == "infer":
             return cmd_infer(args)
+        if args.command == "launches":
+            return cmd_launches(args)
         if args.rules_command == "list":
             return cmd_rules_list(args)
         return cmd_rules_test(args)

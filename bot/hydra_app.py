@@ -16,14 +16,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from bot.sources.launches import Launch
+from bot.sources.launches import SHELL_SCRIPT, Launch
 
 SOURCE_ROOTS = ("", "src")  # where `python -m pkg.mod` finds pkg: the repository root, or a src/ layout
 
-# Why a launch has no Hydra app, as classes of `bot launches`
+# What a launch runs, as classes of `bot launches`
+HYDRA = "hydra"  # a Hydra app of the repository, with its config directory
 NOT_HYDRA = "not-hydra"  # the entry point is in the repository and is not a Hydra app
 OUTSIDE = "outside"  # the entry point (or its config) is not in the repository
 RUNTIME = "runtime"  # the entry point or the config is chosen at run time
+SCRIPT = "script"  # a launch script of the repository, handed overrides that it passes on
 
 
 @dataclass(frozen=True)
@@ -171,8 +173,9 @@ def resolve_app(root: Path, launch: Launch) -> HydraApp | AppProblem:
         return AppProblem("the entry point is chosen at run time", RUNTIME)
     path = entry_file(root, launch)
     if path is None:
-        what = "module" if launch.entry_kind == "module" else "script"
-        return AppProblem(f"{what} {launch.entry} is not in the repository", OUTSIDE)
+        return AppProblem(_missing(root, launch), OUTSIDE)
+    if launch.entry_kind == SHELL_SCRIPT:
+        return AppProblem(f"runs {path.relative_to(root).as_posix()}, which receives the overrides", SCRIPT)
     source = path.relative_to(root).as_posix()
     config_path, name, found = _decorator(path)
     if not found:
@@ -201,6 +204,34 @@ def resolve_app(root: Path, launch: Launch) -> HydraApp | AppProblem:
             return AppProblem(f"config search path {entry} is not in the repository", OUTSIDE)
         dirs.append(str(found_dir))
     return HydraApp(source, directory, name, tuple(dirs))
+
+
+def _missing(root: Path, launch: Launch) -> str:
+    """Why the entry point is not in the repository, with what the repository says about it."""
+    assert launch.entry is not None
+    what = "module" if launch.entry_kind == "module" else "script"
+    text = f"{what} {launch.entry} is not in the repository"
+    path = launch.entry.replace(".", "/") if launch.entry_kind == "module" else launch.entry
+    submodule = next((s for s in _submodules(root) if path == s or path.startswith(s + "/")), None)
+    if submodule is not None:
+        return f"{text}: it is in the git submodule {submodule}, which is not checked out"
+    if launch.entry_kind == "script" and "/" not in launch.entry and module_file(root, launch.entry) is not None:
+        return f"{text}; a module of that name is (`-m` missing?)"
+    top = path.split("/")[0]
+    if launch.entry_kind == "module" and "." in launch.entry and any(
+            (root / r / top).is_dir() for r in SOURCE_ROOTS):
+        return f"{text}, though its package {top} is (moved or removed?)"
+    return text
+
+
+def _submodules(root: Path) -> list[str]:
+    """Paths of the git submodules that `.gitmodules` declares."""
+    try:
+        text = (root / ".gitmodules").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [line.split("=", 1)[1].strip().strip("/") for line in text.splitlines()
+            if line.strip().startswith("path") and "=" in line]
 
 
 def launch_search_path(launch: Launch) -> list[str] | None:

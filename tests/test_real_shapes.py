@@ -267,3 +267,57 @@ def test_a_file_over_the_time_bound_is_reported_and_the_run_goes_on(tmp_path: Pa
     code, _, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--check",
                      "--file-timeout", "0.5", "--files", str(repo / "slow.sh"))
     assert code == 1  # --check cannot pass a file it could not check
+
+
+# -- how each launch was understood -----------------------------------------------------------------
+
+
+def test_bot_launches_classifies_every_launch_with_its_evidence(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {**TREE, ".gitmodules": '[submodule "extras"]\n\tpath = extras\n',
+                                      "rlkit/old/__init__.py": "", "tools/prep.py": "print('no hydra here')\n",
+                                      "scripts/run.sh": """\
+RUN=(python3)
+if [ "$UV" = 1 ]; then RUN=(uv run python3); fi
+DATA=${DATA:-~/d}
+"${RUN[@]}" -m rlkit.train --config-name=big run.data_dir=$DATA engine.tp=$TP
+python3 tools/prep.py --out x
+python3 -m pytest tests
+python3 -m rlkit.old.gone a=1
+python3 -m extras.thing a=1
+python3 rlkit.train a=1
+$LAUNCHER a=1
+bash scripts/inner.sh run.epochs=2
+""", "scripts/inner.sh": 'python3 -m rlkit.train "$@"\n', "docs/use.md":
+                                      "```bash\npython3 -m tools.derived.main extra.flag=false\n```\n"})
+    code, out, err = run(capsys, "launches", "--repo", str(repo), "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    got = [(item["path"], item["line"], item["class"], item["evidence"]) for item in data["launches"]]
+    assert got == [
+        ("docs/use.md", 2, "hydra", "@hydra.main in tools/derived/main.py"),
+        ("scripts/inner.sh", 1, "hydra", "@hydra.main in rlkit/train.py"),
+        ("scripts/run.sh", 4, "hydra", "@hydra.main in rlkit/train.py"),
+        ("scripts/run.sh", 5, "not-hydra", "tools/prep.py has no @hydra.main decorator"),
+        ("scripts/run.sh", 6, "outside", "module pytest is not in the repository"),
+        ("scripts/run.sh", 7, "outside", "module rlkit.old.gone is not in the repository, though its package rlkit "
+                                         "is (moved or removed?)"),
+        ("scripts/run.sh", 8, "outside", "module extras.thing is not in the repository: it is in the git submodule "
+                                         "extras, which is not checked out"),
+        ("scripts/run.sh", 9, "outside", "script rlkit.train is not in the repository; a module of that name is "
+                                         "(`-m` missing?)"),
+        ("scripts/run.sh", 11, "script", "runs scripts/inner.sh, which receives the overrides"),
+    ]
+    first = data["launches"][2]
+    assert set(first["launcher"].split(" | ")) == {"python", "uv"}
+    assert first["app"] == {"source": "rlkit/train.py", "config_dir": "rlkit/conf", "config_name": "big",
+                            "search_path": []}
+    sources = {o["key"]: o["source"] for o in first["overrides"]}
+    assert sources["run.data_dir"].startswith("run time: a home directory (~)")
+    assert sources["engine.tp"] == "run time: from TP, which this script never assigns (the caller's environment)"
+    derived = data["launches"][0]["app"]
+    assert derived["search_path"] == ["rlkit/conf"] and derived["config_dir"] == "tools/derived/conf"
+    assert data["summary"]["by_class"] == {"hydra": 3, "not-hydra": 1, "outside": 4, "script": 1}
+    code, text, _ = run(capsys, "launches", "--repo", str(repo), "--files", str(repo / "scripts" / "run.sh"))
+    assert "scripts/run.sh:4: " in text and "  4: engine.tp=$TP  <- run time: from TP" in text
+    assert text.rstrip().endswith("7 launches in 1 file: hydra 1, not-hydra 1, outside 4, script 1")
