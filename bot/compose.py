@@ -9,7 +9,7 @@ become `null` placeholders, which a plain YAML config accepts, so they never cau
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -237,7 +237,10 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
     report.files_parsed += 1
     report.launches += len(script.launches)
     if script.partly_parsed:
+        from bot.rules.parse_reach import rules_reached
+
         report.partly_parsed.append(path)
+        report.unsure[path] = tuple(rules_reached(script, [compose_rule()]))
     if change is not None:
         report.changes.append(change)
     report.findings.extend(findings)
@@ -269,7 +272,7 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
         if error is not None:
             composer.stats.launches = counted[0]
             del composer.stats.unresolved[counted[1]:]
-            report.errors.append(error)
+            report.errors.append(replace(error, rules=(RULE_ID,)))
     report.errors.sort(key=lambda e: e.path)
     report.findings.sort(key=Finding.sort_key)
     report.extra["compose"] = {"launches": composer.stats.launches, "base_composes": composer.stats.base_composes,
@@ -329,15 +332,16 @@ class ConfigFacts:
             found |= inherited(dirs, name)
         return found
 
-    def value(self, launch: Launch, key: str) -> tuple[bool, Any]:
+    def value(self, launch: Launch, key: str) -> tuple[bool | None, Any]:
+        """(whether the composed config has the key, its value); (None, None) when it cannot be composed."""
         from omegaconf import OmegaConf
 
         app = resolve_app(self.root, launch)
         if isinstance(app, AppProblem):
-            return False, None
+            return None, None
         cfg = self.composer.composed(app, launch)
         if cfg is None:
-            return False, None
+            return None, None
         missing = object()
         found = OmegaConf.select(cfg, key, default=missing, throw_on_missing=False)
         if found is missing:

@@ -52,7 +52,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
         return FileResult(unreadable=f"cannot be read as {kind}: {exc}", kind=kind)
     findings = reading.findings
     result = FileResult(findings=findings, partly_parsed=reading.partly_parsed, launches=reading.launches,
-                        kind=kind, reads=tuple(sorted(reading.reads)))
+                        kind=kind, reads=tuple(sorted(reading.reads)), unsure=tuple(sorted(reading.unsure)))
     edits = unique_edits(findings)
     if not edits:
         return result
@@ -122,11 +122,19 @@ def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
                        root=source.root)
         result, outcome.error = isolated(source.path, "checking", work, seconds)
         if result is None:
+            assert outcome.error is not None
+            outcome.error = replace(outcome.error, rules=tuple(r.id for r in file_rules if _may_match(r, data)))
             return outcome
         outcome.result = result
         if result.unreadable:
             outcome.skipped.append(Skipped(source.path, result.unreadable))
     return outcome
+
+
+def _may_match(rule: Rule, data: bytes) -> bool:
+    """Whether the file holds the rule's literal tokens (a rule without tokens may match anywhere)."""
+    tokens = rule.prefilter_tokens()
+    return tokens is None or any(t in data for t in tokens)
 
 
 PARALLEL_FROM = 400  # files; below this, worker start-up and imports outweigh the second core
@@ -238,6 +246,7 @@ def _add_outcome(report: Report, outcome: Outcome) -> None:
     report.launches += result.launches
     if result.partly_parsed:
         report.partly_parsed.append(outcome.path)
+        report.unsure[outcome.path] = result.unsure
     if result.change is not None:
         report.changes.append(result.change)
 

@@ -78,6 +78,7 @@ class FileError:
     reason: str
     stage: str = "checking"
     detail: str = field(default="", compare=False, repr=False)
+    rules: tuple[str, ...] = ()  # the rules that would have read the file (a pull request of theirs stays open)
 
 
 @dataclass
@@ -105,6 +106,7 @@ class Report:
     changes: list[FileChange] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     partly_parsed: list[str] = field(default_factory=list)
+    unsure: dict[str, tuple[str, ...]] = field(default_factory=dict)  # partly parsed path -> rules errors reach
     files_scanned: int = 0
     files_parsed: int = 0
     launches: int = 0
@@ -148,6 +150,7 @@ class FileResult:
     kind: str = "shell"
     unreadable: str | None = None  # why the file could not be read as its kind
     reads: tuple[str, ...] = ()  # other repository files the result depends on (scripts it calls)
+    unsure: tuple[str, ...] = ()  # rules the file's parse errors may hide something from
 
 
 @dataclass

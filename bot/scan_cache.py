@@ -166,7 +166,8 @@ def encode_outcome(outcome: Outcome, *, with_patch: bool = False) -> dict[str, A
     result = outcome.result
     if result is not None:
         data["result"] = {"kind": result.kind, "findings": _encode_findings(result.findings),
-                          "partly_parsed": result.partly_parsed, "launches": result.launches,
+                          "partly_parsed": result.partly_parsed, "unsure": list(result.unsure),
+                          "launches": result.launches,
                           "unreadable": result.unreadable, "changed": result.change is not None}
         if with_patch and result.change is not None:
             from bot.report.diff import unified_diff
@@ -195,7 +196,7 @@ def decode_outcome(path: str, data: dict[str, Any], current: bytes | None) -> Ou
         if isinstance(patch, str):  # made from these very bytes (checked by the caller) and edits
             change.patch = patch.encode("utf-8", "surrogateescape")
     outcome.result = FileResult(findings, change, bool(raw["partly_parsed"]), int(raw["launches"]), str(raw["kind"]),
-                                raw["unreadable"])
+                                raw["unreadable"], unsure=tuple(str(r) for r in raw.get("unsure", ())))
     return outcome
 
 

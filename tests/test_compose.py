@@ -75,7 +75,8 @@ def test_compose_check_finds_what_hydra_would_reject(repo: Path) -> None:
     assert plus.status is Status.FIXABLE and "An item is already at 'trainer.val_before_train'" in plus.message
     unknown = found[(5, "trainer.nonexistent")]
     assert unknown.status is Status.MANUAL and "Could not override 'trainer.nonexistent'" in unknown.message
-    assert stats.unresolved == [("examples/run.sh", 13, "module verl.trainer.missing_entry is not in the repository")]
+    assert stats.unresolved == [("examples/run.sh", 13, "module verl.trainer.missing_entry is not in the repository, "
+                                                        "though its package verl is (moved or removed?)")]
     (change,) = report.changes
     assert b"    trainer.val_before_train=False \\\n" in change.after
     assert change.after.count(b"+") == change.before.count(b"+") - 1  # +brand_new and ++ stay

@@ -492,6 +492,40 @@ def test_an_unreadable_script_keeps_the_pull_request_open(bed: Bed) -> None:
     assert len(bed.ours("open")) == 1 and BRANCH in bed.fake.branches(FULL)
 
 
+UNRELATED_PARSE_ERROR = """\
+#!/bin/bash
+GPUS=${GPUS:-$(((NODES + 1) * 4)}
+echo "$GPUS"
+
+python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=8 actor_rollout_ref.actor.megatron.use_mbridge=True
+"""
+NEAR_PARSE_ERROR = """\
+#!/bin/bash
+python3 -m verl.trainer.main_ppo \\
+    trainer.n_gpus_per_node=${GPUS:-$(((NODES + 1) * 4)} \\
+    critic.megatron.use_mbridge=False
+"""
+
+
+def test_errors_away_from_what_the_rule_reads_do_not_hold_the_pull_request(bed: Bed) -> None:
+    bed.run()
+    bed.commit_upstream({"examples/actor.sh": ACTOR.replace("False", "True"),
+                         "examples/critic.sh": CRITIC.replace("False", "True"),
+                         "examples/gpus.sh": UNRELATED_PARSE_ERROR}, "fix by hand; a script with a slip")
+    result = bed.run()
+    assert decision(result)[0] == "closed"
+    assert result.report.partly_parsed == ["examples/gpus.sh"]  # still reported, but it cannot hide a use_mbridge
+
+
+def test_a_parse_error_next_to_a_launch_keeps_the_pull_request_open(bed: Bed) -> None:
+    bed.run()
+    bed.commit_upstream({"examples/actor.sh": ACTOR.replace("False", "True"),
+                         "examples/critic.sh": CRITIC.replace("False", "True"),
+                         "examples/near.sh": NEAR_PARSE_ERROR}, "fixed, and a launch with a slip")
+    action, detail = decision(bed.run())
+    assert action == "kept" and "examples/near.sh is partly parsed" in detail
+
+
 def test_an_open_pull_request_without_the_marker_is_not_touched(bed: Bed) -> None:
     bed.run()
     (pr,) = bed.ours()

@@ -256,16 +256,16 @@ def test_a_file_over_the_time_bound_is_reported_and_the_run_goes_on(tmp_path: Pa
     repo = make_repo(tmp_path / "r", {"slow.sh": slow, "docs/run.md":
                                       "```bash\npython3 -m x critic.megatron.use_mbridge=False\n```\n"})
     code, out, err = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--format", "json",
-                         "--file-timeout", "0.5")
+                         "--file-timeout", "3")
     report = json.loads(out)
     assert code == 0
-    assert report["errors"] == [{"path": "slow.sh", "reason": "not checked: checking took longer than 0.5 s",
+    assert report["errors"] == [{"path": "slow.sh", "reason": "not checked: checking took longer than 3 s",
                                  "stage": "checking"}]
     assert [f["path"] for f in report["findings"]] == ["docs/run.md"]
     log = err.split("details in ")[1].split(")")[0]
     assert "slow.sh" in Path(log).read_text() and "FileTimeout" in Path(log).read_text()
     code, _, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--check",
-                     "--file-timeout", "0.5", "--files", str(repo / "slow.sh"))
+                     "--file-timeout", "3", "--files", str(repo / "slow.sh"))
     assert code == 1  # --check cannot pass a file it could not check
 
 
@@ -321,3 +321,42 @@ bash scripts/inner.sh run.epochs=2
     code, text, _ = run(capsys, "launches", "--repo", str(repo), "--files", str(repo / "scripts" / "run.sh"))
     assert "scripts/run.sh:4: " in text and "  4: engine.tp=$TP  <- run time: from TP" in text
     assert text.rstrip().endswith("7 launches in 1 file: hydra 1, not-hydra 1, outside 4, script 1")
+
+
+def test_prefix_auto_writes_plusplus_where_the_config_cannot_be_composed(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "epochs.yaml").write_text("id: epochs\nwhen: {sets: ['run.**']}\n"
+                                       "ensure: [{key: run.epochs, value: 5, prefix: auto}]\n")
+    repo = make_repo(tmp_path / "r", {**TREE, "scripts/run.sh":
+                                      "python3 -m rlkit.train run.data_dir=/x\n"
+                                      'python3 -m rlkit.train --config-path="$(pwd)/conf" run.data_dir=/x\n'})
+    code, out, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--no-bundled", "--rules",
+                       str(rules), "--format", "json")
+    messages = [f["message"] for f in json.loads(out)["findings"]]
+    assert code == 0
+    assert messages[0].startswith("launch of rlkit.train lacks run.epochs;")  # in the composed config: plain
+    assert messages[1].startswith("launch of rlkit.train lacks ++run.epochs;")  # cannot tell: `++` is safe
+
+
+# -- which rules a parse error can hide something from ----------------------------------------------
+
+
+def test_parse_errors_reach_only_the_rules_near_them() -> None:
+    from bot.rules.loader import parse_rule
+    from bot.rules.parse_reach import rules_reached
+
+    mbridge = parse_rule({"id": "mbridge", "title": "t", "match": {"key": ["**.use_mbridge"]}}, Path("mbridge.yaml"))
+    epochs = parse_rule({"id": "epochs", "title": "t", "match": {"key": ["run.epochs"]}}, Path("epochs.yaml"))
+    ensure = parse_rule({"id": "ensure", "title": "t", "ensure": [{"key": "run.x", "value": 1}]}, Path("ensure.yaml"))
+    rules = [mbridge, epochs, ensure]
+    far = analyse(b"N=${N:-$(((A + 1) * 4)}\necho $N\n\n\npython3 -m rlkit.train a.use_mbridge=False\n")
+    assert far.partly_parsed and rules_reached(far, rules) == set()
+    words = analyse(b"# use_mbridge below\nN=${N:-$(((A + 1) * 4)}\n\n\npython3 -m rlkit.train run.epochs=1\n")
+    assert rules_reached(words, rules) == {"mbridge"}
+    near = analyse(b"python3 -m rlkit.train \\\n  run.n=${N:-$(((A + 1) * 4)} \\\n  run.epochs=1\n")
+    assert rules_reached(near, rules) == {"mbridge", "epochs", "ensure"}
+    feeding = analyse(b"ARGS=(\n  run.epochs=1\n  run.n=$(((A + 1) * 4)\n)\n\n\n"
+                      b"python3 -m rlkit.train \"${ARGS[@]}\"\n")
+    assert rules_reached(feeding, rules) == {"mbridge", "epochs", "ensure"}

@@ -52,11 +52,28 @@ def fingerprint(diff: str) -> str:
     return hashlib.sha256(diff.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
-def scan_had_errors(report: Report) -> bool:
-    """A scan that could not read or verify everything: nothing is closed or deleted after it."""
-    unread = [s for s in report.skipped if not s.reason.startswith("symlink")]
-    unverified = any("could not be verified" in f.message for f in report.findings)
-    return unverified or bool(unread) or bool(report.partly_parsed)
+def scan_errors(report: Report, rules: list[Rule]) -> str | None:
+    """Why the scan cannot vouch for these rules (None: it can); nothing of theirs is closed after it.
+
+    Only what the rules would have read counts: a file that failed while they applied to it, a
+    parse error that reaches them, an unreadable file in their scope, one of their fixes that could
+    not be verified. Errors elsewhere in the repository do not hold their pull requests open.
+    """
+    from bot.engine import rules_for
+
+    ids = {r.id for r in rules}
+    for error in report.errors:
+        if ids & set(error.rules):
+            return f"{error.path} could not be checked ({error.reason})"
+    for path in report.partly_parsed:
+        if ids & set(report.unsure.get(path, ids)):
+            return f"{path} is partly parsed near what these rules read"
+    for skipped in report.skipped:
+        if not skipped.reason.startswith("symlink") and rules_for(skipped.path, rules):
+            return f"{skipped.path} could not be read ({skipped.reason})"
+    if any(f.rule in ids and "could not be verified" in f.message for f in report.findings):
+        return "a fix could not be verified"
+    return None
 
 
 class Publisher:
@@ -82,7 +99,6 @@ class Publisher:
         base_sha = self.remote.sha(self.default) or ""
         full = scan(worktree, rules, label=self.repo.github or self.repo.name)
         result = PublishResult(report=full)
-        errors = scan_had_errors(full)
         groups = self.groups(rules, group)
         composed: Report | None = None
         if compose:
@@ -98,6 +114,7 @@ class Publisher:
                     report = composed
                 else:
                     report = full if group == "all" else scan(worktree, group_rules, label=full.repo)
+                errors = scan_errors(report if report is composed else full, group_rules)
                 decision = self.decide(worktree, branch, group_id, group_rules, report, base_sha, errors)
             except (ForgeError, GitError) as exc:
                 decision = Decision(group_id, branch, "failed", str(exc))
@@ -110,7 +127,7 @@ class Publisher:
 
     # ---- one group -----------------------------------------------------------------
     def decide(self, worktree: Path, branch: str, group_id: str, rules: list[Rule], report: Report,
-               base_sha: str, scan_errors: bool) -> Decision:
+               base_sha: str, scan_errors: str | None) -> Decision:
         diff = render_diff(report)
         fp = fingerprint(diff) if diff else None
         remote_sha = self.remote.sha(branch)
@@ -188,10 +205,10 @@ class Publisher:
             raise
 
     def close(self, pr: PullInfo, branch: str, group_id: str, base_sha: str, remote_sha: str | None,
-              scan_errors: bool, findings: list[Finding]) -> Decision:
-        if scan_errors:
-            return Decision(group_id, branch, "kept", "the scan had errors: nothing is closed after such a scan",
-                            pr.number, pr.url)
+              scan_errors: str | None, findings: list[Finding]) -> Decision:
+        if scan_errors is not None:
+            return Decision(group_id, branch, "kept", f"the scan had errors ({scan_errors}): nothing is closed "
+                            "after such a scan", pr.number, pr.url)
         if any(f.status is Status.MANUAL for f in findings):
             return Decision(group_id, branch, "kept", "no fix left, but manual findings remain", pr.number, pr.url)
         editor = self.human_editor(pr.number, branch, remote_sha)
@@ -206,11 +223,11 @@ class Publisher:
         return Decision(group_id, branch, "closed", f"fixed on {self.default} as of {base_sha[:12]}",
                         pr.number, pr.url)
 
-    def cleanup(self, branch: str, group_id: str, remote_sha: str | None, scan_errors: bool,
+    def cleanup(self, branch: str, group_id: str, remote_sha: str | None, scan_errors: str | None,
                 findings: list[Finding], pulls: list[PullInfo]) -> Decision:
         """Nothing to fix and no open PR: a bot-only branch left by a run cut short is removed."""
         latest = pulls[0] if pulls else None
-        if (remote_sha is not None and not scan_errors and not (latest is not None and latest.merged)
+        if (remote_sha is not None and scan_errors is None and not (latest is not None and latest.merged)
                 and self.human_editor(None, branch, remote_sha) is None):
             self.remote.delete(branch, remote_sha)
             why = (f"left after closing #{latest.number}" if latest is not None

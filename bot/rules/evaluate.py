@@ -34,7 +34,7 @@ class LaunchFacts(Protocol):
     """What the repository's Hydra config says about a launch (bot.compose.ConfigFacts)."""
 
     def configs(self, launch: Launch) -> set[str] | None: ...
-    def value(self, launch: Launch, key: str) -> tuple[bool, Any]: ...
+    def value(self, launch: Launch, key: str) -> tuple[bool | None, Any]: ...  # None: cannot tell
 
 
 def config_conditions_hold(rule: Rule, launch: Launch, facts: LaunchFacts | None) -> bool:
@@ -49,7 +49,7 @@ def config_conditions_hold(rule: Rule, launch: Launch, facts: LaunchFacts | None
             return False
     for key, wanted in rule.when_value:
         found, actual = facts.value(launch, key)
-        if not found or not values_equal(wanted, actual):
+        if found is not True or not values_equal(wanted, actual):
             return False
     return True
 
@@ -470,7 +470,7 @@ class FileEvaluator:
         return Finding(
             rule=rule.id, path=self.path, line=launch.line, column=column, key=entry.key,
             value=format_value(entry.value), status=status,
-            message=message or f"launch of {launch.entry} lacks {entry.prefix}{entry.key}",
+            message=message or f"launch of {launch.entry} lacks {self.prefix_for(entry, launch)}{entry.key}",
             severity=rule.severity,
         )
 
@@ -521,7 +521,7 @@ class FileEvaluator:
         if self.facts is None:
             return "++"
         found, _ = self.facts.value(launch, entry.key)
-        return "" if found else "+"
+        return "++" if found is None else "" if found else "+"
 
     def insertion(self, anchor: Override, entry: EnsureEntry, launch: Launch) -> tuple[Span, str] | None:
         style = "title"

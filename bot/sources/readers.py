@@ -34,6 +34,7 @@ class SourceUnreadable(ValueError):
 class Reading:
     findings: list[Finding]
     partly_parsed: bool = False
+    unsure: set[str] = field(default_factory=set)  # rules the parse errors may hide something from
     launches: int = 0
     reads: set[str] = field(default_factory=set)  # other repository files the findings depend on
 
@@ -77,7 +78,11 @@ class ShellFamilyReader:
             script = self.script(view.text)
             reading.findings.extend(view.to_host(f, data) for f in evaluate(self.path, script, rules, self.facts))
             reading.launches += len(script.launches)
-            reading.partly_parsed |= script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW)
+            if script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW):
+                from bot.rules.parse_reach import rules_reached
+
+                reading.partly_parsed = True
+                reading.unsure |= rules_reached(script, rules)
             if self.root is not None and script.calls:
                 reading.findings.extend(view.to_host(f, data, lines_in_message=False)
                                         for f in self.call_findings(script, rules, reading.reads))
