@@ -49,12 +49,31 @@ def inside(root: Path, path: Path) -> bool:
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-def module_file(root: Path, module: str) -> Path | None:
-    """The repository file `python -m module` runs, if the module is the repository's own."""
+def run_dir(launch: Launch) -> str | None:
+    """Where the launch runs: a directory of the repository ("" for its root), "/..." outside it, None unknown.
+
+    Scripts of a repository are run from its root (`bash examples/x/run.sh`) unless they `cd`.
+    """
+    if launch.workdir is None:
+        return None
+    base, rest = launch.workdir
+    if base == "absolute":
+        return rest
+    if base == "script":
+        if launch.source_path is None:
+            return None
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(launch.source_path), rest))
+        return "" if joined == "." else joined
+    return rest
+
+
+def module_file(root: Path, module: str, directory: str | None = None) -> Path | None:
+    """The repository file `python -m module` runs from `directory`, if the module is the repository's own."""
     parts = module.split(".")
     if not all(p.isidentifier() for p in parts):
         return None
-    for source_root in SOURCE_ROOTS:
+    places = [directory] if directory and not directory.startswith("/") else []
+    for source_root in (*places, *SOURCE_ROOTS):  # python -m looks in its working directory first
         base = root.joinpath(source_root, *parts) if source_root else root.joinpath(*parts)
         for candidate in (base.with_suffix(".py"), base / "__main__.py"):
             if candidate.is_file() and inside(root, candidate):
@@ -63,19 +82,19 @@ def module_file(root: Path, module: str) -> Path | None:
 
 
 def script_file(root: Path, launch: Launch) -> Path | None:
-    """The script a launch runs: from the script's own directory when it says so, else the repository root.
-
-    Scripts of a repository are run from its root (`bash examples/x/run.sh`), so a relative path is
-    tried there first, then beside the script that holds the launch.
-    """
+    """The script a launch runs: beside the launching script when it says so (`$(dirname "$0")/x.py`),
+    else from the directory it runs in; where that is unknown, the root, then beside the script."""
     assert launch.entry is not None
     entry = launch.entry
     places: list[str] = []
+    here = run_dir(launch)
     if launch.entry_base == "script-dir" and launch.source_path is not None:
         places.append(posixpath.join(posixpath.dirname(launch.source_path), entry))
+    elif here is not None:
+        places.append(posixpath.join(here, entry))
     else:
         places.append(entry)
-        if launch.source_path is not None and not entry.startswith("/"):
+        if launch.source_path is not None:
             places.append(posixpath.join(posixpath.dirname(launch.source_path), entry))
     for place in places:
         if place.startswith("/"):
@@ -90,7 +109,7 @@ def entry_file(root: Path, launch: Launch) -> Path | None:
     if launch.entry is None:
         return None
     if launch.entry_kind == "module":
-        return module_file(root, launch.entry)
+        return module_file(root, launch.entry, run_dir(launch))
     return script_file(root, launch)
 
 
@@ -212,6 +231,11 @@ def _missing(root: Path, launch: Launch) -> str:
     what = "module" if launch.entry_kind == "module" else "script"
     text = f"{what} {launch.entry} is not in the repository"
     path = launch.entry.replace(".", "/") if launch.entry_kind == "module" else launch.entry
+    here = run_dir(launch)
+    if here is not None and here.startswith("/") and not (launch.entry_kind != "module" and path.startswith("/")):
+        return f"{text}: it runs in {here}, outside the repository"
+    if here and not here.startswith("/") and not path.startswith("/"):
+        path = posixpath.normpath(posixpath.join(here, path))
     submodule = next((s for s in _submodules(root) if path == s or path.startswith(s + "/")), None)
     if submodule is not None:
         return f"{text}: it is in the git submodule {submodule}, which is not checked out"

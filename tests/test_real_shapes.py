@@ -360,3 +360,42 @@ def test_parse_errors_reach_only_the_rules_near_them() -> None:
     feeding = analyse(b"ARGS=(\n  run.epochs=1\n  run.n=$(((A + 1) * 4)\n)\n\n\n"
                       b"python3 -m rlkit.train \"${ARGS[@]}\"\n")
     assert rules_reached(feeding, rules) == {"mbridge", "epochs", "ensure"}
+
+
+def test_a_launch_runs_where_the_script_moved_to() -> None:
+    script = """\
+cd tools
+python3 prep.py --out x
+(cd /srv/cache && python check.py)
+python3 prep.py again
+ray job submit --working-dir ../rlkit -- python3 -m train run.epochs=1
+if [ -n "$X" ]; then cd elsewhere; fi
+python3 other.py
+"""
+    found = analyse(script.encode(), path="scripts/go.sh").launches
+    assert [(launch.entry, launch.workdir) for launch in found] == [
+        ("prep.py", ("root", "tools")), ("check.py", ("absolute", "/srv/cache")), ("prep.py", ("root", "tools")),
+        ("train", ("root", "rlkit")), ("other.py", None)]
+
+
+def test_a_prefix_set_at_run_time_before_a_launcher() -> None:
+    launch = only_launch("$UV_RUN --with extra torchrun --standalone -m rlkit.train run.epochs=1\n")
+    assert (launch.launcher, launch.entry) == ("$UV_RUN", "rlkit.train")
+    assert analyse(b"$TOOL run.epochs=1 python3 -m rlkit.train\n").launches == []
+
+
+def test_bot_launches_follows_cd_and_ray_working_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {**TREE, "tools/prep.py": "print(1)\n", "scripts/go.sh": """\
+(cd tools && python3 prep.py)
+(cd /srv/cache && python3 check.py)
+ray job submit --working-dir rlkit -- python3 -m train run.epochs=1
+cd "$(dirname "$0")/../rlkit" && python3 train.py run.epochs=2
+"""})
+    code, out, _ = run(capsys, "launches", "--repo", str(repo), "--format", "json")
+    got = [(item["line"], item["class"], item["evidence"]) for item in json.loads(out)["launches"]]
+    assert code == 0 and got == [
+        (1, "not-hydra", "tools/prep.py has no @hydra.main decorator"),
+        (2, "outside", "script check.py is not in the repository: it runs in /srv/cache, outside the repository"),
+        (3, "hydra", "@hydra.main in rlkit/train.py"),
+        (4, "hydra", "@hydra.main in rlkit/train.py"),
+    ]

@@ -7,13 +7,14 @@ argv field after the entry point that reads as a Hydra override becomes an `Over
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from bot.model import Span
 from bot.sources.shell_text import SCRIPT_DIR, Field, Piece, Via, source_span
-from bot.sources.shell_walk import CommandSite
+from bot.sources.shell_walk import ROOT, CommandSite, Workdir
 
 PYTHON = re.compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)*)?$")
 TORCHRUN = re.compile(r"^(?:.*/)?torchrun$")
@@ -98,6 +99,7 @@ class Launch:
     config_runtime: str | None = None  # a Hydra flag whose value is known only at run time, as written
     entry_base: str | None = None  # "script-dir": the entry path is relative to the script's own directory
     source_path: str | None = None  # the file that holds the launch, relative to the repository
+    workdir: Workdir | None = ROOT  # where it runs (after the script's `cd`, ray's --working-dir); None: unknown
 
     @property
     def module(self) -> str | None:
@@ -147,7 +149,12 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
         word = words[i]
         base = _basename(word)
         if fields[i].static is False and not PYTHON.match(base) and "PYTHON" not in word.upper():
-            return None
+            after = _launcher_after(words, i + 1)
+            if after is None:
+                return None
+            launcher = launcher or word  # `$UV_RUN [--with x] python3 -m M`: a prefix set at run time
+            i = after
+            continue
         if base == "env":
             i += 1
             while i < n and (("=" in words[i] and not words[i].startswith("-")) or words[i] in ("-i", "-")):
@@ -186,6 +193,21 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
         if word.endswith(".sh") and fields[i].static:
             return launcher or "script", word, SHELL_SCRIPT, i + 1
         return None
+    return None
+
+
+def _launcher_word(word: str) -> bool:
+    base = _basename(word)
+    return bool(PYTHON.match(base) or TORCHRUN.match(base)) or base in RUNNERS or base in WRAPPERS or base == "env"
+
+
+def _launcher_after(words: list[str], start: int, reach: int = 6) -> int | None:
+    """The index of a launcher word within the options that follow a run-time prefix, if there is one."""
+    for j in range(start, min(len(words), start + reach)):
+        if _launcher_word(words[j]):
+            return j
+        if ("=" in words[j] and not words[j].startswith("-")) or words[j].endswith((".py", ".sh")):
+            return None  # an override or a program: the prefix is not a wrapper of a launcher
     return None
 
 
@@ -260,7 +282,9 @@ def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch |
     if found is None:
         return None
     launcher, entry, entry_kind, first = found
-    launch = Launch(site, launcher, entry, entry_kind, line=int(site.node.start_point[0]) + 1)
+    launch = Launch(site, launcher, entry, entry_kind, line=int(site.node.start_point[0]) + 1, workdir=site.cwd)
+    if launcher == "ray job submit":
+        launch.workdir = _ray_workdir(words[:first], fields, site.cwd)
     if entry_kind in ("script", SHELL_SCRIPT) and first > 0:
         _script_dir_entry(launch, fields[first - 1])
     flags = hydra_flags()
@@ -291,6 +315,23 @@ def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch |
     if entry_kind == SHELL_SCRIPT and not launch.overrides:
         return None  # running a script is a launch only when overrides are handed to it
     return launch
+
+
+def _ray_workdir(words: list[str], fields: list[Field], cwd: Workdir | None) -> Workdir | None:
+    """`ray job submit --working-dir DIR -- python3 -m M`: M is found in DIR (relative to where it is submitted)."""
+    for i, word in enumerate(words):
+        name, _, inline = word.partition("=")
+        if name != "--working-dir":
+            continue
+        index = i if inline else i + 1
+        if index >= len(words) or not fields[index].static or cwd is None:
+            return None
+        path = inline or words[index]
+        if path.startswith("/"):
+            return "absolute", posixpath.normpath(path)
+        joined = posixpath.normpath(posixpath.join(cwd[1], path))
+        return cwd[0], "" if joined == "." else joined
+    return cwd
 
 
 def _same_word(fields: list[Field], index: int) -> list[Field]:

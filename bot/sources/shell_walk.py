@@ -7,11 +7,13 @@ Function bodies are read with the variables defined before the function.
 
 from __future__ import annotations
 
+import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bot.model import Span
-from bot.sources.shell_text import BREAK, Piece
+from bot.sources.shell_text import BREAK, SCRIPT_DIR, Piece
 from bot.sources.shell_vars import (
     Definition,
     Env,
@@ -34,12 +36,18 @@ MAX_DEPTH = 60  # statements inside statements (and `$(...)` inside commands) th
 SKIP = {"comment", ";", ";;", "&", "&&", "||", "|", "|&", "\n", "(", ")", "{", "}"}
 
 
+Workdir = tuple[str, str]  # ("root" | "script" | "absolute", path): the repository root, the script's dir, or /path
+ROOT: Workdir = ("root", "")
+
+
 @dataclass
 class CommandSite:
     node: Node
     env: Env
     in_function: str | None
     branch: str | None  # the nearest condition the command sits under, as written
+    cwd: Workdir | None = ROOT  # where the command runs, as far as the script's `cd`s say (None: unknown)
+
 
 
 @dataclass
@@ -62,6 +70,8 @@ class Walker:
         self._function: str | None = None
         self._branch: str | None = None
         self._depth = 0
+        self._cwd: Workdir | None = ROOT
+        self._moved = False  # a branch of the current compound statement ran `cd`
 
     def run(self, root: Node) -> WalkResult:
         self.block(root.children, {})
@@ -106,15 +116,17 @@ class Walker:
         if kind in STATEMENT_LISTS:
             return self.block(node.children, env)
         if kind == "subshell":
+            cwd = self._cwd
             self.block(node.children, dict(env))
+            self._cwd = cwd  # a `cd` inside ( ... ) stays there
             return env
         if kind == "if_statement":
-            return self.if_statement(node, env)
+            return self.compound(self.if_statement, node, env)
         if kind == "case_statement":
-            return self.case_statement(node, env)
+            return self.compound(self.case_statement, node, env)
         if kind in ("for_statement", "c_style_for_statement", "while_statement", "until_statement",
                     "select_statement"):
-            return self.loop(node, env)
+            return self.compound(self.loop, node, env)
         if kind == "function_definition":
             return self.function(node, env)
         self.record_uses(node, env)
@@ -176,8 +188,10 @@ class Walker:
 
     def command(self, node: Node, env: Env) -> Env:
         self.record_uses(node, env)
-        self.result.commands.append(CommandSite(node, env, self._function, self._branch))
+        self.result.commands.append(CommandSite(node, env, self._function, self._branch, self._cwd))
         name = _command_name(node)
+        if name in ("cd", "pushd", "popd"):
+            self._cwd = self._change_dir(node, env) if name != "popd" else None
         if name in ("read", "mapfile", "readarray", "getopts"):
             env = dict(env)
             for child in node.children[1:]:
@@ -185,6 +199,32 @@ class Walker:
                     var = child.text.decode()
                     env[var] = (self._computed(var, node, f"read by {name}"),)
         return self._assign_defaults(node, env)
+
+    def _change_dir(self, node: Node, env: Env) -> Workdir | None:
+        """Where `cd DIR` leads from the current directory; None when the script does not say."""
+        args = [c for c in node.children[1:] if c.type not in ("comment", "file_redirect", "herestring_redirect")]
+        args = [a for a in args if not (a.text or b"").startswith(b"-")]
+        if len(args) != 1 or self._cwd is None:
+            return None
+        alternatives = self.expander.word(args[0], env)
+        if len(alternatives) != 1:
+            return None
+        pieces = [p for p in alternatives[0] if p is not None]
+        base, rest = self._cwd
+        from_script = bool(pieces) and pieces[0].dynamic == SCRIPT_DIR
+        if from_script:
+            base, rest, pieces = "script", "", pieces[1:]
+        if any(not p.static for p in pieces):
+            return None
+        path = "".join(p.text for p in pieces)
+        if from_script:
+            path = path.lstrip("/")
+        elif path.startswith("/"):
+            return "absolute", posixpath.normpath(path)
+        if path.startswith("~"):
+            return None
+        joined = posixpath.normpath(posixpath.join(rest, path)) if path else rest
+        return base, "" if joined == "." else joined
 
     def _assign_defaults(self, node: Node, env: Env) -> Env:
         """`${V:=x}` in a command assigns x to V when V was unset."""
@@ -207,6 +247,16 @@ class Walker:
             updated = updated if updated is not None else dict(env)
             updated[name] = (*[d for d in defs if d.kind != "caller"], definition)
         return updated if updated is not None else env
+
+    def compound(self, walk: Callable[[Node, Env], Env], node: Node, env: Env) -> Env:
+        """A statement with branches; a `cd` in any of them leaves the directory after it unknown."""
+        outer, self._moved = self._moved, False
+        try:
+            return walk(node, env)
+        finally:
+            if self._moved:
+                self._cwd = None
+            self._moved = outer or self._moved
 
     def if_statement(self, node: Node, env: Env) -> Env:
         condition: list[Node] = []
@@ -297,17 +347,21 @@ class Walker:
         previous = self._function
         self._function = (name_node.text or b"").decode() if name_node is not None else "function"
         body = [c for c in node.children if c.type in ("compound_statement", "subshell")]
+        cwd = self._cwd
         self.block(body, dict(env))
-        self._function = previous
+        self._function, self._cwd = previous, cwd  # the body runs where it is called, later
         return env
 
     def _branch_block(self, nodes: list[Node], env: Env, label: str | None) -> Env:
         previous = self._branch
+        cwd = self._cwd
         self._branch = label or previous
         try:
             return self.block(nodes, dict(env))
         finally:
             self._branch = previous
+            self._moved |= self._cwd != cwd
+            self._cwd = cwd  # each branch starts where the `if` (or `case`, or loop) starts
 
     def _condition_text(self, nodes: list[Node]) -> str | None:
         if not nodes:
@@ -344,8 +398,10 @@ class Walker:
             self._record_tests(node)
         if not self._may_expand(node):
             return
+        cwd = self._cwd
         for inner in _outermost(node, "command_substitution"):
             self.block(inner.children, dict(env))  # launches inside $( ... ) run in a subshell
+            self._cwd = cwd
         for sub in _descendants(node, {"simple_expansion", "expansion"}):
             form = parse_expansion(sub)
             if form is None:
