@@ -9,7 +9,8 @@ installed `bot`, in fresh processes and with no cache:
 - `bot compose-check --format json`, from outside the tree and (quick set) also as `--repo .` from
   inside it, and from a subdirectory as `--repo ..`: the three reports must be identical;
 - `bot launches --format json`: every launch and how it was understood, counted by class;
-- `bot watch --before C^ --after C --dry-run` on a clone of the history whose main is at C.
+- `bot watch --before C^ --after C --dry-run` on a clone of the history whose main is at C (in the
+  quick set, only where the snapshot is marked quick:watch).
 It reports internal errors (exit code 3, or error entries in a report), files over the time bound,
 launches by class, findings per rule and wall times; the exit code is 1 when any internal error or
 disagreement was seen. It also counts how many of the tip's shell scripts tree-sitter-bash and bashlex
@@ -27,6 +28,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +37,19 @@ SNAPSHOTS = HERE / "tests" / "realworld" / "snapshots.txt"
 RULES = HERE / "tests" / "realworld" / "rules"
 
 
-def snapshots(quick: bool, only: list[str]) -> list[tuple[str, str]]:
+def snapshots(quick: bool, only: list[str]) -> list[tuple[str, str, list[str]]]:
+    """(commit, label, flags) of the snapshots to check; flags: quick, quick:watch (see snapshots.txt)."""
     out = []
     for line in SNAPSHOTS.read_text(encoding="utf-8").splitlines():
         fields = line.split("#", 1)[0].split()
         if not fields:
             continue
+        flags = [f.removeprefix("quick:") for f in fields[2:] if f.startswith("quick")]
         if only and fields[0] not in only and fields[1] not in only:
             continue
-        if quick and "quick" not in fields[2:] and not only:
+        if quick and not flags and not only:
             continue
-        out.append((fields[0], fields[1]))
+        out.append((fields[0], fields[1], flags))
     return out
 
 
@@ -132,6 +136,15 @@ def launch_classes(report: Any) -> dict[str, int]:
     return dict(Counter(entry.get("class", "?") for entry in report.get("launches", [])))
 
 
+def launch_evidence(report: Any) -> list[tuple[str, str, int]]:
+    """(class, evidence, launches) for every distinct piece of evidence, most launches first."""
+    if not isinstance(report, dict):
+        return []
+    counts = Counter((e.get("class", "?"), e.get("evidence", "")) for e in report.get("launches", []))
+    return [(cls, evidence, n) for (cls, evidence), n in sorted(counts.items(), key=lambda t: (t[0][0], -t[1],
+                                                                                            t[0][1]))]
+
+
 def findings_by_rule(report: Any) -> dict[str, int]:
     if not isinstance(report, dict):
         return {}
@@ -150,10 +163,8 @@ def watch_upstream(corpus: Corpus, scratch: Path, commit: str) -> Path:
     return config
 
 
-def check_snapshot(bot: Bot, corpus: Corpus, scratch: Path, commit: str, label: str, enable: list[str],
-                   thorough: bool) -> dict[str, Any]:
-    full = corpus.resolve(commit)
-    tree = corpus.tree(full)
+def check_snapshot(bot: Bot, corpus: Corpus, scratch: Path, full: str, tree: Path, label: str, enable: list[str],
+                   thorough: bool, watch_it: bool) -> dict[str, Any]:
     row: dict[str, Any] = {"commit": full[:10], "label": label, "errors": []}
     enables = [a for rule in enable for a in ("--enable", rule)]
     run = bot("run", "--repo", str(tree), "--dry-run", "--no-cache", "--format", "json", "--rules", str(RULES),
@@ -188,8 +199,9 @@ def check_snapshot(bot: Bot, corpus: Corpus, scratch: Path, commit: str, label: 
     else:
         row["errors"] += internal_errors("launches", launches)
         row["launches"] = launch_classes(launches["report"])
+        row["launch_evidence"] = launch_evidence(launches["report"])
     parent = corpus.parent(full)
-    if parent is not None:
+    if parent is not None and watch_it:
         config = watch_upstream(corpus, scratch, full)
         watch = bot("watch", "--repo", "verl", "--config", str(config), "--before", parent, "--after", full,
                     "--dry-run", "--format", "json", cwd=scratch)
@@ -253,6 +265,11 @@ def markdown(rows: list[dict[str, Any]], parsers: dict[str, Any] | None) -> str:
         totals.update(row["run"]["by_rule"])
     lines += ["", "Findings per rule over all snapshots (`bot run`): "
               + ", ".join(f"{k} {v}" for k, v in sorted(totals.items()))]
+    newest = max(rows, key=lambda r: r["label"] if r["label"][:1].isdigit() else "", default=None)
+    if newest is not None and newest.get("launch_evidence"):
+        lines += ["", f"Launches at {newest['commit']} ({newest['label']}) by class and evidence (`bot launches`):", "",
+                  "| class | evidence | launches |", "|---|---|---:|"]
+        lines += [f"| {cls} | {evidence.replace('|', '/')} | {n} |" for cls, evidence, n in newest["launch_evidence"]]
     if parsers is not None:
         ts, bl = parsers["tree_sitter"], parsers.get("bashlex")
         text = (f"Shell scripts at the tip: {parsers['scripts']}; tree-sitter-bash parses {ts['clean']} without an "
@@ -270,19 +287,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bot", default=shutil.which("bot") or str(HERE / ".venv" / "bin" / "bot"))
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument("--markdown", type=Path, help="write the summary table here")
+    parser.add_argument("--jobs", type=int, default=1, help="snapshots checked at once (wall times are noisier)")
     args = parser.parse_args(argv)
     corpus = Corpus(args.corpus)
+    chosen = snapshots(args.quick, args.only)
+    newest = max((label for _, label, _ in chosen if label[:1].isdigit()), default="")
     with tempfile.TemporaryDirectory(prefix="bot-realworld-") as scratch_dir:
         scratch = Path(scratch_dir)
-        bot = Bot(args.bot, scratch)
-        enable = optional_rules(bot)
-        rows = []
-        for commit, label in snapshots(args.quick, args.only):
-            row = check_snapshot(bot, corpus, scratch, commit, label, enable, thorough=args.quick or label.startswith(
-                "2026-08"))
-            rows.append(row)
-            print(f"{row['commit']} {label}: run {row['run']['seconds']} s, {row['run']['findings']} findings; "
-                  f"compose {row['compose']['findings']}; launches {row.get('launches')}; "
+        enable = optional_rules(Bot(args.bot, scratch))
+        trees = [(commit, label, flags, corpus.resolve(commit)) for commit, label, flags in chosen]
+        trees = [(c, label, flags, full, corpus.tree(full)) for c, label, flags, full in trees]  # one at a time
+
+        def one(item: tuple[str, str, list[str], str, Path]) -> dict[str, Any]:
+            _, label, flags, full, tree = item
+            own = scratch / full[:12]
+            own.mkdir()
+            watch_it = not args.quick or "watch" in flags
+            return check_snapshot(Bot(args.bot, own), corpus, own, full, tree, label, enable,
+                                  thorough=args.quick or label == newest, watch_it=watch_it)
+
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            rows = list(pool.map(one, trees))
+        for row in rows:
+            print(f"{row['commit']} {row['label']}: run {row['run']['seconds']} s, {row['run']['findings']} "
+                  f"findings; compose {row['compose']['findings']}; launches {row.get('launches')}; "
                   f"{len(row['errors'])} internal errors", file=sys.stderr)
             for error in row["errors"]:
                 print(f"  {error}", file=sys.stderr)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import UserError
-from bot.hydra_app import AppProblem, HydraApp, config_name, resolve_app
+from bot.hydra_app import AppProblem, HydraApp, config_name, load_yaml, resolve_app
 from bot.isolation import DEFAULT_SECONDS, isolated
 from bot.model import Edit, Finding, Report, Status
 from bot.rules.model import Rule
@@ -64,7 +64,6 @@ class Composer:
 
     def __init__(self) -> None:
         self._bases: dict[tuple[Path, str | None, tuple[str, ...], tuple[str, ...]], Any] = {}
-        self._last_config: Any = None
         self.stats = ComposeStats()
 
     def _is_group(self, app: HydraApp, key: str) -> bool:
@@ -74,35 +73,43 @@ class Composer:
 
     def base(self, app: HydraApp, groups: tuple[str, ...]) -> Any:
         """The app's config with these group choices; its search path given as absolute directories,
-        so Hydra never resolves one against the bot's working directory or imports a package."""
+        so Hydra never resolves one against the bot's working directory or imports a package.
+        Raises Hydra's error when it does not compose (remembered, like the configs that do)."""
         from hydra import compose, initialize_config_dir
         from hydra.core.global_hydra import GlobalHydra
+        from hydra.errors import HydraException
+        from omegaconf.errors import OmegaConfBaseException
 
         assert app.config_dir is not None
         ident = (app.config_dir, app.config_name, groups, app.search_path)
         if ident not in self._bases:
             search = "hydra.searchpath=[" + ",".join(_quoted(f"file://{d}") for d in app.search_path) + "]"
             GlobalHydra.instance().clear()
-            with initialize_config_dir(config_dir=str(app.config_dir), version_base=None):
-                self._bases[ident] = compose(app.config_name, overrides=[*groups, search])
+            try:
+                with initialize_config_dir(config_dir=str(app.config_dir), version_base=None):
+                    self._bases[ident] = compose(app.config_name, overrides=[*groups, search])
+            except (HydraException, OmegaConfBaseException, ValueError) as exc:
+                self._bases[ident] = exc
             self.stats.base_composes += 1
-        return self._bases[ident]
+        found = self._bases[ident]
+        if isinstance(found, BaseException):
+            raise found
+        return found
 
-    def composed(self, app: HydraApp, launch: Launch) -> Any:
-        """The launch's composed config (failing overrides left out), or None when the base fails."""
-        self._last_config = None
-        self.failures(app, launch, keep=True)
-        return self._last_config
-
-    def failures(self, app: HydraApp, launch: Launch, keep: bool = False,
-                 replaced: dict[int, str] | None = None) -> list[tuple[Override | None, str]]:
-        """(override, Hydra's message) for each override that does not compose; None: the launch itself."""
-        from hydra._internal.config_loader_impl import ConfigLoaderImpl
-        from hydra.core.override_parser.overrides_parser import OverridesParser
+    def launch_base(self, app: HydraApp, launch: Launch) -> Any:
+        """The config with the launch's own group choices, before its other overrides; None if it fails."""
         from hydra.errors import HydraException
-        from omegaconf import OmegaConf
         from omegaconf.errors import OmegaConfBaseException
 
+        groups, _ = self._split(app, launch)
+        try:
+            return self.base(app, tuple(t for _, t in groups))
+        except (HydraException, OmegaConfBaseException, ValueError):
+            return None
+
+    def _split(self, app: HydraApp, launch: Launch, replaced: dict[int, str] | None = None
+               ) -> tuple[list[tuple[Override, str]], list[tuple[Override, str]]]:
+        """The launch's overrides as Hydra gets them: (config-group choices, the others)."""
         seen: set[object] = set()
         plain: list[tuple[Override, str]] = []
         group_items: list[tuple[Override, str]] = []
@@ -117,6 +124,18 @@ class Composer:
             if is_group and text.endswith("=null") and id(override) not in (replaced or {}):
                 continue  # a config-group choice made at run time: the script's default choice stands
             (group_items if is_group else plain).append((override, text))
+        return group_items, plain
+
+    def failures(self, app: HydraApp, launch: Launch,
+                 replaced: dict[int, str] | None = None) -> list[tuple[Override | None, str]]:
+        """(override, Hydra's message) for each override that does not compose; None: the launch itself."""
+        from hydra._internal.config_loader_impl import ConfigLoaderImpl
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+        from hydra.errors import HydraException
+        from omegaconf import OmegaConf
+        from omegaconf.errors import OmegaConfBaseException
+
+        group_items, plain = self._split(app, launch, replaced)
         self.stats.composed += 1
         try:
             base = self.base(app, tuple(t for _, t in group_items))
@@ -138,8 +157,6 @@ class Composer:
                 ConfigLoaderImpl._apply_overrides_to_config(parser.parse_overrides([text]), cfg)
             except (HydraException, OmegaConfBaseException) as exc:
                 out.append((override, _message(exc)))
-        if keep:
-            self._last_config = cfg
         return out
 
 
@@ -333,13 +350,25 @@ class ConfigFacts:
         return found
 
     def value(self, launch: Launch, key: str) -> tuple[bool | None, Any]:
-        """(whether the composed config has the key, its value); (None, None) when it cannot be composed."""
+        """(whether the launch's config has the key, its value); (None, None) when it cannot be composed.
+
+        The launch's own override of the key decides (a run-time value: the key is there, its value
+        unknown); else the app's config with the launch's group choices.
+        """
         from omegaconf import OmegaConf
+
+        from bot.rules.values import read_value
 
         app = resolve_app(self.root, launch)
         if isinstance(app, AppProblem):
             return None, None
-        cfg = self.composer.composed(app, launch)
+        for override in reversed(launch.overrides):
+            if override.key == key:
+                if override.prefix == "~":
+                    return False, None
+                info = read_value(override)
+                return True, info.value if info.state == "static" else None
+        cfg = self.composer.launch_base(app, launch)
         if cfg is None:
             return None, None
         missing = object()
@@ -354,8 +383,6 @@ def inherited(config_dirs: tuple[Path, ...], name: str, seen: set[str] | None = 
 
     `config_dirs`: the app's config directory, then its search path, where Hydra looks in that order.
     """
-    from ruamel.yaml import YAML
-
     seen = set() if seen is None else seen
     if name in seen:
         return seen
@@ -363,10 +390,7 @@ def inherited(config_dirs: tuple[Path, ...], name: str, seen: set[str] | None = 
     path = next((d / f"{name}.yaml" for d in config_dirs if (d / f"{name}.yaml").is_file()), None)
     if path is None:
         return seen
-    try:
-        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return seen
+    data = load_yaml(path)
     defaults = data.get("defaults", []) if isinstance(data, dict) else []
     for entry in defaults if isinstance(defaults, list) else []:
         if isinstance(entry, str) and entry != "_self_" and "/" not in entry:

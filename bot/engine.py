@@ -17,7 +17,7 @@ from bot.edits import apply_edits, find_conflicts, unique_edits, verify
 from bot.errors import UserError
 from bot.globs import any_match
 from bot.isolation import DEFAULT_SECONDS, isolated
-from bot.model import FileChange, FileResult, Finding, Outcome, Report, RuleInfo, Skipped, Status
+from bot.model import FileChange, FileError, FileResult, Finding, Outcome, Report, RuleInfo, Skipped, Status
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule, consults_config
 from bot.scan_cache import ResultCache
@@ -275,16 +275,28 @@ def app_config_dirs(python_files: list[SourceFile]) -> tuple[str, ...]:
 
 
 def write_changes(root: Path, report: Report) -> None:
-    """Write every verified change, refusing any path that leaves the repository."""
+    """Write every verified change, refusing any path that leaves the repository.
+
+    A file that cannot be written (changed on disk since it was read, a symlink, unwritable) is
+    left as it is and becomes an error entry; its findings stay fixable, the other files are written.
+    """
     root_real = os.path.realpath(root)
+    written: set[str] = set()
     for change in report.changes:
-        target = safe_target(root_real, change.path)
-        current = Path(target).read_bytes()
-        if current != change.before:
-            raise UserError(f"{change.path}: changed on disk during the run; expected the bytes that were scanned")
-        atomic_write(target, change.after)
+        try:
+            target = safe_target(root_real, change.path)
+            if Path(target).read_bytes() != change.before:
+                raise UserError(f"{change.path}: changed on disk during the run; expected the bytes that were "
+                                "scanned")
+            atomic_write(target, change.after)
+        except (UserError, OSError) as exc:
+            report.errors.append(FileError(change.path, f"not written: {exc}", "writing",
+                                           rules=tuple(sorted({f.rule for f in report.findings
+                                                               if f.path == change.path}))))
+            continue
+        written.add(change.path)
     for finding in report.findings:
-        if finding.status is Status.FIXABLE:
+        if finding.status is Status.FIXABLE and all(e.path in written for e in finding.edits):
             finding.status = Status.FIXED
     report.written = True
 

@@ -15,6 +15,7 @@ import posixpath
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from bot.sources.launches import SHELL_SCRIPT, Launch
 
@@ -274,17 +275,31 @@ def launch_search_path(launch: Launch) -> list[str] | None:
     return None
 
 
+def load_yaml(path: Path) -> Any:
+    """A config file's data (None if missing or not YAML), read once per version of the file."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return _load_yaml(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=1024)
+def _load_yaml(path: str, mtime_ns: int, size: int) -> Any:
+    from ruamel.yaml import YAML
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return YAML(typ="safe", pure=True).load(handle.read())
+    except Exception:  # a broken config: Hydra reports it when composing; here it has no data
+        return None
+
+
 def primary_search_path(config_dir: Path, name: str | None) -> list[str]:
     """`hydra.searchpath` of the primary config file, as written."""
     if name is None:
         return []
-    from ruamel.yaml import YAML
-
-    path = config_dir / f"{name}.yaml"
-    try:
-        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
-    except Exception:  # a missing or broken primary config: Hydra reports it when composing
-        return []
+    data = load_yaml(config_dir / f"{name}.yaml")
     hydra = data.get("hydra") if isinstance(data, dict) else None
     entries = hydra.get("searchpath") if isinstance(hydra, dict) else None
     return [str(e) for e in entries] if isinstance(entries, list) else []

@@ -456,6 +456,17 @@ class Inference:
     loosened: int = 0  # checks that let more through than before: no rule
 
 
+def _checks(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, str]], list[NotUnderstood]]:
+    """`checks_in`, with a file that fails or takes too long reported as not understood."""
+    from bot.isolation import isolated
+
+    found, error = isolated(path, "reading its checks", lambda: checks_in(source, path))
+    if found is None:
+        assert error is not None
+        return [], {}, [NotUnderstood(path, 0, "", "", error.reason)]
+    return found
+
+
 def infer(root: Path, before: str, after: str, existing: list[Any]) -> Inference:
     """Proposals from the Python files the change edits; checks are compared across all of them,
     so a check moved from one file to another is not new."""
@@ -470,10 +481,10 @@ def infer(root: Path, before: str, after: str, existing: list[Any]) -> Inference
         path = diff.b_path or ""
         if diff.a_path and diff.a_path.endswith(".py") and not diff.new_file:
             text = old.tree[diff.a_path].data_stream.read().decode("utf-8", "replace")
-            old_checks.extend(checks_in(text, diff.a_path)[0])
+            old_checks.extend(_checks(text, diff.a_path)[0])
         if not path.endswith(".py") or diff.deleted_file:
             continue
-        checks, types, unread = checks_in(new.tree[path].data_stream.read().decode("utf-8", "replace"), path)
+        checks, types, unread = _checks(new.tree[path].data_stream.read().decode("utf-8", "replace"), path)
         candidates.append((checks, types))
         result.not_understood.extend(unread)
     old_identities = {c.identity() for c in old_checks}
@@ -481,7 +492,7 @@ def infer(root: Path, before: str, after: str, existing: list[Any]) -> Inference
     for diff in old.diff(new):
         if diff.a_path and diff.a_path.endswith(".py") and not diff.new_file:
             text = old.tree[diff.a_path].data_stream.read().decode("utf-8", "replace")
-            old_unread.update(u.text for u in checks_in(text, diff.a_path)[2])
+            old_unread.update(u.text for u in _checks(text, diff.a_path)[2])
     result.not_understood = [u for u in result.not_understood if u.text not in old_unread]
     for checks, types in candidates:
         fresh = []

@@ -256,16 +256,16 @@ def test_a_file_over_the_time_bound_is_reported_and_the_run_goes_on(tmp_path: Pa
     repo = make_repo(tmp_path / "r", {"slow.sh": slow, "docs/run.md":
                                       "```bash\npython3 -m x critic.megatron.use_mbridge=False\n```\n"})
     code, out, err = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--format", "json",
-                         "--file-timeout", "3")
+                         "--file-timeout", "6")
     report = json.loads(out)
     assert code == 0
-    assert report["errors"] == [{"path": "slow.sh", "reason": "not checked: checking took longer than 3 s",
+    assert report["errors"] == [{"path": "slow.sh", "reason": "not checked: checking took longer than 6 s",
                                  "stage": "checking"}]
     assert [f["path"] for f in report["findings"]] == ["docs/run.md"]
     log = err.split("details in ")[1].split(")")[0]
     assert "slow.sh" in Path(log).read_text() and "FileTimeout" in Path(log).read_text()
     code, _, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--check",
-                     "--file-timeout", "3", "--files", str(repo / "slow.sh"))
+                     "--file-timeout", "6", "--files", str(repo / "slow.sh"))
     assert code == 1  # --check cannot pass a file it could not check
 
 
@@ -399,3 +399,19 @@ cd "$(dirname "$0")/../rlkit" && python3 train.py run.epochs=2
         (3, "hydra", "@hydra.main in rlkit/train.py"),
         (4, "hydra", "@hydra.main in rlkit/train.py"),
     ]
+
+
+def test_a_file_changed_before_the_write_is_left_alone_and_the_others_are_written(tmp_path: Path) -> None:
+    from bot.engine import scan, write_changes
+    from bot.rules.loader import load_rules
+
+    line = "python3 -m rlkit.train actor_rollout_ref.actor.megatron.use_mbridge=False\n"
+    repo = make_repo(tmp_path / "r", {"a.sh": line, "b.sh": line})
+    report = scan(repo, load_rules())
+    (repo / "a.sh").write_text(line + "# edited meanwhile\n")
+    write_changes(repo, report)
+    assert (repo / "a.sh").read_text() == line + "# edited meanwhile\n"
+    assert "use_mbridge=True" in (repo / "b.sh").read_text()
+    (error,) = report.errors
+    assert (error.path, error.stage) == ("a.sh", "writing") and "changed on disk" in error.reason
+    assert [(f.path, f.status.value) for f in report.findings] == [("a.sh", "fixable"), ("b.sh", "fixed")]
