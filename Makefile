@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint-workflows venv clean bench
+.PHONY: demo test lint-workflows venv clean bench realworld realworld-quick
 
 $(BIN)/bot: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,14 @@ lint-workflows: venv
 
 bench: venv
 	$(BIN)/python benchmarks/synthetic_tree.py
+
+# The real-world check on verl's history (../shared/corpus): every command, no internal error allowed.
+CORPUS ?= ../shared/corpus
+realworld: venv
+	$(BIN)/python benchmarks/realworld.py --corpus $(CORPUS) --json realworld.json
+
+realworld-quick: venv
+	$(BIN)/python benchmarks/realworld.py --corpus $(CORPUS) --quick --jobs 2
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -51,6 +51,14 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def rule_dir(tmp_path: Path, rule_id: str, body: str) -> Path:
+    """A directory holding one rule file of ours."""
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / f"{rule_id}.yaml").write_text(f"id: {rule_id}\n{body}")
+    return rules
+
+
 def only_launch(script: str, path: str | None = None):  # type: ignore[no-untyped-def]
     (launch,) = analyse(script.encode(), path=path).launches
     return launch
@@ -200,10 +208,8 @@ def test_a_config_name_from_the_caller_is_not_composed(tmp_path: Path, capsys: p
 
 
 def test_when_config_holds_with_a_yaml_suffix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rules = tmp_path / "rules"
-    rules.mkdir()
-    (rules / "big-tp.yaml").write_text("id: big-tp\nwhen: {config: [big]}\nmatch: {key: [engine.tp], value: [2]}\n"
-                                       "fix: {set: 4}\n")
+    rules = rule_dir(tmp_path, "big-tp", "when: {config: [big]}\nmatch: {key: [engine.tp], value: [2]}\n"
+                                         "fix: {set: 4}\n")
     repo = make_repo(tmp_path / "r", {**TREE, "scripts/run.sh":
                                       "python3 -m rlkit.train --config-name='big.yaml'\\\n    engine.tp=2\n"
                                       'RUN=(python3)\n"${RUN[@]}" -m rlkit.train --config-name big engine.tp=2\n'})
@@ -217,9 +223,7 @@ def test_when_config_holds_with_a_yaml_suffix(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_a_yaml_value_holding_mappings_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rules = tmp_path / "rules"
-    rules.mkdir()
-    (rules / "hooks.yaml").write_text("id: hooks\nmatch: {key: ['run.hooks', 'run.plain']}\n")
+    rules = rule_dir(tmp_path, "hooks", "match: {key: ['run.hooks', 'run.plain']}\n")
     repo = make_repo(tmp_path / "r", {"conf/run.yaml": "run:\n  hooks:\n    - name: a\n      dir: ${oc.env:HOME}\n"
                                                        "    - {name: b}\n  plain:\n    - x: 1\n"})
     code, out, err = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--no-bundled", "--rules",
@@ -325,10 +329,8 @@ bash scripts/inner.sh run.epochs=2
 
 def test_prefix_auto_writes_plusplus_where_the_config_cannot_be_composed(tmp_path: Path,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    rules = tmp_path / "rules"
-    rules.mkdir()
-    (rules / "epochs.yaml").write_text("id: epochs\nwhen: {sets: ['run.**']}\n"
-                                       "ensure: [{key: run.epochs, value: 5, prefix: auto}]\n")
+    rules = rule_dir(tmp_path, "epochs", "when: {sets: ['run.**']}\n"
+                                         "ensure: [{key: run.epochs, value: 5, prefix: auto}]\n")
     repo = make_repo(tmp_path / "r", {**TREE, "scripts/run.sh":
                                       "python3 -m rlkit.train run.data_dir=/x\n"
                                       'python3 -m rlkit.train --config-path="$(pwd)/conf" run.data_dir=/x\n'})
