@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,6 +35,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent.parent
 SNAPSHOTS = HERE / "tests" / "realworld" / "snapshots.txt"
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # a snapshot labelled by its date (the others name a migration)
 RULES = HERE / "tests" / "realworld" / "rules"
 
 
@@ -265,7 +267,7 @@ def markdown(rows: list[dict[str, Any]], parsers: dict[str, Any] | None) -> str:
         totals.update(row["run"]["by_rule"])
     lines += ["", "Findings per rule over all snapshots (`bot run`): "
               + ", ".join(f"{k} {v}" for k, v in sorted(totals.items()))]
-    newest = max(rows, key=lambda r: r["label"] if r["label"][:1].isdigit() else "", default=None)
+    newest = max(rows, key=lambda r: r["label"] if DATE.fullmatch(r["label"]) else "", default=None)
     if newest is not None and newest.get("launch_evidence"):
         lines += ["", f"Launches at {newest['commit']} ({newest['label']}) by class and evidence (`bot launches`):", "",
                   "| class | evidence | launches |", "|---|---|---:|"]
@@ -291,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     corpus = Corpus(args.corpus)
     chosen = snapshots(args.quick, args.only)
-    newest = max((label for _, label, _ in chosen if label[:1].isdigit()), default="")
+    newest = max((label for _, label, _ in chosen if DATE.fullmatch(label)), default="")
     with tempfile.TemporaryDirectory(prefix="bot-realworld-") as scratch_dir:
         scratch = Path(scratch_dir)
         enable = optional_rules(Bot(args.bot, scratch))

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.sources.launches import SHELL_SCRIPT, Launch
+from bot.sources.shell_walk import Workdir
 
 SOURCE_ROOTS = ("", "src")  # where `python -m pkg.mod` finds pkg: the repository root, or a src/ layout
 
@@ -55,15 +56,20 @@ def run_dir(launch: Launch) -> str | None:
 
     Scripts of a repository are run from its root (`bash examples/x/run.sh`) unless they `cd`.
     """
-    if launch.workdir is None:
+    return repository_dir(launch.workdir, launch.source_path)
+
+
+def repository_dir(workdir: Workdir | None, source_path: str | None) -> str | None:
+    """A directory the script names, relative to the repository ("/..." outside it); None unknown."""
+    if workdir is None:
         return None
-    base, rest = launch.workdir
+    base, rest = workdir
     if base == "absolute":
         return rest
     if base == "script":
-        if launch.source_path is None:
+        if source_path is None:
             return None
-        joined = posixpath.normpath(posixpath.join(posixpath.dirname(launch.source_path), rest))
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), rest))
         return "" if joined == "." else joined
     return rest
 
@@ -208,6 +214,12 @@ def resolve_app(root: Path, launch: Launch) -> HydraApp | AppProblem:
         return AppProblem(f"{launch.config_runtime}: the config is chosen at run time", RUNTIME)
     if config_path is None:
         return AppProblem(f"{source}: the app declares no config_path", NOT_HYDRA)
+    if launch.config_path_dir is not None:  # `--config-path=$(pwd)/conf`: where the script says
+        named = repository_dir(launch.config_path_dir, launch.source_path)
+        if named is None or named.startswith("/"):
+            where = f"{named}, outside the repository" if named else "a directory known at run time"
+            return AppProblem(f"--config-path {launch.config_path} is {where}", OUTSIDE if named else RUNTIME)
+        config_path = str(root / named)
     directory = search_dir(root, config_path, path.parent)
     if directory is None:
         return AppProblem(f"config directory {config_path} of {source} is not in the repository", OUTSIDE)

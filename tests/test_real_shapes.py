@@ -417,3 +417,21 @@ def test_a_file_changed_before_the_write_is_left_alone_and_the_others_are_writte
     (error,) = report.errors
     assert (error.path, error.stage) == ("a.sh", "writing") and "changed on disk" in error.reason
     assert [(f.path, f.status.value) for f in report.findings] == [("a.sh", "fixable"), ("b.sh", "fixed")]
+
+
+def test_a_config_path_below_the_working_directory_or_the_script(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {**TREE, "rlkit/scripts/go.sh": """\
+python3 -m rlkit.train --config-path=$(pwd)/rlkit/conf --config-name=big run.epochs=1
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$HERE/.." && python3 -m rlkit.train --config-path "$PWD/conf" run.epochs=2
+python3 -m rlkit.train --config-path=${HOME}/conf run.epochs=3
+"""})
+    code, out, _ = run(capsys, "launches", "--repo", str(repo), "--format", "json")
+    got = [(item["line"], item["class"], (item["app"] or {}).get("config_dir"), item["evidence"])
+           for item in json.loads(out)["launches"]]
+    assert code == 0 and got == [
+        (1, "hydra", "rlkit/conf", "@hydra.main in rlkit/train.py"),
+        (3, "hydra", "rlkit/conf", "@hydra.main in rlkit/train.py"),
+        (4, "runtime", None, "--config-path=${HOME}/conf: the config is chosen at run time"),
+    ]

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from bot.model import Span
 from bot.sources.shell_text import SCRIPT_DIR, Field, Piece, Via, source_span
-from bot.sources.shell_walk import ROOT, CommandSite, Workdir
+from bot.sources.shell_walk import ROOT, CommandSite, Workdir, directory_of
 
 PYTHON = re.compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)*)?$")
 TORCHRUN = re.compile(r"^(?:.*/)?torchrun$")
@@ -100,6 +100,7 @@ class Launch:
     entry_base: str | None = None  # "script-dir": the entry path is relative to the script's own directory
     source_path: str | None = None  # the file that holds the launch, relative to the repository
     workdir: Workdir | None = ROOT  # where it runs (after the script's `cd`, ray's --working-dir); None: unknown
+    config_path_dir: Workdir | None = None  # `--config-path=$(pwd)/conf`: the directory, where the script says
 
     @property
     def module(self) -> str | None:
@@ -323,14 +324,9 @@ def _ray_workdir(words: list[str], fields: list[Field], cwd: Workdir | None) -> 
         name, _, inline = word.partition("=")
         if name != "--working-dir":
             continue
-        index = i if inline else i + 1
-        if index >= len(words) or not fields[index].static or cwd is None:
-            return None
-        path = inline or words[index]
-        if path.startswith("/"):
-            return "absolute", posixpath.normpath(path)
-        joined = posixpath.normpath(posixpath.join(cwd[1], path))
-        return cwd[0], "" if joined == "." else joined
+        if inline:
+            return directory_of(fields[i].chars(len(name) + 1, len(word)), cwd)
+        return directory_of(fields[i + 1].pieces, cwd) if i + 1 < len(fields) else None
     return cwd
 
 
@@ -358,6 +354,12 @@ def _record_flag(launch: Launch, name: str, values: list[tuple[str, Field]]) -> 
     texts = [text for text, _ in values]
     value: str | None = texts[0]
     dynamic = next((f for _, f in values if not f.static), None)
+    if name in ("--config-path", "-cp") and dynamic is not None and len(values) == 1:
+        start = len(dynamic.text) - len(texts[0])  # the value's place in its field (after `--config-path=`)
+        directory = directory_of(dynamic.chars(start, len(dynamic.text)), launch.workdir)
+        if directory is not None:  # `$(pwd)/conf`, `"$SCRIPT_DIR/conf"`: a directory the script names
+            launch.config_path, launch.config_path_dir = value, directory
+            return
     if name in ("--config-path", "-cp"):
         launch.config_path = value
     elif name in ("--config-name", "-cn"):
@@ -368,7 +370,7 @@ def _record_flag(launch: Launch, name: str, values: list[tuple[str, Field]]) -> 
     else:
         return
     if dynamic is not None:
-        launch.config_runtime = f"{name} {dynamic.text}"
+        launch.config_runtime = dynamic.text if dynamic.text.startswith(name) else f"{name} {dynamic.text}"
 
 
 def line_column(src: bytes, pos: int) -> tuple[int, int]:

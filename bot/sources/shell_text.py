@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 BARE, SINGLE, DOUBLE, ANSI = "b", "s", "d", "a"
 SCRIPT_DIR = "the script's own directory"  # why `$(cd "$(dirname "$0")" && pwd)` is dynamic: resolved per file
+WORK_DIR = "the working directory"  # why `$(pwd)` and `$PWD` are dynamic: where the script has `cd`ed to
 SHELL_SPACE = " \t\n"
 
 

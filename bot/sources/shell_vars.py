@@ -21,6 +21,7 @@ from bot.sources.shell_text import (
     DOUBLE,
     SCRIPT_DIR,
     SINGLE,
+    WORK_DIR,
     Piece,
     Via,
 )
@@ -143,6 +144,8 @@ class Expander:
             return self.expansion(node, env, ctx)
         if kind == "command_substitution" and script_directory(_text(self.src, node)):
             return [[self._dynamic(node, SCRIPT_DIR, ctx)]]
+        if kind == "command_substitution" and _PWD.fullmatch(_text(self.src, node)):
+            return [[self._dynamic(node, WORK_DIR, ctx)]]
         if kind == "arithmetic_expansion" or (kind == "command_substitution" and self.src.startswith(
                 b"$((", node.start_byte)):  # tree-sitter reads `$((...))` in `${V:-...}` as `$( (...) )`
             return [[self._dynamic(node, "computed by shell arithmetic", ctx)]]
@@ -204,6 +207,9 @@ class Expander:
         out: list[Items] = []
         for definition in reaching(env, name):
             via = Via(name, definition, use, ctx)
+            if definition.kind == "caller" and name == "PWD" and operand is None:
+                out.append([self._dynamic(node, WORK_DIR, ctx)])  # bash keeps PWD where `cd` leads
+                continue
             if definition.kind == "caller":
                 if operand is not None:
                     for alt in self._operand(operand, env, ctx):
@@ -283,6 +289,7 @@ def _from_source(piece: Piece) -> bool:
     return piece.static and piece.ctx == BARE and not piece.via and bool(piece.starts)
 
 
+_PWD = re.compile(r"\$\(\s*pwd(?:\s+-[LP])?\s*\)|`\s*pwd(?:\s+-[LP])?\s*`")
 _SCRIPT_DIR_WORDS = {"cd", "pwd", "dirname", "readlink", "realpath", "-f", "-e", "-m", "-P", "-L", "--", "&&", ";",
                      "echo", "$0", "${0}", "${BASH_SOURCE[0]}", "${BASH_SOURCE}", "$BASH_SOURCE", ">/dev/null",
                      "&>/dev/null", "2>&1", "1>/dev/null", "2>/dev/null", ">", "&>", "/dev/null"}

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bot.model import Span
-from bot.sources.shell_text import BREAK, SCRIPT_DIR, Piece
+from bot.sources.shell_text import BREAK, SCRIPT_DIR, WORK_DIR, Piece
 from bot.sources.shell_vars import (
     Definition,
     Env,
@@ -204,27 +204,12 @@ class Walker:
         """Where `cd DIR` leads from the current directory; None when the script does not say."""
         args = [c for c in node.children[1:] if c.type not in ("comment", "file_redirect", "herestring_redirect")]
         args = [a for a in args if not (a.text or b"").startswith(b"-")]
-        if len(args) != 1 or self._cwd is None:
+        if len(args) != 1:
             return None
         alternatives = self.expander.word(args[0], env)
         if len(alternatives) != 1:
             return None
-        pieces = [p for p in alternatives[0] if p is not None]
-        base, rest = self._cwd
-        from_script = bool(pieces) and pieces[0].dynamic == SCRIPT_DIR
-        if from_script:
-            base, rest, pieces = "script", "", pieces[1:]
-        if any(not p.static for p in pieces):
-            return None
-        path = "".join(p.text for p in pieces)
-        if from_script:
-            path = path.lstrip("/")
-        elif path.startswith("/"):
-            return "absolute", posixpath.normpath(path)
-        if path.startswith("~"):
-            return None
-        joined = posixpath.normpath(posixpath.join(rest, path)) if path else rest
-        return base, "" if joined == "." else joined
+        return directory_of([p for p in alternatives[0] if p is not None], self._cwd)
 
     def _assign_defaults(self, node: Node, env: Env) -> Env:
         """`${V:=x}` in a command assigns x to V when V was unset."""
@@ -409,6 +394,32 @@ class Walker:
             span = Span(sub.start_byte, sub.end_byte)
             for definition in env.get(form[0], ()):
                 definition.uses.append(span)
+
+
+def directory_of(pieces: list[Piece], cwd: Workdir | None) -> Workdir | None:
+    """The directory a path names, from `cwd`: `$(cd "$(dirname "$0")" && pwd)/x` is beside the script,
+    `$(pwd)/x` and `$PWD/x` below the current directory; None when the script does not say."""
+    if cwd is None and not (pieces and pieces[0].dynamic == SCRIPT_DIR):
+        return None
+    base, rest = cwd or ROOT
+    anchored = bool(pieces) and pieces[0].dynamic in (SCRIPT_DIR, WORK_DIR)
+    if anchored and pieces[0].dynamic == SCRIPT_DIR:
+        base, rest = "script", ""
+    if anchored:
+        pieces = pieces[1:]
+    if any(not p.static for p in pieces):
+        return None
+    path = "".join(p.text for p in pieces)
+    if anchored:
+        path = path.lstrip("/")
+    elif path.startswith("/"):
+        return "absolute", posixpath.normpath(path)
+    if path.startswith("~"):
+        return None
+    joined = posixpath.normpath(posixpath.join(rest, path)) if path else rest
+    if base == "absolute":
+        return base, joined
+    return base, "" if joined == "." else joined
 
 
 def merge(envs: list[Env]) -> Env:
