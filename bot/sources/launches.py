@@ -7,7 +7,6 @@ argv field after the entry point that reads as a Hydra override becomes an `Over
 
 from __future__ import annotations
 
-import posixpath
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
