@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from bot.sources.kinds import MARKDOWN, NOTEBOOK, RST, kind_for_path
 from bot.sources.launches import SHELL_SCRIPT, Launch
 from bot.sources.shell_walk import Workdir
 
@@ -99,7 +100,8 @@ def script_file(root: Path, launch: Launch) -> Path | None:
         places.append(posixpath.join(posixpath.dirname(launch.source_path), entry))
     elif here is not None:
         places.append(posixpath.join(here, entry))
-    else:
+    if here is None or (launch.entry_base is None and _in_docs(launch)):
+        # unknown, or a doc's snippets, which a reader runs from wherever the doc's `cd`s leave them
         places.append(entry)
         if launch.source_path is not None:
             places.append(posixpath.join(posixpath.dirname(launch.source_path), entry))
@@ -110,6 +112,10 @@ def script_file(root: Path, launch: Launch) -> Path | None:
         if candidate.is_file() and inside(root, candidate):
             return candidate
     return None
+
+
+def _in_docs(launch: Launch) -> bool:
+    return launch.source_path is not None and kind_for_path(launch.source_path) in (MARKDOWN, RST, NOTEBOOK)
 
 
 def entry_file(root: Path, launch: Launch) -> Path | None:
@@ -247,14 +253,14 @@ def _missing(root: Path, launch: Launch) -> str:
     here = run_dir(launch)
     if here is not None and here.startswith("/") and not (launch.entry_kind != "module" and path.startswith("/")):
         return f"{text}: it runs in {here}, outside the repository"
-    if here and not here.startswith("/") and not path.startswith("/"):
-        path = posixpath.normpath(posixpath.join(here, path))
-    submodule = next((s for s in _submodules(root) if path == s or path.startswith(s + "/")), None)
+    places = [path] + ([posixpath.normpath(posixpath.join(here, path))] if here and not path.startswith("/") else [])
+    submodules = _submodules(root)
+    submodule = next((s for s in submodules for p in places if p == s or p.startswith(s + "/")), None)
     if submodule is not None:
         return f"{text}: it is in the git submodule {submodule}, which is not checked out"
     if launch.entry_kind == "script" and "/" not in launch.entry and module_file(root, launch.entry) is not None:
         return f"{text}; a module of that name is (`-m` missing?)"
-    top = path.split("/")[0]
+    top = launch.entry.split(".")[0]
     if launch.entry_kind == "module" and "." in launch.entry and any(
             (root / r / top).is_dir() for r in SOURCE_ROOTS):
         return f"{text}, though its package {top} is (moved or removed?)"

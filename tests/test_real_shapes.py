@@ -435,3 +435,21 @@ python3 -m rlkit.train --config-path=${HOME}/conf run.epochs=3
         (3, "hydra", "rlkit/conf", "@hydra.main in rlkit/train.py"),
         (4, "runtime", None, "--config-path=${HOME}/conf: the config is chosen at run time"),
     ]
+
+
+def test_a_docs_snippet_after_cd_into_a_clone_finds_the_repository_root(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {**TREE, "tools/prep.py": "print(1)\n", "docs/setup.md": """\
+```bash
+git clone https://example.invalid/rlkit.git && cd rlkit
+python3 tools/prep.py --out x
+python -m otherpkg.server --port 1
+```
+""", "scripts/go.sh": "cd rlkit\npython3 tools/prep.py --out x\n"})
+    code, out, _ = run(capsys, "launches", "--repo", str(repo), "--format", "json")
+    got = [(item["path"], item["line"], item["evidence"]) for item in json.loads(out)["launches"]]
+    assert code == 0 and got == [
+        ("docs/setup.md", 3, "tools/prep.py has no @hydra.main decorator"),  # the reader's clone: the root
+        ("docs/setup.md", 4, "module otherpkg.server is not in the repository"),
+        ("scripts/go.sh", 2, "script tools/prep.py is not in the repository"),  # a script really runs in rlkit/
+    ]
