@@ -20,6 +20,7 @@ disagreement was seen. It also counts how many of the tip's shell scripts tree-s
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -153,6 +154,38 @@ def findings_by_rule(report: Any) -> dict[str, int]:
     return dict(sorted(Counter(f["rule"] for f in report.get("findings", [])).items()))
 
 
+FINDING_FIELDS = ("rule", "path", "line", "column", "key", "value", "status", "fix_site", "kind")
+SUMMARY_FIELDS = ("files_scanned", "files_parsed", "launches", "findings", "fixable", "manual", "files_changed")
+
+
+def canonical(step: str, report: Any) -> Any:
+    """What a report says, without the words: the data a change of structure must keep as it is.
+
+    Findings by their fields (not their message), each changed file by the digest of its diff, the
+    files skipped, partly parsed or failed, the counts; for `bot launches`, each launch's class, entry,
+    app and the keys and lines of its overrides.
+    """
+    if not isinstance(report, dict):
+        return None
+    if step == "launches":
+        return [[e["path"], e["line"], e["kind"], e["launcher"], e["entry"], e["entry_kind"], e["class"], e["app"],
+                 e["branch"], e["function"], e["flags"], [[o["key"], o["prefix"], o["line"]] for o in e["overrides"]]]
+                for e in report.get("launches", [])]
+    summary = report.get("summary", {})
+    findings = sorted([[f.get(k) for k in FINDING_FIELDS] for f in report.get("findings", [])], key=json.dumps)
+    return {"findings": findings,
+            "files": {f["path"]: hashlib.sha256(f["diff"].encode("utf-8", "surrogatepass")).hexdigest()[:16]
+                      for f in report.get("files", [])},
+            "skipped": sorted([s["path"], s["reason"]] for s in report.get("skipped", [])),
+            "partly_parsed": report.get("partly_parsed", []),
+            "errors": sorted([e["path"], e.get("stage")] for e in report.get("errors", [])),
+            "summary": {k: summary.get(k) for k in SUMMARY_FIELDS}}
+
+
+def digest(data: Any) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def watch_upstream(corpus: Corpus, scratch: Path, commit: str) -> Path:
     """A bare clone of the history sharing its objects, with main moved to `commit`; its bot.toml."""
     upstream = scratch / "upstream.git"
@@ -167,11 +200,12 @@ def watch_upstream(corpus: Corpus, scratch: Path, commit: str) -> Path:
 
 def check_snapshot(bot: Bot, corpus: Corpus, scratch: Path, full: str, tree: Path, label: str, enable: list[str],
                    thorough: bool, watch_it: bool) -> dict[str, Any]:
-    row: dict[str, Any] = {"commit": full[:10], "label": label, "errors": []}
+    row: dict[str, Any] = {"commit": full[:10], "label": label, "errors": [], "canonical": {}}
     enables = [a for rule in enable for a in ("--enable", rule)]
     run = bot("run", "--repo", str(tree), "--dry-run", "--no-cache", "--format", "json", "--rules", str(RULES),
               *enables)
     row["errors"] += internal_errors("run", run)
+    row["canonical"]["run"] = canonical("run", run["report"])
     report = run["report"] if isinstance(run["report"], dict) else {}
     summary = report.get("summary", {})
     row["run"] = {"exit": run["exit"], "seconds": run["seconds"], "files": summary.get("files_scanned"),
@@ -180,6 +214,7 @@ def check_snapshot(bot: Bot, corpus: Corpus, scratch: Path, full: str, tree: Pat
                   "partly_parsed": len(report.get("partly_parsed", [])), "changed": len(report.get("files", []))}
     compose = bot("compose-check", "--repo", str(tree), "--format", "json", cwd=Path("/"))
     row["errors"] += internal_errors("compose-check", compose)
+    row["canonical"]["compose"] = canonical("compose", compose["report"])
     composed = compose["report"] if isinstance(compose["report"], dict) else {}
     row["compose"] = {"exit": compose["exit"], "seconds": compose["seconds"],
                       "findings": len(composed.get("findings", [])),
@@ -200,6 +235,7 @@ def check_snapshot(bot: Bot, corpus: Corpus, scratch: Path, full: str, tree: Pat
         row["launches"] = None  # this version of the bot has no `launches` command
     else:
         row["errors"] += internal_errors("launches", launches)
+        row["canonical"]["launches"] = canonical("launches", launches["report"])
         row["launches"] = launch_classes(launches["report"])
         row["launch_evidence"] = launch_evidence(launches["report"])
     parent = corpus.parent(full)
@@ -208,6 +244,7 @@ def check_snapshot(bot: Bot, corpus: Corpus, scratch: Path, full: str, tree: Pat
         watch = bot("watch", "--repo", "verl", "--config", str(config), "--before", parent, "--after", full,
                     "--dry-run", "--format", "json", cwd=scratch)
         row["errors"] += internal_errors("watch", watch)
+        row["canonical"]["watch"] = canonical("watch", watch["report"])
         watched = watch["report"] if isinstance(watch["report"], dict) else {}
         triggered = "no rule triggered" in watch["stdout"]
         row["watch"] = {"exit": watch["exit"], "seconds": watch["seconds"],
@@ -281,6 +318,16 @@ def markdown(rows: list[dict[str, Any]], parsers: dict[str, Any] | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def compare_golden(rows: list[dict[str, Any]], golden: dict[str, Any]) -> None:
+    """Each command's canonical report against the golden digests; a difference is an error of the row."""
+    for row in rows:
+        expected = golden.get(row["commit"], {})
+        for step, data in row["canonical"].items():
+            if step in expected and data is not None and digest(data) != expected[step]["digest"]:
+                row["errors"].append(f"golden: {step} differs from the recorded report ({expected[step]['size']} "
+                                     "findings or launches then; --dump DIR and diff against a dump of the old bot)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=HERE.parent / "shared" / "corpus")
@@ -290,6 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument("--markdown", type=Path, help="write the summary table here")
     parser.add_argument("--jobs", type=int, default=1, help="snapshots checked at once (wall times are noisier)")
+    parser.add_argument("--golden", type=Path, help="compare each command's canonical report with this file")
+    parser.add_argument("--write-golden", type=Path, help="write each command's canonical report digest here")
+    parser.add_argument("--dump", type=Path, help="write every canonical report here, one file per snapshot")
     args = parser.parse_args(argv)
     corpus = Corpus(args.corpus)
     chosen = snapshots(args.quick, args.only)
@@ -317,6 +367,21 @@ def main(argv: list[str] | None = None) -> int:
             for error in row["errors"]:
                 print(f"  {error}", file=sys.stderr)
         parsers = parser_counts(corpus.tree(corpus.resolve("main")))
+    if args.golden:
+        compare_golden(rows, json.loads(args.golden.read_text(encoding="utf-8")))
+    if args.write_golden:
+        golden = {row["commit"]: {step: {"digest": digest(data), "size": len(data if isinstance(data, list)
+                                                                            else data.get("findings", []))}
+                                  for step, data in sorted(row["canonical"].items()) if data is not None}
+                  for row in rows}
+        args.write_golden.write_text(json.dumps(golden, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if args.dump:
+        args.dump.mkdir(parents=True, exist_ok=True)
+        for row in rows:
+            (args.dump / f"{row['commit']}.json").write_text(json.dumps(row["canonical"], indent=1, sort_keys=True),
+                                                             encoding="utf-8")
+    for row in rows:
+        row.pop("canonical")
     result = {"snapshots": rows, "parsers": parsers, "bot": args.bot}
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
