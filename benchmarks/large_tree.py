@@ -4,7 +4,7 @@ For each size a git repository is built with the shapes of benchmarks/synthetic_
 of the scripts with a violation) among as many other files, then the peers run alternated:
 - `bot run --dry-run --jobs 2` three ways: cold (`--no-cache`); after 1% of the scripts were
   edited (a new comment line each round: the per-file cache checks those again); and with nothing
-  changed since the previous identical run (the stored report is replayed);
+  changed since the previous identical run (every result comes from the per-file cache);
 - the parse floor (benchmarks/parse_floor.py): py-tree-sitter parsing the same scripts in two
   processes and doing nothing else;
 - `ast-grep scan` with a rule matching the literal `use_mbridge=False` word, and

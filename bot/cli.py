@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from bot.publish.publisher import PublishResult
     from bot.publish.run import PublishOptions
     from bot.rules.model import Rule
-    from bot.run_memo import RunMemo
     from bot.scan_cache import ResultCache
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -202,7 +201,6 @@ def cmd_run_one(args: argparse.Namespace) -> int:
     repo = load_config(args.config).resolve(args.repo)
     rules = _load(args)
 
-    memo: tuple[RunMemo, str, list[str]] | None = None
     if args.dry_run or args.write:
         from bot.publish.run import warn_actions_token
 
@@ -210,13 +208,6 @@ def cmd_run_one(args: argparse.Namespace) -> int:
             warn_actions_token()
         if repo.path is not None:
             only = {_relative(repo.path, f) for f in args.files} if args.files is not None else None
-            memo = _open_memo(args, repo.path, rules) if args.dry_run and only is None else None
-            replay = memo[0].get(memo[1]) if memo is not None else None
-            if replay is not None:
-                print("bot: nothing changed since an identical dry run: its report again "
-                      "(--no-cache to check every file)", file=sys.stderr)
-                _write_out(args, replay.text)
-                return EXIT_FINDINGS if args.check and replay.remaining else EXIT_OK
             from bot.engine import scan, write_changes
 
             report = scan(repo.path, rules, label=_label(args.repo, repo), paths=only, jobs=max(1, args.jobs),
@@ -247,8 +238,6 @@ def cmd_run_one(args: argparse.Namespace) -> int:
 
     text = _render_text(args, report)
     remaining = [f for f in report.findings if f.status is not Status.FIXED]
-    if memo is not None and not report.errors:
-        _remember(args, memo, rules, report, text, bool(remaining))
     _write_out(args, text)
     _announce_errors(report)
     if code == EXIT_OK and args.check and (remaining or report.errors):
@@ -271,36 +260,6 @@ def _open_cache(args: argparse.Namespace, root: Path, rules: list[Rule]) -> Resu
     from bot.scan_cache import ResultCache, default_directory, fingerprint
 
     return ResultCache(args.cache_dir or default_directory(), root, fingerprint([r for r in rules if r.enabled]))
-
-
-def _open_memo(args: argparse.Namespace, root: Path, rules: list[Rule]) -> tuple[RunMemo, str, list[str]] | None:
-    """The store of earlier dry-run reports, this run's key and the files whose bytes must be
-    recorded beside it, when this run can be replayed."""
-    from bot.rules.model import consults_config
-
-    if args.no_cache or args.compose or consults_config(rules):
-        return None
-    from bot.run_memo import RunMemo, run_key, tree_state
-    from bot.scan_cache import default_directory, fingerprint
-
-    state = tree_state(root)
-    if state is None:
-        return None
-    options = {"label": args.repo, "format": args.format, "color": _color(args),
-               "json_lines": bool(getattr(args, "json_lines", False)), "to_file": args.output is not None}
-    memo = RunMemo(args.cache_dir or default_directory(), root)
-    return memo, run_key(state.digest, fingerprint(rules), options), state.racy
-
-
-def _remember(args: argparse.Namespace, memo: tuple[RunMemo, str, list[str]], rules: list[Rule], report: Report,
-              text: str, remaining: bool) -> None:
-    """Store the report, unless the tree changed while it was made (it would be filed under the old state)."""
-    from bot.run_memo import Replay, read_digests
-
-    reads = read_digests(memo[0].root, report.reads | set(memo[2]))
-    after = _open_memo(args, memo[0].root, rules)
-    if after is not None and after[1] == memo[1]:
-        memo[0].put(memo[1], Replay(text, remaining, reads))
 
 
 def _relative(root: Path, path: str) -> str:

@@ -161,3 +161,45 @@ def test_untracked_and_non_git_trees_are_cached_by_content(tmp_path: Path) -> No
     (root / "run.sh").write_text(PLAIN.replace("False", "True"))
     warm, _ = _scan(root, cache_dir)
     assert warm == _cold(root)
+
+
+def _warm_equals_cold(root: Path, cache_dir: Path) -> dict[str, Any]:
+    warm, _ = _scan(root, cache_dir)
+    assert warm == _cold(root)
+    return warm
+
+
+def test_a_called_script_git_ignores_reaches_the_caller(tmp_path: Path) -> None:
+    root, cache_dir = _tree(tmp_path), tmp_path / "cache"
+    (root / ".git" / "info" / "exclude").write_text("local/\n")
+    (root / "local").mkdir()
+    (root / "local" / "inner.sh").write_text(INNER)
+    (root / "run_local.sh").write_text("#!/bin/bash\nUSE_MBRIDGE=False bash local/inner.sh\n")
+    assert any(f["path"] == "run_local.sh" for f in _warm_equals_cold(root, cache_dir)["findings"])
+    (root / "local" / "inner.sh").write_text("#!/bin/bash\npython3 -m verl.trainer.main_ppo trainer.x=${MB:-1}\n")
+    assert not any(f["path"] == "run_local.sh" for f in _warm_equals_cold(root, cache_dir)["findings"])
+
+
+def test_bytes_rewritten_under_the_same_blob_are_seen(tmp_path: Path) -> None:
+    """CRLF written over LF under `text=auto`: the blob and `git status` stay the same, the bytes do not."""
+    root, cache_dir = _tree(tmp_path), tmp_path / "cache"
+    (root / ".gitattributes").write_text("* text=auto\n")
+    git(root, "add", ".gitattributes")
+    git(root, "commit", "-qm", "attributes")
+    _warm_equals_cold(root, cache_dir)
+    (root / "run_plain.sh").write_bytes(PLAIN.replace("\n", "\r\n").encode())
+    git(root, "add", "run_plain.sh")
+    assert git(root, "status", "--porcelain") == ""
+    assert "\r" in "".join(f["diff"] for f in _warm_equals_cold(root, cache_dir)["files"])
+
+
+def test_an_included_config_git_ignores_is_part_of_the_layout(tmp_path: Path) -> None:
+    files = {"conf/ppo.yaml": "defaults:\n  - actor@actor_rollout_ref.actor: dp\n  - _self_\n",
+             "conf/actor/megatron/m1.yaml": "use_mbridge: false\n", ".gitignore": "conf/actor/dp.yaml\n"}
+    root, cache_dir = make_repo(tmp_path / "repo", files), tmp_path / "cache"
+    (root / "conf" / "actor" / "dp.yaml").write_text("defaults:\n  - megatron: m1\n  - _self_\n")
+    keys = {f["key"] for f in _warm_equals_cold(root, cache_dir)["findings"]}
+    assert "actor_rollout_ref.actor.megatron.use_mbridge" in keys
+    (root / "conf" / "actor" / "dp.yaml").write_text("defaults:\n  - megatron@engine_x: m1\n  - _self_\n")
+    keys = {f["key"] for f in _warm_equals_cold(root, cache_dir)["findings"]}
+    assert "actor_rollout_ref.actor.megatron.use_mbridge" not in keys
