@@ -28,8 +28,8 @@ PEER = '''
 import sys, time
 from pathlib import Path
 from hydra import compose, initialize_config_dir
-from bot.sources.shell import analyse
-from bot.compose import override_text
+from bot.lang.shell.parse import analyse
+from bot.hydra.compose import override_text
 root = Path(sys.argv[1])
 with initialize_config_dir(config_dir=str(root / "verl/trainer/config"), version_base=None):
     for path in sorted(root.glob("examples/*.sh")):

@@ -261,7 +261,7 @@ def parser_counts(tree: Path) -> dict[str, Any]:
     import tree_sitter_bash
     from tree_sitter import Language, Parser
 
-    from bot.sources.shell import parse_tree
+    from bot.lang.shell.parse import parse_tree
 
     parser = Parser(Language(tree_sitter_bash.language()))
     start = time.perf_counter()

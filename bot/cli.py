@@ -23,12 +23,12 @@ from bot.errors import UserError
 from bot.secrets import redact
 
 if TYPE_CHECKING:
+    from bot.cache.store import ResultCache
     from bot.config import RepoConfig
     from bot.model import Report
     from bot.publish.publisher import PublishResult
     from bot.publish.run import PublishOptions
     from bot.rules.model import Rule
-    from bot.scan_cache import ResultCache
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FORMATS = ("text", "markdown", "json", "sarif", "diff", "github")
@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _file_timeout(parser: argparse.ArgumentParser) -> None:
-    from bot.isolation import DEFAULT_SECONDS
+    from bot.engine.isolation import DEFAULT_SECONDS
 
     parser.add_argument("--file-timeout", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
                         help=f"give up on a file after this long and report it (default {DEFAULT_SECONDS:g}; 0: never)")
@@ -208,7 +208,7 @@ def cmd_run_one(args: argparse.Namespace) -> int:
             warn_actions_token()
         if repo.path is not None:
             only = {_relative(repo.path, f) for f in args.files} if args.files is not None else None
-            from bot.engine import scan, write_changes
+            from bot.engine.scan import scan, write_changes
 
             report = scan(repo.path, rules, label=_label(args.repo, repo), paths=only, jobs=max(1, args.jobs),
                           cache=_open_cache(args, repo.path, rules), reuse_changes=args.dry_run,
@@ -220,7 +220,7 @@ def cmd_run_one(args: argparse.Namespace) -> int:
         elif args.write:
             raise UserError(f"--repo {args.repo}: --write edits a local working tree; give a local path")
         else:
-            from bot.engine import scan
+            from bot.engine.scan import scan
             from bot.publish.run import fetch_for_scan
 
             remote, default = fetch_for_scan(repo)
@@ -257,7 +257,7 @@ def _open_cache(args: argparse.Namespace, root: Path, rules: list[Rule]) -> Resu
     """The per-file result store for `root`, unless --no-cache."""
     if args.no_cache:
         return None
-    from bot.scan_cache import ResultCache, default_directory, fingerprint
+    from bot.cache.store import ResultCache, default_directory, fingerprint
 
     return ResultCache(args.cache_dir or default_directory(), root, fingerprint([r for r in rules if r.enabled]))
 
@@ -278,7 +278,7 @@ def _announce_errors(report: Report) -> None:
     """Files that could not be checked: one crash log for the run, its path on stderr."""
     if not report.errors:
         return
-    from bot.isolation import write_crash_log
+    from bot.engine.isolation import write_crash_log
 
     header = redact(f"bot {__version__}\npython {sys.version}\nplatform {platform.platform()}\nargv {sys.argv!r}\n")
     log = write_crash_log(report.errors, header)
@@ -364,7 +364,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def _full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule],
                          options: PublishOptions) -> int:
     """workflow_dispatch has no push range: run the chosen (or every enabled) rule over the repository."""
-    from bot.engine import scan
+    from bot.engine.scan import scan
     from bot.publish.run import publish
 
     if args.dry_run:
@@ -383,7 +383,7 @@ def _full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list
 
 def _add_compose_section(report: Report, root: Path) -> None:
     """compose-check's findings and verified fixes, merged into a scan's report (files already changed stay)."""
-    from bot.compose import compose_rule, compose_scan
+    from bot.hydra.compose import compose_rule, compose_scan
     from bot.model import RuleInfo
 
     composed, _ = compose_scan(root, label=report.repo)
@@ -418,8 +418,8 @@ def _report_to_actions(args: argparse.Namespace, report: Report, triggered: list
 
 
 def cmd_compose_check(args: argparse.Namespace) -> int:
-    from bot.compose import compose_scan
-    from bot.engine import write_changes
+    from bot.engine.scan import write_changes
+    from bot.hydra.compose import compose_scan
     from bot.model import Status
 
     root = Path(args.repo)
@@ -436,7 +436,7 @@ def cmd_compose_check(args: argparse.Namespace) -> int:
 
 
 def cmd_launches(args: argparse.Namespace) -> int:
-    from bot.explain import collect, render
+    from bot.engine.launches import collect, render
 
     root = Path(args.repo)
     if not root.is_dir():
@@ -445,7 +445,7 @@ def cmd_launches(args: argparse.Namespace) -> int:
     found = collect(root, str(root.resolve()), only, args.file_timeout or None)
     _write_out(args, redact(render(found, args.format)))
     if found.errors:
-        from bot.isolation import write_crash_log
+        from bot.engine.isolation import write_crash_log
 
         log = write_crash_log(found.errors, f"bot {__version__}\nargv {sys.argv!r}\n")
         print(f"bot: {len(found.errors)} file(s) could not be read (details in {log})", file=sys.stderr)
@@ -457,7 +457,7 @@ def cmd_infer(args: argparse.Namespace) -> int:
 
     from ruamel.yaml import YAML
 
-    from bot.infer import infer
+    from bot.upstream.infer import infer
 
     root = Path(args.repo)
     if not root.is_dir():
@@ -492,7 +492,7 @@ def cmd_rules_list(args: argparse.Namespace) -> int:
 
 
 def cmd_rules_test(args: argparse.Namespace) -> int:
-    from bot.ruletest import collect_cases, run_case
+    from bot.rules.fixtures import collect_cases, run_case
 
     rules = {r.id: r for r in _load(args)}
     dirs = args.tests or [Path("tests/rules")]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.engine import scan
+from bot.engine.scan import scan
 from bot.rules.loader import load_rules
 from tests.conftest import git, make_repo
 

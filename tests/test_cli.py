@@ -203,7 +203,7 @@ def test_jobs_give_the_same_report(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_jobs_on_a_tree_big_enough_for_workers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from bot.engine import PARALLEL_FROM
+    from bot.engine.scan import PARALLEL_FROM
 
     files = {f"recipe/run_{i}.sh": f"#!/bin/bash\npython3 -m verl.trainer.main_ppo trainer.x={i} "
              f"actor_rollout_ref.actor.megatron.use_mbridge={'False' if i % 2 else 'True'}\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.compose import compose_scan
+from bot.hydra.compose import compose_scan
 from bot.model import Status
 from tests.conftest import make_repo
 
@@ -95,7 +95,7 @@ def test_compose_check_command_line_writes_the_verified_fix(repo: Path, capsys: 
 
 
 def test_when_config_and_when_value_read_the_composed_config(repo: Path, tmp_path: Path) -> None:
-    from bot.engine import scan
+    from bot.engine.scan import scan
     from bot.rules.loader import load_rules
 
     rules_dir = tmp_path / "rules"
@@ -122,7 +122,7 @@ python3 -m verl.trainer.main_ppo actor@actor_rollout_ref.actor=megatron_actor \\
 
 
 def test_ensure_prefix_auto_follows_the_composed_config(repo: Path, tmp_path: Path) -> None:
-    from bot.engine import scan
+    from bot.engine.scan import scan
     from bot.rules.loader import load_rules
 
     rules_dir = tmp_path / "auto"

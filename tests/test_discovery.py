@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bot.engine import scan
+from bot.discover import shell_sources
+from bot.engine.scan import scan
 from bot.model import Skipped
 from bot.rules.loader import load_rules
-from bot.sources.discover import shell_sources
 from tests.conftest import git, make_repo
 
 LAUNCH = "python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.megatron.use_mbridge=False\n"

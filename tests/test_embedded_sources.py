@@ -1,4 +1,4 @@
-"""Shell embedded in other files, checked directly through bot.engine.check_file and bot.engine.scan.
+"""Shell embedded in other files, checked directly through bot.engine.scan.check_file and bot.engine.scan.scan.
 
 Workflow cases here check what a fixture cannot (messages, columns, fix sites, env order and
 shadowing; fixtures named `workflow_*.yml` cover the plain edits), as do the notebook
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from bot.engine import FileResult, check_file, scan
+from bot.engine.scan import FileResult, check_file, scan
 from bot.model import Status
 from bot.rules.loader import load_rules
 from bot.rules.model import Rule
@@ -495,7 +495,7 @@ def test_scan_counts_each_kind(tmp_path: Path) -> None:
 
 
 def test_rst_comments_are_not_read_but_directive_bodies_are() -> None:
-    from bot.engine import check_file
+    from bot.engine.scan import check_file
     from bot.rules.loader import load_rules
 
     rules = [r for r in load_rules() if r.id == "megatron-use-mbridge"]
@@ -508,7 +508,7 @@ def test_rst_comments_are_not_read_but_directive_bodies_are() -> None:
 
 
 def test_console_continuation_prompts_are_shell() -> None:
-    from bot.engine import check_file
+    from bot.engine.scan import check_file
     from bot.rules.loader import load_rules
 
     rules = [r for r in load_rules() if r.id == "megatron-use-mbridge"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bot.engine import check_file, scan, write_changes
+from bot.engine.scan import check_file, scan, write_changes
 from bot.model import Status
 from bot.rules.loader import load_rules
 from tests.conftest import make_repo

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.globs import GlobError, key_glob, path_glob
+from bot.rules.globs import GlobError, key_glob, path_glob
 
 
 @pytest.mark.parametrize(

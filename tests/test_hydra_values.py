@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.hydra import HydraSyntaxError, bool_style, format_value, parse_override, values_equal
+from bot.hydra.grammar import HydraSyntaxError, bool_style, format_value, parse_override, values_equal
 
 
 @pytest.mark.parametrize("text", ["k=False", "k=false", "k='False'", 'k="false"', "k=FALSE"])

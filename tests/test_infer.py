@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.engine import scan
-from bot.infer import Check, checks_in, compare
+from bot.engine.scan import scan
 from bot.rules.loader import load_rules
+from bot.upstream.infer import Check, checks_in, compare
 from tests.conftest import git, make_repo
 
 ENGINE = '''\

@@ -19,11 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from bot.edits import unique_edits
-from bot.engine import FileResult, check_file
+from bot.engine.edits import unique_edits
+from bot.engine.scan import FileResult, check_file
+from bot.lang.shell.parse import count_errors
 from bot.model import Edit, Finding, Status
 from bot.rules.loader import load_rules
-from bot.sources.shell import count_errors
 from tests.conftest import RULE_DEFS
 
 EXAMPLES = int(os.environ.get("BOT_PROPERTY_EXAMPLES", "2000"))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.engine import check_file
+from bot.engine.scan import check_file
+from bot.lang.python.launch import python_errors
 from bot.model import Status
 from bot.rules.loader import load_rules
-from bot.sources.python_launch import python_errors
 
 RULES = [r for r in load_rules() if r.id == "megatron-use-mbridge"]
 

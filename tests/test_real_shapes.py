@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.sources.shell import analyse
+from bot.lang.shell.parse import analyse
 from tests.conftest import make_repo
 
 APP = '''\
@@ -404,7 +404,7 @@ cd "$(dirname "$0")/../rlkit" && python3 train.py run.epochs=2
 
 
 def test_a_file_changed_before_the_write_is_left_alone_and_the_others_are_written(tmp_path: Path) -> None:
-    from bot.engine import scan, write_changes
+    from bot.engine.scan import scan, write_changes
     from bot.rules.loader import load_rules
 
     line = "python3 -m rlkit.train actor_rollout_ref.actor.megatron.use_mbridge=False\n"

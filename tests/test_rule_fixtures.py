@@ -1,11 +1,11 @@
-"""Every fixture under tests/rules/<rule-id>/ checked four ways (see bot.ruletest)."""
+"""Every fixture under tests/rules/<rule-id>/ checked four ways (see bot.rules.fixtures)."""
 
 from __future__ import annotations
 
 import pytest
 
+from bot.rules.fixtures import Case, collect_cases, run_case
 from bot.rules.loader import load_rules
-from bot.ruletest import Case, collect_cases, run_case
 from tests.conftest import RULE_DEFS, TESTS
 
 RULES = {rule.id: rule for rule in load_rules([RULE_DEFS])}

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from bot.cache.store import ResultCache, fingerprint
 from bot.cli import main
-from bot.engine import scan
+from bot.engine.scan import scan
 from bot.report.json_report import to_dict
 from bot.rules.loader import load_rules
-from bot.scan_cache import ResultCache, fingerprint
 from tests.conftest import git, make_repo
 
 CALLER = """\

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.sources.launches import Launch
-from bot.sources.shell import analyse
+from bot.lang.shell.launches import Launch
+from bot.lang.shell.parse import analyse
 
 
 def launches(src: str) -> list[Launch]:

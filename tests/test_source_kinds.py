@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bot.engine import scan
+from bot.discover import sources
+from bot.engine.scan import scan
 from bot.model import Skipped
 from bot.report import json_report
 from bot.rules.loader import load_rules
-from bot.sources.discover import sources
 from tests.conftest import make_repo
 
 LAUNCH = "python3 -m verl.trainer.main_ppo critic.megatron.use_mbridge=False\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.rules.loader import load_rules
-from bot.watch import read_change, triggered
+from bot.upstream.change import read_change, triggered
 from tests.conftest import git
 from tests.fake_github import FakeGitHub
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from bot.edits import apply_edits, outside_unchanged, unique_edits
-from bot.engine import check_file
+from bot.engine.edits import apply_edits, outside_unchanged, unique_edits
+from bot.engine.scan import check_file
+from bot.lang.yaml.config import find_yaml, yaml_errors, yaml_groups, yaml_packages
+from bot.lang.yaml.format import yaml_value
+from bot.lang.yaml.packages import header_package
 from bot.model import Finding, Status
 from bot.rules.loader import load_rules, parse_rule
 from bot.rules.model import Rule
-from bot.sources.yaml_config import find_yaml, yaml_errors, yaml_groups, yaml_packages
-from bot.sources.yaml_format import yaml_value
-from bot.sources.yaml_packages import header_package
 from tests.conftest import RULE_DEFS
 
 RULES = {r.id: dataclasses.replace(r, enabled=True) for r in load_rules([RULE_DEFS])}

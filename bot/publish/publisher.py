@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.config import RepoConfig
-from bot.engine import scan
+from bot.engine.scan import scan
 from bot.errors import UserError
 from bot.model import Finding, Report, Status
 from bot.publish import body as texts
@@ -59,7 +59,7 @@ def scan_errors(report: Report, rules: list[Rule]) -> str | None:
     parse error that reaches them, an unreadable file in their scope, one of their fixes that could
     not be verified. Errors elsewhere in the repository do not hold their pull requests open.
     """
-    from bot.engine import rules_for
+    from bot.engine.scan import rules_for
 
     ids = {r.id for r in rules}
     for error in report.errors:
@@ -102,7 +102,7 @@ class Publisher:
         groups = self.groups(rules, group)
         composed: Report | None = None
         if compose:
-            from bot.compose import RULE_ID, compose_rule, compose_scan
+            from bot.hydra.compose import RULE_ID, compose_rule, compose_scan
 
             composed = compose_scan(worktree, label=full.repo)[0]
             full.findings.extend(composed.findings)
@@ -269,7 +269,7 @@ class Publisher:
         return title, text
 
     def build(self, worktree: Path, report: Report, title: str) -> str:
-        from bot.engine import safe_target
+        from bot.engine.scan import safe_target
 
         root = str(worktree.resolve())
         for change in report.changes:

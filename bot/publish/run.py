@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot.config import RepoConfig
-from bot.engine import scan
+from bot.engine.scan import scan
 from bot.errors import UserError
 from bot.model import Report
 from bot.publish.credentials import Credentials, api_url, from_environment
@@ -21,7 +21,7 @@ from bot.publish.forge import Forge, GitHubForge, RetryPolicy, auth_for
 from bot.publish.publisher import Publisher, PublishResult
 from bot.publish.vcs import NAMESPACE, Remote, is_dirty, prepare_local
 from bot.rules.model import Rule
-from bot.watch import Change, read_change, triggered
+from bot.upstream.change import Change, read_change, triggered
 
 
 def cache_dir() -> Path:
@@ -146,8 +146,8 @@ class WatchResult:
 def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict[str, str],
                    suggestions: list[str], not_understood: list[str]) -> list[Rule]:
     """High-confidence rules inferred from the validation code the change adds run at once."""
-    from bot.infer import infer
     from bot.rules.loader import parse_rule
+    from bot.upstream.infer import infer
 
     inference = infer(local, change.before, change.after, [r for r in rules if r.enabled])
     not_understood.extend(u.describe() for u in inference.not_understood)
@@ -195,7 +195,7 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
         result = WatchResult(change, [r for r in selected if r.enabled], reasons, suggestions=suggestions,
                              not_understood=not_understood)
         if options.compose:
-            from bot.compose import compose_rule
+            from bot.hydra.compose import compose_rule
 
             result.rules.append(compose_rule())
         if not result.rules:
@@ -205,7 +205,7 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
             if suggestions or not_understood:
                 result.report.extra["inferred"] = result.inferred()
             if options.compose:
-                from bot.compose import compose_scan
+                from bot.hydra.compose import compose_scan
 
                 composed = compose_scan(worktree, label=result.report.repo)[0]
                 result.report.findings.extend(composed.findings)

@@ -102,7 +102,7 @@ def _changes(edits: list[Edit]) -> list[dict[str, Any]]:
 
 
 def _ordered(edits: list[Edit]) -> list[Edit]:
-    """By position; insertions at one point keep their planned order (as bot.edits applies them)."""
+    """By position; insertions at one point keep their planned order (as bot.engine.edits applies them)."""
     return [e for _, e in sorted(enumerate(edits), key=lambda t: (t[1].span.start, t[1].span.end, t[0]))]
 
 

@@ -7,14 +7,14 @@ The finding and its fix are at the caller's value.
 
 from __future__ import annotations
 
-from bot.hydra import HydraSyntaxError, bool_style, format_value, parse_override
+from bot.hydra.grammar import HydraSyntaxError, bool_style, format_value, parse_override
+from bot.lang.shell.calls import EnvInput, ScriptCall
+from bot.lang.shell.edits import quote_for
+from bot.lang.shell.launches import line_column
 from bot.model import Edit, Finding, Status
 from bot.rules.evaluate import key_matches, launch_applies, value_matches
 from bot.rules.model import Rule
 from bot.rules.values import ValueInfo
-from bot.sources.launches import line_column
-from bot.sources.script_calls import EnvInput, ScriptCall
-from bot.sources.shell_edits import quote_for
 
 
 def call_findings(path: str, src: bytes, call: ScriptCall, callee: str, inputs: list[EnvInput],
@@ -62,6 +62,6 @@ def call_findings(path: str, src: bytes, call: ScriptCall, callee: str, inputs: 
 
 
 def _equal(rule_value: object, actual: object) -> bool:
-    from bot.hydra import values_equal
+    from bot.hydra.grammar import values_equal
 
     return values_equal(rule_value, actual)

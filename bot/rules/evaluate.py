@@ -11,14 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from bot.globs import any_match
-from bot.hydra import bool_style, format_value, values_equal
-from bot.model import Edit, Finding, Span, Status
-from bot.rules.model import EnsureEntry, Rule
-from bot.rules.values import ValueInfo, read_value
-from bot.sources.launches import SHELL_SCRIPT, Launch, Override, line_column
-from bot.sources.shell import ShellScript
-from bot.sources.shell_edits import (
+from bot.hydra.grammar import bool_style, format_value, values_equal
+from bot.lang.shell.edits import (
     insertion_after_token,
     insertion_after_word,
     quote_for,
@@ -26,8 +20,14 @@ from bot.sources.shell_edits import (
     remove_word,
     word_node,
 )
-from bot.sources.shell_text import source_span
-from bot.sources.shell_vars import Definition
+from bot.lang.shell.launches import SHELL_SCRIPT, Launch, Override, line_column
+from bot.lang.shell.parse import ShellScript
+from bot.lang.shell.text import source_span
+from bot.lang.shell.variables import Definition
+from bot.model import Edit, Finding, Span, Status
+from bot.rules.globs import any_match
+from bot.rules.model import EnsureEntry, Rule
+from bot.rules.values import ValueInfo, read_value
 
 
 class LaunchFacts(Protocol):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import UserError
-from bot.globs import Glob, GlobError, key_glob, path_glob
+from bot.rules.globs import Glob, GlobError, key_glob, path_glob
 from bot.rules.model import PREFIXES, RELATION_OPS, EnsureEntry, Fix, Relation, Rule
 
 RULE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")

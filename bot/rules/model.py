@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.globs import Glob
+from bot.rules.globs import Glob
 
 PREFIXES = ("", "+", "++", "~")
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
+from bot.lang.shell.parse import ShellScript
 from bot.rules.model import Rule
-from bot.sources.shell import ShellScript
 
 _LAUNCH_LIKE = re.compile(rb"python|torchrun|\buv\b|deepspeed|accelerate|\bsrun\b|mpirun|\bray\b|\.py\b|\.sh\b"
                           rb"|\[[@*]\]|\$\{?\w*(?:PYTHON|LAUNCH|CMD|RUN|ENTRY)")

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.globs import any_match
+from bot.rules.globs import any_match
 from bot.rules.model import Rule
 
 _COMPARE: dict[str, Callable[[float, float], bool]] = {

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.globs import any_match
-from bot.hydra import bool_style, format_value, values_equal
+from bot.hydra.grammar import bool_style, format_value, values_equal
 from bot.model import Edit, Finding, Span, Status
+from bot.rules.globs import any_match
 from bot.rules.model import EnsureEntry, Rule
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.hydra import HydraSyntaxError, parse_override
-from bot.sources.launches import Override
-from bot.sources.shell_text import Piece, Via
+from bot.hydra.grammar import HydraSyntaxError, parse_override
+from bot.lang.shell.launches import Override
+from bot.lang.shell.text import Piece, Via
 
 
 @dataclass(frozen=True)

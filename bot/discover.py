@@ -1,0 +1,185 @@
+"""Which files of a repository the bot reads, and which it skips (with the reason).
+
+In a git work tree: the files git tracks plus untracked files that are not ignored. Elsewhere:
+a walk that never descends into symlinked directories. Each file gets a kind (bot.lang.kinds):
+shell by suffix or by a shell shebang, whatever its permissions or name; docs, notebooks,
+workflows, YAML configs and Python files by suffix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.errors import UserError
+from bot.lang.kinds import SHELL, kind_for_path
+from bot.model import Skipped
+
+SHELL_SUFFIXES = {".sh", ".bash", ".slurm", ".zsh", ".ksh"}
+SHEBANG = re.compile(rb"^#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|z|k|da)?sh\b")
+NOT_SHELL_SUFFIXES = {".py", ".pyc", ".md", ".rst", ".txt", ".json", ".yaml", ".yml", ".toml", ".ipynb",
+                      ".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf", ".gz", ".zip", ".tar", ".whl",
+                      ".so", ".o", ".a", ".bin", ".pt", ".safetensors", ".parquet", ".csv", ".html",
+                      ".css", ".js", ".ts", ".c", ".h", ".cc", ".cpp", ".rs", ".go", ".java", ".cfg",
+                      ".ini", ".lock", ".in", ".mo", ".po"}
+MAX_BYTES = 8 * 1024 * 1024
+SHEBANG_BYTES = 128  # read of a file without a known suffix, to look for a shell shebang
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox", ".mypy_cache"}
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str  # relative to the repository root, forward slashes
+    root: Path
+    kind: str  # one of bot.lang.kinds.KINDS
+    size: int = -1  # bytes on disk when it was listed
+
+    @property
+    def absolute(self) -> Path:
+        return self.root / self.path
+
+    @property
+    def location(self) -> str:
+        """The absolute path as a string: cheaper than `absolute` where many files are read."""
+        return f"{self.root}/{self.path}"
+
+
+def is_git_worktree(root: Path) -> bool:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--is-inside-work-tree"],
+            capture_output=True, text=True, check=False,
+        )
+    except OSError:
+        return False
+    return out.returncode == 0 and out.stdout.strip() == "true"
+
+
+def git_files(root: Path) -> list[str]:
+    out = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True, check=False,
+    )
+    if out.returncode != 0:
+        message = out.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise UserError(f"{root}: git ls-files failed: {message[-1] if message else 'unknown error'}")
+    seen: dict[str, None] = {}
+    for raw in out.stdout.split(b"\0"):
+        if raw:
+            seen[os.fsdecode(raw)] = None
+    return list(seen)
+
+
+def walk_files(root: Path) -> list[str]:
+    paths = []
+    for directory, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        rel_dir = os.path.relpath(directory, root)
+        for name in sorted(files):
+            rel = name if rel_dir == "." else os.path.join(rel_dir, name)
+            paths.append(rel.replace(os.sep, "/"))
+    return paths
+
+
+def _inside(root_real: str, target: str) -> bool:
+    return target == root_real or target.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+def list_files(root: Path) -> list[str]:
+    return sorted(git_files(root) if is_git_worktree(root) else walk_files(root))
+
+
+def classify(root: Path, rel: str, skipped: list[Skipped], symlinked_dirs: dict[str, bool] | None = None,
+             root_text: str | None = None) -> SourceFile | None:
+    """A SourceFile for a file the bot may read, or None (with a reason where it matters).
+
+    `symlinked_dirs` memoises, per directory, whether it or a parent is a symlink; `root_text` is
+    str(root). Both only save work when many files are classified.
+    """
+    base = root_text if root_text is not None else str(root)
+    absolute = base + "/" + rel
+    suffix = os.path.splitext(rel)[1].lower()
+    named_kind = SHELL if suffix in SHELL_SUFFIXES else kind_for_path(rel, suffix)
+    if named_kind is None and suffix in NOT_SHELL_SUFFIXES:
+        return None  # never read: no need to look at it on disk either
+    try:
+        info = os.lstat(absolute)
+    except OSError:
+        return None  # tracked but deleted in the work tree
+    if stat.S_ISLNK(info.st_mode):
+        if named_kind is not None:
+            target = os.path.realpath(absolute)
+            root_real = os.path.realpath(root)
+            reason = ("symlink to outside the repository: not followed" if not _inside(root_real, target)
+                      else "symlink: its target is read under its own name")
+            skipped.append(Skipped(rel, reason))
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    if named_kind is None:
+        try:
+            with open(absolute, "rb") as handle:
+                head = handle.read(SHEBANG_BYTES)
+        except OSError:
+            return None
+        if not SHEBANG.match(head):
+            return None
+    if _has_symlinked_parent(base, rel, {} if symlinked_dirs is None else symlinked_dirs):
+        skipped.append(Skipped(rel, "inside a symlinked directory: not followed"))
+        return None
+    return SourceFile(rel, root, named_kind or SHELL, info.st_size)
+
+
+def _has_symlinked_parent(base: str, rel: str, memo: dict[str, bool]) -> bool:
+    directory = rel.rpartition("/")[0]
+    if not directory:
+        return False
+    known = memo.get(directory)
+    if known is None:
+        known = _has_symlinked_parent(base, directory, memo) or os.path.islink(base + "/" + directory)
+        memo[directory] = known
+    return known
+
+
+def read_source(source: SourceFile, skipped: list[Skipped]) -> bytes | None:
+    """The file's bytes, or None after recording why it cannot be read as text."""
+    try:
+        location = source.location
+        size = os.lstat(location).st_size
+        if size > MAX_BYTES:
+            skipped.append(Skipped(source.path, f"larger than {MAX_BYTES // (1024 * 1024)} MB ({size} bytes)"))
+            return None
+        # O_NOFOLLOW: a file swapped for a symlink after it was listed is refused, not followed
+        with open(os.open(location, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        skipped.append(Skipped(source.path, f"cannot read: {exc.strerror or exc}"))
+        return None
+    if b"\0" in data:
+        skipped.append(Skipped(source.path, "binary file (contains NUL bytes)"))
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        skipped.append(Skipped(source.path, f"not valid UTF-8 (byte {exc.start})"))
+        return None
+    return data
+
+
+def sources(root: Path, skipped: list[Skipped], kinds: tuple[str, ...] | None = None) -> Iterator[SourceFile]:
+    """Every file the bot reads, of the given kinds (all by default)."""
+    memo: dict[str, bool] = {}
+    root_text = str(root)
+    for rel in list_files(root):
+        source = classify(root, rel, skipped, memo, root_text)
+        if source is not None and (kinds is None or source.kind in kinds):
+            yield source
+
+
+def shell_sources(root: Path, skipped: list[Skipped]) -> Iterator[SourceFile]:
+    return sources(root, skipped, (SHELL,))

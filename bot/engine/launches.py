@@ -1,0 +1,169 @@
+"""`bot launches`: every launch the bot finds, and how it understood it.
+
+For each launch in a shell script, a doc's shell block, a notebook cell or a workflow step: the
+launcher, the entry point, what that entry is (a Hydra app of the repository with its config, not
+a Hydra app, outside the repository, chosen at run time, or a launch script handed the overrides),
+with the evidence; the branch it sits in; and each override with where its value comes from.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from bot.discover import read_source, sources
+from bot.engine.isolation import DEFAULT_SECONDS, isolated
+from bot.hydra.app import HYDRA, AppProblem, resolve_app
+from bot.lang.embedded.views import ShellView
+from bot.lang.kinds import SHELL_FAMILY
+from bot.lang.readers import ShellFamilyReader
+from bot.lang.shell.launches import Launch, Override, line_column
+from bot.model import FileError, Skipped
+from bot.report.summary import plural
+from bot.rules.values import read_value
+
+CLASSES = ("hydra", "not-hydra", "outside", "runtime", "script")
+
+
+@dataclass
+class LaunchInfo:
+    path: str
+    line: int
+    kind: str
+    launcher: str
+    entry: str | None
+    entry_kind: str
+    cls: str
+    evidence: str
+    app: dict[str, Any] | None
+    branch: str | None
+    function: str | None
+    flags: dict[str, str]
+    overrides: list[dict[str, Any]]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "kind": self.kind, "launcher": self.launcher,
+                "entry": self.entry, "entry_kind": self.entry_kind, "class": self.cls, "evidence": self.evidence,
+                "app": self.app, "branch": self.branch, "function": self.function, "flags": self.flags,
+                "overrides": self.overrides}
+
+
+@dataclass
+class Launches:
+    repo: str
+    launches: list[LaunchInfo] = field(default_factory=list)
+    errors: list[FileError] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    files_scanned: int = 0
+
+    def by_class(self) -> dict[str, int]:
+        counts = Counter(info.cls for info in self.launches)
+        return {cls: counts[cls] for cls in CLASSES if counts[cls]}
+
+
+def collect(root: Path, label: str, paths: set[str] | None = None,
+            seconds: float | None = DEFAULT_SECONDS) -> Launches:
+    """Every launch of the repository's shell-family files (or only `paths`), each file isolated."""
+    root = root.resolve()
+    out = Launches(label)
+    for source in sources(root, out.skipped, SHELL_FAMILY):
+        if paths is not None and source.path not in paths:
+            continue
+        out.files_scanned += 1
+        data = read_source(source, out.skipped)
+        if data is None:
+            continue
+        found, error = isolated(source.path, "reading launches", partial(_file, root, source.path, source.kind, data),
+                                seconds)
+        if error is not None:
+            out.errors.append(error)
+        out.launches.extend(found or [])
+    return out
+
+
+def _file(root: Path, path: str, kind: str, data: bytes) -> list[LaunchInfo]:
+    reader = ShellFamilyReader(path, kind, root=root)
+    try:
+        views = reader.views(data)
+    except ValueError:
+        return []  # not what its name says: `bot run` reports it
+    out = []
+    for view in views:
+        script = reader.script(view.text)
+        host_line = partial(_host_line, data, view)
+        for launch in script.launches:
+            out.append(describe(root, path, kind, host_line(launch.site.node.start_byte), launch, host_line))
+    return out
+
+
+def _host_line(data: bytes, view: ShellView, position: int) -> int:
+    """The file's line of a byte of the shell view (a doc's code block, a notebook cell)."""
+    return line_column(data, view.host(position))[0]
+
+
+def describe(root: Path, path: str, kind: str, line: int, launch: Launch,
+             host_line: Callable[[int], int]) -> LaunchInfo:
+    app = resolve_app(root, launch)
+    if isinstance(app, AppProblem):
+        cls, evidence, app_info = app.kind, app.reason, None
+    else:
+        cls = HYDRA
+        config_dir = app.config_dir.relative_to(root).as_posix() if app.config_dir is not None else None
+        evidence = f"@hydra.main in {app.source}"
+        app_info = {"source": app.source, "config_dir": config_dir, "config_name": app.config_name,
+                    "search_path": [Path(p).relative_to(root).as_posix() for p in app.search_path]}
+    flags = {name: value for name, value in (("config_path", launch.config_path), ("config_name", launch.config_name),
+                                             ("config_dir", launch.config_dir)) if value is not None}
+    if len(launch.config_names) > 1:
+        flags["config_name"] = " | ".join(launch.config_names)
+    return LaunchInfo(path, line, kind, launch.launcher, launch.entry, launch.entry_kind, cls, evidence, app_info,
+                      launch.branch, launch.site.in_function, flags,
+                      [_override(o, host_line) for o in launch.overrides])
+
+
+def _override(override: Override, host_line: Callable[[int], int]) -> dict[str, Any]:
+    info = read_value(override)
+    if info.state == "none":
+        source = "deletion"
+    elif info.state == "dynamic":
+        source = f"run time: {info.origin()}"
+    else:
+        source = info.origin() or "literal"
+    container = override.container()
+    line = host_line(override.key_span.start) if override.key_span is not None else override.line
+    return {"text": override.text, "key": override.key, "prefix": override.prefix, "line": line,
+            "source": source, "in": container}
+
+
+def render(launches: Launches, fmt: str) -> str:
+    if fmt == "json":
+        data = {"version": 1, "repo": launches.repo,
+                "launches": [info.as_dict() for info in launches.launches],
+                "errors": [{"path": e.path, "reason": e.reason, "stage": e.stage} for e in launches.errors],
+                "summary": {"files_scanned": launches.files_scanned, "launches": len(launches.launches),
+                            "by_class": launches.by_class()}}
+        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    lines: list[str] = []
+    for info in launches.launches:
+        entry = f"-m {info.entry}" if info.entry_kind == "module" else str(info.entry)
+        lines.append(f"{info.path}:{info.line}: {info.launcher} {entry}: {info.cls}: {info.evidence}")
+        if info.app is not None:
+            search = f", search path {', '.join(info.app['search_path'])}" if info.app["search_path"] else ""
+            lines.append(f"  config {info.app['config_dir']}/{info.app['config_name']}{search}")
+        where = [f"in {info.branch}" if info.branch else "", f"in function {info.function}" if info.function else ""]
+        if any(where):
+            lines.append("  " + ", ".join(w for w in where if w))
+        for item in info.overrides:
+            origin = "" if item["in"] == "command" else f" [{item['in']}]"
+            lines.append(f"  {item['line']}: {item['text']}  <- {item['source']}{origin}")
+    for error in launches.errors:
+        lines.append(f"{error.path}: {error.reason}")
+    counts = ", ".join(f"{cls} {n}" for cls, n in launches.by_class().items())
+    summary = f"{plural(len(launches.launches), 'launch', 'launches')} in {plural(launches.files_scanned, 'file')}"
+    lines.append(summary + (f": {counts}" if counts else ""))
+    return "\n".join(lines) + "\n"

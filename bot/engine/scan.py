@@ -1,0 +1,329 @@
+"""The scan: sources -> prefilter -> parse -> evaluate -> verified edits -> Report."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+
+from bot.cache.store import ResultCache
+from bot.discover import SourceFile, read_source, sources
+from bot.engine.edits import apply_edits, find_conflicts, unique_edits, verify
+from bot.engine.isolation import DEFAULT_SECONDS, isolated
+from bot.errors import UserError
+from bot.lang.kinds import PYTHON, SHELL, SHELL_FAMILY, YAML, kind_for_path
+from bot.lang.readers import SourceUnreadable, reader_for
+from bot.model import FileChange, FileError, FileResult, Finding, Outcome, Report, RuleInfo, Skipped, Status
+from bot.rules.evaluate import LaunchFacts
+from bot.rules.globs import any_match
+from bot.rules.model import Rule, consults_config
+
+
+def prefilter_tokens(rules: list[Rule]) -> list[bytes] | None:
+    tokens: set[bytes] = set()
+    for rule in rules:
+        rule_tokens = rule.prefilter_tokens()
+        if rule_tokens is None:
+            return None
+        tokens.update(rule_tokens)
+    return sorted(tokens)
+
+
+def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
+    return [r for r in rules if not r.files or any_match(list(r.files), path)]
+
+
+def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
+               kind: str | None = None, packages: dict[str, str] | None = None,
+               root: Path | None = None) -> FileResult:
+    """Find, fix in memory and verify one file; nothing is written here. `root`: scripts it calls."""
+    kind = kind or kind_for_path(path) or SHELL
+    reader = reader_for(path, kind, facts, packages, root)
+    try:
+        reading = reader.read(data, rules)
+    except SourceUnreadable as exc:
+        return FileResult(unreadable=f"cannot be read as {kind}: {exc}", kind=kind)
+    findings = reading.findings
+    result = FileResult(findings=findings, partly_parsed=reading.partly_parsed, launches=reading.launches,
+                        kind=kind, reads=tuple(sorted(reading.reads)), unsure=tuple(sorted(reading.unsure)))
+    edits = unique_edits(findings)
+    if not edits:
+        return result
+    conflicts = find_conflicts(edits)
+    if conflicts:
+        clashing = [c.first for c in conflicts] + [c.second for c in conflicts]
+        for finding in findings:
+            if any(e in clashing for e in finding.edits):
+                others = sorted({c.second.rule if c.first in finding.edits else c.first.rule for c in conflicts
+                                 if c.first in finding.edits or c.second in finding.edits})
+                _make_manual(finding, f"conflicting fixes (with {', '.join(others)}): not edited")
+        edits = unique_edits(findings)
+        if not edits:
+            return result
+    after = apply_edits(data, edits)
+    refused = {(f.rule, f.key) for f in findings if "conflicting fixes" in f.message}
+
+    def rescan(new: bytes) -> list[Finding]:
+        # what was refused for a conflict still fires after the others are applied: that is expected
+        try:
+            again = reader.read(new, rules).findings
+        except SourceUnreadable:
+            return []  # reported by the parse-error check
+        return [f for f in again if (f.rule, f.key) not in refused]
+
+    outcome = verify(data, after, edits, reader.errors, rescan)
+    problem = reader.problem(data, after) if outcome.ok else outcome.reason
+    if problem is not None:
+        for finding in findings:
+            if finding.status is Status.FIXABLE:
+                _make_manual(finding, f"the fix could not be verified: {problem}")
+        return result
+    result.change = FileChange(path, data, after)
+    return result
+
+
+def _make_manual(finding: Finding, reason: str) -> None:
+    finding.status = Status.MANUAL
+    finding.message = f"{finding.message}; {reason}"
+    finding.edits = []
+    finding.fix_site = None
+
+
+def head_commit(root: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
+                             capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
+              facts: LaunchFacts | None, packages: dict[str, str] | None,
+              config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS) -> Outcome:
+    outcome = Outcome(source.path)
+    data = read_source(source, outcome.skipped)
+    if data is None or (tokens is not None and not any(t in data for t in tokens)
+                        and not (source.kind in SHELL_FAMILY and b".sh" in data)):  # may call a script
+        return outcome
+    file_rules = rules_for(source.path, rules)
+    if source.kind == YAML and any(source.path.startswith(d + "/") for d in config_dirs):
+        # an app's own config tree is the schema launches override: values are fixed there, keys not added
+        file_rules = [replace(r, ensure=()) for r in file_rules if r.match_key or r.relation is not None]
+    if file_rules:
+        work = partial(check_file, source.path, data, file_rules, facts, kind=source.kind, packages=packages,
+                       root=source.root)
+        result, outcome.error = isolated(source.path, "checking", work, seconds)
+        if result is None:
+            assert outcome.error is not None
+            outcome.error = replace(outcome.error, rules=tuple(r.id for r in file_rules if _may_match(r, data)))
+            return outcome
+        outcome.result = result
+        if result.unreadable:
+            outcome.skipped.append(Skipped(source.path, result.unreadable))
+    return outcome
+
+
+def _may_match(rule: Rule, data: bytes) -> bool:
+    """Whether the file holds the rule's literal tokens (a rule without tokens may match anywhere)."""
+    tokens = rule.prefilter_tokens()
+    return tokens is None or any(t in data for t in tokens)
+
+
+PARALLEL_FROM = 400  # files; below this, worker start-up and imports outweigh the second core
+_WORKER: tuple[list[Rule], list[bytes] | None, dict[str, str] | None, tuple[str, ...], float | None] | None = None
+
+
+def _worker_init(rules: list[Rule], tokens: list[bytes] | None, packages: dict[str, str] | None,
+                 config_dirs: tuple[str, ...], seconds: float | None) -> None:
+    global _WORKER
+    _WORKER = (rules, tokens, packages, config_dirs, seconds)
+
+
+def _worker_scan(source: SourceFile) -> Outcome:
+    assert _WORKER is not None
+    return _scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3], _WORKER[4])
+
+
+def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | None,
+              facts: LaunchFacts | None, packages: dict[str, str] | None, config_dirs: tuple[str, ...],
+              jobs: int, seconds: float | None) -> Iterator[Outcome]:
+    """Files in order; with jobs > 1 in worker processes (each parses with its own tree-sitter).
+
+    A few files (what a warm cache leaves) are checked here: starting workers would cost more.
+    """
+    if jobs <= 1 or facts is not None or len(files) < PARALLEL_FROM:
+        for source in files:
+            yield _scan_one(source, rules, tokens, facts, packages, config_dirs, seconds)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
+                             initargs=(rules, tokens, packages, config_dirs, seconds)) as pool:
+        yield from pool.map(_worker_scan, files, chunksize=64)
+
+
+def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[str] | None = None,
+         jobs: int = 1, cache: ResultCache | None = None, reuse_changes: bool = False,
+         seconds: float | None = DEFAULT_SECONDS) -> Report:
+    """Scan every file of `root` the bot reads (or only `paths`, relative to it) with the enabled rules.
+
+    With `cache`, files whose inputs are unchanged take their earlier result; a cached result that
+    changes the file is taken only with `reuse_changes` (a dry run), else the file is checked again.
+    A file that fails or takes longer than `seconds` becomes an error entry; the others are reported.
+    """
+    if not root.is_dir():
+        raise UserError(f"{root}: expected a directory (the repository to scan)")
+    enabled = [r for r in rules if r.enabled]
+    report = Report(
+        repo=label or str(root),
+        commit=head_commit(root),
+        rules=[RuleInfo(r.id, r.enabled, r.title, r.severity) for r in rules],
+    )
+    tokens = prefilter_tokens(enabled)
+    facts = None
+    if consults_config(enabled):
+        from bot.hydra.compose import ConfigFacts
+
+        facts = ConfigFacts(root)
+    files = [s for s in sources(root, report.skipped) if paths is None or s.path in paths]
+    for source in files:
+        report.files_scanned += 1
+        report.files_by_kind[source.kind] = report.files_by_kind.get(source.kind, 0) + 1
+    files = files if enabled else []
+    packages = None
+    if any(s.kind == YAML for s in files):
+        from bot.lang.yaml.config import yaml_packages
+
+        layout_reads: set[str] = set()
+        packages = yaml_packages(root, [s.path for s in files if s.kind == YAML], layout_reads)
+        report.reads.update(layout_reads - {s.path for s in files})  # included configs git ignores
+    reuse = None
+    if cache is not None and facts is None and files:  # composed facts depend on the whole config tree
+        from bot.cache.reuse import ScanReuse
+
+        reuse = ScanReuse(cache, root, files, reuse_changes=reuse_changes, layout_extra=sorted(report.reads))
+    todo = files if reuse is None else reuse.to_check()
+    config_dirs: tuple[str, ...] = ()
+    if any(s.kind == YAML for s in todo):
+        config_dirs = app_config_dirs([s for s in files if s.kind == PYTHON])
+    checked = _outcomes(todo, enabled, tokens, facts, packages, config_dirs, jobs, seconds)
+    for source in files:
+        outcome = reuse.hit(source.path) if reuse is not None else None
+        if outcome is None:
+            outcome = next(checked)
+            if reuse is not None:
+                reuse.record(source, outcome)
+        _add_outcome(report, outcome)
+    if reuse is not None:
+        reuse.finish(complete=paths is None)
+        report.extra["cache"] = {"reused": reuse.reused, "checked": len(todo)}
+    report.findings.sort(key=Finding.sort_key)
+    report.errors.sort(key=lambda e: e.path)
+    return report
+
+
+def _add_outcome(report: Report, outcome: Outcome) -> None:
+    report.skipped.extend(outcome.skipped)
+    if outcome.error is not None:
+        report.errors.append(outcome.error)
+    result = outcome.result
+    if result is None or result.unreadable:
+        return
+    report.files_parsed += 1
+    report.file_kinds[outcome.path] = result.kind
+    report.reads.update(result.reads)
+    report.findings.extend(result.findings)
+    report.launches += result.launches
+    if result.partly_parsed:
+        report.partly_parsed.append(outcome.path)
+        report.unsure[outcome.path] = result.unsure
+    if result.change is not None:
+        report.changes.append(result.change)
+
+
+_CONFIG_PATH = re.compile(rb"@hydra\.main\([^)]*?config_path\s*=\s*[\"']([^\"']+)[\"']", re.S)
+
+
+def app_config_dirs(python_files: list[SourceFile]) -> tuple[str, ...]:
+    """The config directories `@hydra.main(config_path=...)` apps of the repository compose from."""
+    dirs: set[str] = set()
+    for source in python_files:
+        try:
+            data = source.absolute.read_bytes()
+        except OSError:
+            continue
+        if b"hydra.main" not in data:
+            continue
+        for match in _CONFIG_PATH.finditer(data):
+            relative = match.group(1).decode("utf-8", "replace")
+            if relative.startswith(("/", "pkg:", "file:")):
+                continue
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(source.path), relative))
+            if not joined.startswith(".."):
+                dirs.add(joined)
+    return tuple(sorted(dirs))
+
+
+def write_changes(root: Path, report: Report) -> None:
+    """Write every verified change, refusing any path that leaves the repository.
+
+    A file that cannot be written (changed on disk since it was read, a symlink, unwritable) is
+    left as it is and becomes an error entry; its findings stay fixable, the other files are written.
+    """
+    root_real = os.path.realpath(root)
+    written: set[str] = set()
+    for change in report.changes:
+        try:
+            target = safe_target(root_real, change.path)
+            if Path(target).read_bytes() != change.before:
+                raise UserError(f"{change.path}: changed on disk during the run; expected the bytes that were "
+                                "scanned")
+            atomic_write(target, change.after)
+        except (UserError, OSError) as exc:
+            report.errors.append(FileError(change.path, f"not written: {exc}", "writing",
+                                           rules=tuple(sorted({f.rule for f in report.findings
+                                                               if f.path == change.path}))))
+            continue
+        written.add(change.path)
+    for finding in report.findings:
+        if finding.status is Status.FIXABLE and all(e.path in written for e in finding.edits):
+            finding.status = Status.FIXED
+    report.written = True
+
+
+def safe_target(root_real: str, rel: str) -> str:
+    candidate = os.path.join(root_real, *rel.split("/"))
+    if os.path.islink(candidate):
+        raise UserError(f"{rel}: is a symlink; expected a regular file inside the repository")
+    parent = os.path.realpath(os.path.dirname(candidate))
+    if not (parent == root_real or parent.startswith(root_real.rstrip(os.sep) + os.sep)):
+        raise UserError(f"{rel}: resolves outside the repository; expected a path inside {root_real}")
+    return os.path.join(parent, os.path.basename(candidate))
+
+
+def atomic_write(target: str, data: bytes) -> None:
+    mode = os.stat(target).st_mode & 0o7777
+    directory = os.path.dirname(target)
+    fd, temp = tempfile.mkstemp(prefix=".bot-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+
+
+__all__ = ["Skipped", "check_file", "scan", "write_changes"]

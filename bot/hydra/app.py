@@ -1,0 +1,323 @@
+"""A launch's Hydra app: the `@hydra.main(config_path=..., config_name=...)` of its entry point.
+
+Read with libcst from the target repository's source; nothing is imported or executed. The
+launch's own `--config-path` / `--config-name` flags win over the decorator, as they do in Hydra.
+Every path is resolved against the repository, never the bot's working directory: a relative
+`config_path` against the app's file, `--config-dir` and relative `file://` search paths against
+the repository root (where the repository's scripts are run from), `pkg://` search paths to the
+package's directory inside the repository. A path outside the repository is not followed.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST, kind_for_path
+from bot.lang.shell.launches import SHELL_SCRIPT, Launch
+from bot.lang.shell.walk import Workdir
+
+SOURCE_ROOTS = ("", "src")  # where `python -m pkg.mod` finds pkg: the repository root, or a src/ layout
+
+# What a launch runs, as classes of `bot launches`
+HYDRA = "hydra"  # a Hydra app of the repository, with its config directory
+NOT_HYDRA = "not-hydra"  # the entry point is in the repository and is not a Hydra app
+OUTSIDE = "outside"  # the entry point (or its config) is not in the repository
+RUNTIME = "runtime"  # the entry point or the config is chosen at run time
+SCRIPT = "script"  # a launch script of the repository, handed overrides that it passes on
+
+
+@dataclass(frozen=True)
+class HydraApp:
+    source: str  # the Python file, relative to the repository
+    config_dir: Path | None
+    config_name: str | None
+    search_path: tuple[str, ...] = ()  # extra config directories, absolute, in Hydra's order
+
+
+@dataclass(frozen=True)
+class AppProblem:
+    reason: str
+    kind: str = OUTSIDE
+
+
+def inside(root: Path, path: Path) -> bool:
+    """Whether `path` (symlinks resolved) lies in the repository `root`."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def run_dir(launch: Launch) -> str | None:
+    """Where the launch runs: a directory of the repository ("" for its root), "/..." outside it, None unknown.
+
+    Scripts of a repository are run from its root (`bash examples/x/run.sh`) unless they `cd`.
+    """
+    return repository_dir(launch.workdir, launch.source_path)
+
+
+def repository_dir(workdir: Workdir | None, source_path: str | None) -> str | None:
+    """A directory the script names, relative to the repository ("/..." outside it); None unknown."""
+    if workdir is None:
+        return None
+    base, rest = workdir
+    if base == "absolute":
+        return rest
+    if base == "script":
+        if source_path is None:
+            return None
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), rest))
+        return "" if joined == "." else joined
+    return rest
+
+
+def module_file(root: Path, module: str, directory: str | None = None) -> Path | None:
+    """The repository file `python -m module` runs from `directory`, if the module is the repository's own."""
+    parts = module.split(".")
+    if not all(p.isidentifier() for p in parts):
+        return None
+    places = [directory] if directory and not directory.startswith("/") else []
+    for source_root in (*places, *SOURCE_ROOTS):  # python -m looks in its working directory first
+        base = root.joinpath(source_root, *parts) if source_root else root.joinpath(*parts)
+        for candidate in (base.with_suffix(".py"), base / "__main__.py"):
+            if candidate.is_file() and inside(root, candidate):
+                return candidate
+    return None
+
+
+def script_file(root: Path, launch: Launch) -> Path | None:
+    """The script a launch runs: beside the launching script when it says so (`$(dirname "$0")/x.py`),
+    else from the directory it runs in; where that is unknown, the root, then beside the script."""
+    assert launch.entry is not None
+    entry = launch.entry
+    places: list[str] = []
+    here = run_dir(launch)
+    if launch.entry_base == "script-dir" and launch.source_path is not None:
+        places.append(posixpath.join(posixpath.dirname(launch.source_path), entry))
+    elif here is not None:
+        places.append(posixpath.join(here, entry))
+    if here is None or (launch.entry_base is None and _in_docs(launch)):
+        # unknown, or a doc's snippets, which a reader runs from wherever the doc's `cd`s leave them
+        places.append(entry)
+        if launch.source_path is not None:
+            places.append(posixpath.join(posixpath.dirname(launch.source_path), entry))
+    for place in places:
+        if place.startswith("/"):
+            continue  # an absolute path is a machine's, not the repository's
+        candidate = root / posixpath.normpath(place)
+        if candidate.is_file() and inside(root, candidate):
+            return candidate
+    return None
+
+
+def _in_docs(launch: Launch) -> bool:
+    return launch.source_path is not None and kind_for_path(launch.source_path) in (MARKDOWN, RST, NOTEBOOK)
+
+
+def entry_file(root: Path, launch: Launch) -> Path | None:
+    if launch.entry is None:
+        return None
+    if launch.entry_kind == "module":
+        return module_file(root, launch.entry, run_dir(launch))
+    return script_file(root, launch)
+
+
+@lru_cache(maxsize=256)
+def _decorator(path: Path) -> tuple[str | None, str | None, bool]:
+    """(config_path, config_name, found) of the first `@hydra.main(...)` in the file."""
+    import libcst as cst
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None, None, False
+    if "main" not in text:
+        return None, None, False
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        return None, None, False
+
+    def literal(node: cst.BaseExpression) -> str | None:
+        if isinstance(node, cst.SimpleString):
+            value = node.evaluated_value
+            return value if isinstance(value, str) else None
+        return None
+
+    class Finder(cst.CSTVisitor):
+        found: tuple[str | None, str | None, bool] | None = None
+
+        def visit_Decorator(self, node: cst.Decorator) -> None:
+            call = node.decorator
+            if self.found is not None or not isinstance(call, cst.Call):
+                return
+            func = call.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else (
+                func.value if isinstance(func, cst.Name) else "")
+            owner = func.value.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else ""
+            if name != "main" or owner not in ("hydra", ""):
+                return
+            values: dict[str, str | None] = {"config_path": None, "config_name": None}
+            positional = ["config_path", "config_name"]
+            for index, arg in enumerate(call.args):
+                key = arg.keyword.value if arg.keyword else (positional[index] if index < 2 else "")
+                if key in values:
+                    values[key] = literal(arg.value)
+            self.found = (values["config_path"], values["config_name"], True)
+
+    finder = Finder()
+    module.visit(finder)
+    return finder.found or (None, None, False)
+
+
+def config_name(name: str | None) -> str | None:
+    """Hydra accepts `--config-name x.yaml` as well as `x`."""
+    if name is None:
+        return None
+    return name[: -len(".yaml")] if name.endswith(".yaml") else name
+
+
+def search_dir(root: Path, entry: str, relative_to: Path) -> Path | None:
+    """A config directory named by a Hydra search path entry or config path, inside the repository.
+
+    `pkg://a.b` is the package directory a/b of the repository; `file://d` and a plain `d` are
+    `d` relative to `relative_to` unless absolute. None when it is not a directory of the repository.
+    """
+    if entry.startswith("pkg://"):
+        parts = [p for p in entry.removeprefix("pkg://").replace("/", ".").split(".") if p]
+        for source_root in SOURCE_ROOTS:
+            candidate = root.joinpath(source_root, *parts) if source_root else root.joinpath(*parts)
+            if candidate.is_dir() and inside(root, candidate):
+                return candidate.resolve()
+        return None
+    path = entry.removeprefix("file://")
+    candidate = Path(path) if os.path.isabs(path) else relative_to / path
+    return candidate.resolve() if candidate.is_dir() and inside(root, candidate) else None
+
+
+def resolve_app(root: Path, launch: Launch) -> HydraApp | AppProblem:
+    root = root.resolve()
+    if launch.entry is None:
+        return AppProblem("the entry point is chosen at run time", RUNTIME)
+    path = entry_file(root, launch)
+    if path is None:
+        return AppProblem(_missing(root, launch), OUTSIDE)
+    if launch.entry_kind == SHELL_SCRIPT:
+        return AppProblem(f"runs {path.relative_to(root).as_posix()}, which receives the overrides", SCRIPT)
+    source = path.relative_to(root).as_posix()
+    config_path, name, found = _decorator(path)
+    if not found:
+        return AppProblem(f"{source} has no @hydra.main decorator", NOT_HYDRA)
+    if launch.config_path is not None:
+        config_path = launch.config_path
+    if launch.config_name is not None:
+        name = launch.config_name
+    if launch.config_runtime:
+        return AppProblem(f"{launch.config_runtime}: the config is chosen at run time", RUNTIME)
+    if config_path is None:
+        return AppProblem(f"{source}: the app declares no config_path", NOT_HYDRA)
+    if launch.config_path_dir is not None:  # `--config-path=$(pwd)/conf`: where the script says
+        named = repository_dir(launch.config_path_dir, launch.source_path)
+        if named is None or named.startswith("/"):
+            where = f"{named}, outside the repository" if named else "a directory known at run time"
+            return AppProblem(f"--config-path {launch.config_path} is {where}", OUTSIDE if named else RUNTIME)
+        config_path = str(root / named)
+    directory = search_dir(root, config_path, path.parent)
+    if directory is None:
+        return AppProblem(f"config directory {config_path} of {source} is not in the repository", OUTSIDE)
+    name = config_name(name)
+    entries = launch_search_path(launch)
+    if entries is None:
+        entries = primary_search_path(directory, name)
+    if launch.config_dir is not None:
+        entries = [*entries, launch.config_dir]
+    dirs: list[str] = []
+    for entry in entries:
+        found_dir = search_dir(root, entry, root)
+        if found_dir is None:
+            return AppProblem(f"config search path {entry} is not in the repository", OUTSIDE)
+        dirs.append(str(found_dir))
+    return HydraApp(source, directory, name, tuple(dirs))
+
+
+def _missing(root: Path, launch: Launch) -> str:
+    """Why the entry point is not in the repository, with what the repository says about it."""
+    assert launch.entry is not None
+    what = "module" if launch.entry_kind == "module" else "script"
+    text = f"{what} {launch.entry} is not in the repository"
+    path = launch.entry.replace(".", "/") if launch.entry_kind == "module" else launch.entry
+    here = run_dir(launch)
+    if here is not None and here.startswith("/") and not (launch.entry_kind != "module" and path.startswith("/")):
+        return f"{text}: it runs in {here}, outside the repository"
+    places = [path] + ([posixpath.normpath(posixpath.join(here, path))] if here and not path.startswith("/") else [])
+    submodules = _submodules(root)
+    submodule = next((s for s in submodules for p in places if p == s or p.startswith(s + "/")), None)
+    if submodule is not None:
+        return f"{text}: it is in the git submodule {submodule}, which is not checked out"
+    if launch.entry_kind == "script" and "/" not in launch.entry and module_file(root, launch.entry) is not None:
+        return f"{text}; a module of that name is (`-m` missing?)"
+    top = launch.entry.split(".")[0]
+    if launch.entry_kind == "module" and "." in launch.entry and any(
+            (root / r / top).is_dir() for r in SOURCE_ROOTS):
+        return f"{text}, though its package {top} is (moved or removed?)"
+    return text
+
+
+def _submodules(root: Path) -> list[str]:
+    """Paths of the git submodules that `.gitmodules` declares."""
+    try:
+        text = (root / ".gitmodules").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [line.split("=", 1)[1].strip().strip("/") for line in text.splitlines()
+            if line.strip().startswith("path") and "=" in line]
+
+
+def launch_search_path(launch: Launch) -> list[str] | None:
+    """The entries of a `hydra.searchpath=[...]` override of the launch, if it has a static one."""
+    from bot.hydra.grammar import HydraSyntaxError, parse_override
+
+    for override in launch.overrides:
+        if override.key == "hydra.searchpath" and override.value_start is not None:
+            if not all(p.static for p in override.value_pieces):
+                return []
+            try:
+                value = parse_override(override.text).value
+            except HydraSyntaxError:
+                return []
+            return [str(v) for v in value] if isinstance(value, list) else []
+    return None
+
+
+def load_yaml(path: Path) -> Any:
+    """A config file's data (None if missing or not YAML), read once per version of the file."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return _load_yaml(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=1024)
+def _load_yaml(path: str, mtime_ns: int, size: int) -> Any:
+    from ruamel.yaml import YAML
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return YAML(typ="safe", pure=True).load(handle.read())
+    except Exception:  # a broken config: Hydra reports it when composing; here it has no data
+        return None
+
+
+def primary_search_path(config_dir: Path, name: str | None) -> list[str]:
+    """`hydra.searchpath` of the primary config file, as written."""
+    if name is None:
+        return []
+    data = load_yaml(config_dir / f"{name}.yaml")
+    hydra = data.get("hydra") if isinstance(data, dict) else None
+    entries = hydra.get("searchpath") if isinstance(hydra, dict) else None
+    return [str(e) for e in entries] if isinstance(entries, list) else []

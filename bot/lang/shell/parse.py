@@ -1,0 +1,129 @@
+"""Shell scripts: parse with tree-sitter-bash and collect the launches with their overrides."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from bot.lang.shell.calls import ScriptCall, script_call
+from bot.lang.shell.launches import SHELL_SCRIPT, Launch, build_launches
+from bot.lang.shell.quirks import masked
+from bot.lang.shell.text import Field, split_fields
+from bot.lang.shell.variables import Definition, tilde
+from bot.lang.shell.walk import Walker
+from bot.model import Span
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser, Tree
+
+NOT_ARGUMENTS = {"variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect",
+                 "comment", "command_name"}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Parser:
+    import tree_sitter_bash
+    from tree_sitter import Language, Parser
+
+    return Parser(Language(tree_sitter_bash.language()))
+
+
+def parse_tree(src: bytes) -> Tree:
+    """The syntax tree; where a known tree-sitter-bash quirk causes an error, the tree of a masked copy
+    with the same byte offsets (bot.lang.shell.quirks) when that has fewer errors."""
+    tree = _parser().parse(src)
+    if not tree.root_node.has_error:
+        return tree
+    errors = error_spans(tree.root_node)
+    copy = masked(src, errors)
+    if copy is not None:
+        again = _parser().parse(copy)
+        if len(error_spans(again.root_node)) < len(errors):
+            return again
+    return tree
+
+
+@dataclass
+class ShellScript:
+    src: bytes
+    tree: Tree
+    launches: list[Launch] = field(default_factory=list)
+    definitions: list[Definition] = field(default_factory=list)
+    errors: list[Span] = field(default_factory=list)
+    tested: dict[str, list[str]] = field(default_factory=dict)
+    calls: list[ScriptCall] = field(default_factory=list)  # repository scripts run with environment values
+
+    @property
+    def partly_parsed(self) -> bool:
+        return bool(self.errors)
+
+    def error_lines(self) -> set[int]:
+        """Lines inside a parse error region, and the lines just before and after it."""
+        lines: set[int] = set()
+        for span in self.errors:
+            first = self.src.count(b"\n", 0, span.start) + 1
+            last = first + self.src.count(b"\n", span.start, max(span.start, span.end - 1))
+            lines.update(range(first - 1, last + 2))
+        return lines
+
+
+def error_spans(root: Node) -> list[Span]:
+    if not root.has_error:
+        return []
+    out: list[Span] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            out.append(Span(node.start_byte, node.end_byte))
+            continue
+        if node.has_error:
+            stack.extend(node.children)
+    return sorted(out, key=lambda s: (s.start, s.end))
+
+
+def command_words(node: Node, env: object, walker: Walker) -> list[list[list[Field]]]:
+    """The command's argv after expansion, by word: each word's alternatives, each a list of fields."""
+    words: list[list[list[Field]]] = []
+    for child in node.children:
+        if child.type in NOT_ARGUMENTS and child.type != "command_name":
+            continue
+        target = child.children[0] if child.type == "command_name" and child.children else child
+        alternatives = []
+        for alternative in walker.expander.word(target, env):  # type: ignore[arg-type]
+            fields = split_fields(tilde(alternative, argument=True))
+            for item in fields:
+                item.word = len(words)
+            alternatives.append(fields)
+        words.append(alternatives)
+    return words
+
+
+def analyse(src: bytes, all_exported: bool = False, path: str | None = None) -> ShellScript:
+    """Launches, variables and script calls; `all_exported`: every assignment reaches child processes.
+
+    `path`: the file, relative to the repository, for entry points given relative to the script.
+    """
+    tree = parse_tree(src)
+    walker = Walker(src)
+    result = walker.run(tree.root_node)
+    errors = sorted([*error_spans(tree.root_node), *result.too_deep], key=lambda s: (s.start, s.end))
+    script = ShellScript(src=src, tree=tree, definitions=result.definitions, errors=errors, tested=result.tested)
+    for site in result.commands:
+        words = command_words(site.node, site.env, walker)
+        fields = [f for alternatives in words for alternative in alternatives for f in alternative]
+        if not fields:
+            continue
+        launches = build_launches(site, words, src, path)
+        script.launches.extend(launches)
+        if any(launch.entry_kind != SHELL_SCRIPT for launch in launches):
+            continue
+        call = script_call(site, [f.text for f in fields[:4]], src, all_exported)
+        if call is not None and call.values:
+            script.calls.append(call)
+    return script
+
+
+def count_errors(src: bytes) -> int:
+    return len(error_spans(parse_tree(src).root_node))

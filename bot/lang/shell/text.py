@@ -1,0 +1,152 @@
+"""Shell text after quote removal, with every character mapped back to its source bytes.
+
+A `Piece` is a run of characters from one quoting context of one place in the file (or a
+run whose value is unknown until run time). A `Field` is one argv word after expansion and
+word splitting: a list of pieces. Keeping the mapping lets an edit target the exact bytes of
+a value even when it came through a variable, an array element or a packed string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import TYPE_CHECKING
+
+from bot.model import Span
+
+if TYPE_CHECKING:
+    from bot.lang.shell.variables import Definition
+
+BARE, SINGLE, DOUBLE, ANSI = "b", "s", "d", "a"
+SCRIPT_DIR = "the script's own directory"  # why `$(cd "$(dirname "$0")" && pwd)` is dynamic: resolved per file
+WORK_DIR = "the working directory"  # why `$(pwd)` and `$PWD` are dynamic: where the script has `cd`ed to
+SHELL_SPACE = " \t\n"
+
+
+@dataclass(frozen=True)
+class Via:
+    """One step of variable expansion: `$var` at `use` in some word read `definition`."""
+
+    var: str
+    definition: Definition
+    use: Span
+    use_ctx: str
+
+
+@dataclass(frozen=True)
+class Piece:
+    text: str
+    # byte offset where each character starts and ends, ascending; empty when dynamic. A range when
+    # every character is one byte (the common case), so no per-character tuple is built.
+    starts: Sequence[int] = ()
+    ends: Sequence[int] = ()
+    ctx: str = BARE
+    quote: int = -1  # start byte of the enclosing quoted string, -1 when bare
+    via: tuple[Via, ...] = ()
+    dynamic: str | None = None  # why the value is unknown until run time
+    default_of: str | None = None  # text is the `${V:-text}` default of V
+    splittable: bool = False  # unquoted expansion result: word splitting applies
+
+    @property
+    def static(self) -> bool:
+        return self.dynamic is None
+
+    def sub(self, i: int, j: int) -> Piece:
+        if (i, j) == (0, len(self.text)):
+            return self
+        # positional construction: dataclasses.replace costs several times more and this is hot
+        if not self.static:
+            return Piece(self.text[i:j], self.starts, self.ends, self.ctx, self.quote, self.via, self.dynamic,
+                         self.default_of, self.splittable)
+        return Piece(self.text[i:j], self.starts[i:j], self.ends[i:j], self.ctx, self.quote, self.via,
+                     self.dynamic, self.default_of, self.splittable)
+
+    def with_via(self, via: Via, splittable: bool) -> Piece:
+        return Piece(self.text, self.starts, self.ends, self.ctx, self.quote, (via, *self.via), self.dynamic,
+                     self.default_of, splittable)
+
+
+BREAK = None  # between the elements of "${array[@]}": always ends a field
+
+
+@dataclass
+class Field:
+    pieces: list[Piece] = field(default_factory=list)
+    word: int = -1  # which word of the command it came from (alternatives of one word share it)
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.pieces)
+
+    @property
+    def static(self) -> bool:
+        return all(p.static for p in self.pieces)
+
+    def chars(self, i: int, j: int) -> list[Piece]:
+        """The pieces covering characters [i, j) of the field's text."""
+        out, pos = [], 0
+        for piece in self.pieces:
+            a, b = pos, pos + len(piece.text)
+            pos = b
+            lo, hi = max(a, i), min(b, j)
+            if lo < hi:
+                out.append(piece.sub(lo - a, hi - a))
+        return out
+
+    def first_dynamic(self, i: int = 0) -> Piece | None:
+        pos = 0
+        for piece in self.pieces:
+            if pos + len(piece.text) > i and not piece.static:
+                return piece
+            pos += len(piece.text)
+        return None
+
+
+def source_span(pieces: list[Piece]) -> Span | None:
+    """The byte span that holds exactly these characters, if they are static and in one place."""
+    if not pieces or any(not p.static or not p.starts for p in pieces):
+        return None
+    first = pieces[0]
+    if any(p.ctx != first.ctx or p.quote != first.quote or p.via != first.via for p in pieces):
+        return None
+    # offsets ascend within a piece by construction; across pieces the next must not start earlier
+    if any(b.starts[0] < a.ends[-1] for a, b in pairwise(pieces)):
+        return None
+    return Span(first.starts[0], pieces[-1].ends[-1])
+
+
+def split_fields(items: list[Piece | None]) -> list[Field]:
+    """Join pieces into fields, splitting unquoted expansion results on blanks."""
+    fields: list[Field] = []
+    current: Field | None = None
+    for item in items:
+        if item is BREAK:
+            if current is not None:
+                fields.append(current)
+            current = None
+            continue
+        if not item.splittable or not item.static:
+            if item.text or current is None:
+                current = current or Field()
+                if item.text or not item.splittable:
+                    current.pieces.append(item)
+            continue
+        i, n = 0, len(item.text)
+        while i < n:
+            if item.text[i] in SHELL_SPACE:
+                while i < n and item.text[i] in SHELL_SPACE:
+                    i += 1
+                if current is not None:
+                    fields.append(current)
+                current = None
+                continue
+            j = i
+            while j < n and item.text[j] not in SHELL_SPACE:
+                j += 1
+            current = current or Field()
+            current.pieces.append(item.sub(i, j))
+            i = j
+    if current is not None:
+        fields.append(current)
+    return [f for f in fields if f.pieces]
