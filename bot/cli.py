@@ -208,7 +208,8 @@ def cmd_run_one(args: argparse.Namespace) -> int:
             warn_actions_token()
         if repo.path is not None:
             only = {_relative(repo.path, f) for f in args.files} if args.files is not None else None
-            from bot.engine.scan import scan, write_changes
+            from bot.engine.scan import scan
+            from bot.engine.write import write_changes
 
             report = scan(repo.path, rules, label=_label(args.repo, repo), paths=only, jobs=max(1, args.jobs),
                           cache=_open_cache(args, repo.path, rules), reuse_changes=args.dry_run,
@@ -418,7 +419,7 @@ def _report_to_actions(args: argparse.Namespace, report: Report, triggered: list
 
 
 def cmd_compose_check(args: argparse.Namespace) -> int:
-    from bot.engine.scan import write_changes
+    from bot.engine.write import write_changes
     from bot.hydra.compose import compose_scan
     from bot.model import Status
 

@@ -49,6 +49,15 @@ class SourceFile:
         return f"{self.root}/{self.path}"
 
 
+def head_commit(root: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
+                             capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
 def is_git_worktree(root: Path) -> bool:
     try:
         out = subprocess.run(

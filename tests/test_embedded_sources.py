@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from bot.engine.scan import FileResult, check_file, scan
-from bot.model import Status
+from bot.engine.check import check_file
+from bot.engine.scan import scan
+from bot.model import FileResult, Status
 from bot.rules.loader import load_rules
 from bot.rules.model import Rule
 from tests.conftest import RULE_DEFS, make_repo
@@ -495,7 +496,7 @@ def test_scan_counts_each_kind(tmp_path: Path) -> None:
 
 
 def test_rst_comments_are_not_read_but_directive_bodies_are() -> None:
-    from bot.engine.scan import check_file
+    from bot.engine.check import check_file
     from bot.rules.loader import load_rules
 
     rules = [r for r in load_rules() if r.id == "megatron-use-mbridge"]
@@ -508,7 +509,7 @@ def test_rst_comments_are_not_read_but_directive_bodies_are() -> None:
 
 
 def test_console_continuation_prompts_are_shell() -> None:
-    from bot.engine.scan import check_file
+    from bot.engine.check import check_file
     from bot.rules.loader import load_rules
 
     rules = [r for r in load_rules() if r.id == "megatron-use-mbridge"]

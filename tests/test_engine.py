@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bot.engine.scan import check_file, scan, write_changes
+from bot.engine.check import check_file
+from bot.engine.scan import scan
+from bot.engine.write import write_changes
 from bot.model import Status
 from bot.rules.loader import load_rules
 from tests.conftest import make_repo

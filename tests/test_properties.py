@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
+from bot.engine.check import check_file
 from bot.engine.edits import unique_edits
-from bot.engine.scan import FileResult, check_file
 from bot.lang.shell.parse import count_errors
-from bot.model import Edit, Finding, Status
+from bot.model import Edit, FileResult, Finding, Status
 from bot.rules.loader import load_rules
 from tests.conftest import RULE_DEFS
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.engine.scan import check_file
+from bot.engine.check import check_file
 from bot.lang.python.launch import python_errors
 from bot.model import Status
 from bot.rules.loader import load_rules

@@ -346,6 +346,7 @@ def test_prefix_auto_writes_plusplus_where_the_config_cannot_be_composed(tmp_pat
 
 
 def test_parse_errors_reach_only_the_rules_near_them() -> None:
+    from bot.lang.shell.front import error_regions
     from bot.rules.loader import parse_rule
     from bot.rules.parse_reach import rules_reached
 
@@ -354,14 +355,14 @@ def test_parse_errors_reach_only_the_rules_near_them() -> None:
     ensure = parse_rule({"id": "ensure", "title": "t", "ensure": [{"key": "run.x", "value": 1}]}, Path("ensure.yaml"))
     rules = [mbridge, epochs, ensure]
     far = analyse(b"N=${N:-$(((A + 1) * 4)}\necho $N\n\n\npython3 -m rlkit.train a.use_mbridge=False\n")
-    assert far.partly_parsed and rules_reached(far, rules) == set()
+    assert far.partly_parsed and rules_reached(error_regions(far), rules) == set()
     words = analyse(b"# use_mbridge below\nN=${N:-$(((A + 1) * 4)}\n\n\npython3 -m rlkit.train run.epochs=1\n")
-    assert rules_reached(words, rules) == {"mbridge"}
+    assert rules_reached(error_regions(words), rules) == {"mbridge"}
     near = analyse(b"python3 -m rlkit.train \\\n  run.n=${N:-$(((A + 1) * 4)} \\\n  run.epochs=1\n")
-    assert rules_reached(near, rules) == {"mbridge", "epochs", "ensure"}
+    assert rules_reached(error_regions(near), rules) == {"mbridge", "epochs", "ensure"}
     feeding = analyse(b"ARGS=(\n  run.epochs=1\n  run.n=$(((A + 1) * 4)\n)\n\n\n"
                       b"python3 -m rlkit.train \"${ARGS[@]}\"\n")
-    assert rules_reached(feeding, rules) == {"mbridge", "epochs", "ensure"}
+    assert rules_reached(error_regions(feeding), rules) == {"mbridge", "epochs", "ensure"}
 
 
 def test_a_launch_runs_where_the_script_moved_to() -> None:
@@ -404,7 +405,8 @@ cd "$(dirname "$0")/../rlkit" && python3 train.py run.epochs=2
 
 
 def test_a_file_changed_before_the_write_is_left_alone_and_the_others_are_written(tmp_path: Path) -> None:
-    from bot.engine.scan import scan, write_changes
+    from bot.engine.scan import scan
+    from bot.engine.write import write_changes
     from bot.rules.loader import load_rules
 
     line = "python3 -m rlkit.train actor_rollout_ref.actor.megatron.use_mbridge=False\n"

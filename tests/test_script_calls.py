@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.engine.scan import scan, write_changes
+from bot.engine.scan import scan
+from bot.engine.write import write_changes
 from bot.model import Status
 from bot.rules.loader import load_rules
 from tests.conftest import make_repo
@@ -85,7 +86,7 @@ def test_a_value_the_rule_accepts_is_left_alone_and_a_dynamic_callee_value_stays
 def test_overrides_handed_to_a_script_are_checked_but_nothing_is_added_to_them(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from bot.engine.scan import check_file
+    from bot.engine.check import check_file
 
     rules = [replace(r, enabled=True) for r in load_rules([])]
     src = (b"bash examples/run_qwen_megatron.sh \\\n    actor_rollout_ref.actor.megatron.use_mbridge=False\n"

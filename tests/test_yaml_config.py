@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from bot.engine.check import check_file
 from bot.engine.edits import apply_edits, outside_unchanged, unique_edits
-from bot.engine.scan import check_file
-from bot.lang.yaml.config import find_yaml, yaml_errors, yaml_groups, yaml_packages
+from bot.engine.check import read_findings
+from bot.lang.yaml.config import yaml_errors, yaml_groups, yaml_packages
 from bot.lang.yaml.format import yaml_value
 from bot.lang.yaml.packages import header_package
 from bot.model import Finding, Status
@@ -20,6 +21,10 @@ from bot.rules.model import Rule
 from tests.conftest import RULE_DEFS
 
 RULES = {r.id: dataclasses.replace(r, enabled=True) for r in load_rules([RULE_DEFS])}
+
+
+def find_yaml(path: str, data: bytes, rules: list[Rule], packages: dict[str, str] | None = None) -> list[Finding]:
+    return read_findings(path, data, rules, kind="yaml", packages=packages)
 
 
 def rule(rule_id: str, **fields: Any) -> Rule:

@@ -21,11 +21,11 @@ from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.hydra.app import HYDRA, AppProblem, resolve_app
 from bot.lang.embedded.views import ShellView
 from bot.lang.kinds import SHELL_FAMILY
-from bot.lang.readers import ShellFamilyReader
+from bot.lang.shell.front import ShellFamilyFront
 from bot.lang.shell.launches import Launch, Override, line_column
+from bot.lang.shell.values import read_value
 from bot.model import FileError, Skipped
 from bot.report.summary import plural
-from bot.rules.values import read_value
 
 CLASSES = ("hydra", "not-hydra", "outside", "runtime", "script")
 
@@ -87,7 +87,7 @@ def collect(root: Path, label: str, paths: set[str] | None = None,
 
 
 def _file(root: Path, path: str, kind: str, data: bytes) -> list[LaunchInfo]:
-    reader = ShellFamilyReader(path, kind, root=root)
+    reader = ShellFamilyFront(path, kind, root=root)
     try:
         views = reader.views(data)
     except ValueError:

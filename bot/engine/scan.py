@@ -2,107 +2,23 @@
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
-import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
 from bot.cache.store import ResultCache
-from bot.discover import SourceFile, read_source, sources
-from bot.engine.edits import apply_edits, find_conflicts, unique_edits, verify
+from bot.discover import SourceFile, head_commit, read_source, sources
+from bot.engine.check import check_file, prefilter_tokens, rules_for
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.errors import UserError
-from bot.lang.kinds import PYTHON, SHELL, SHELL_FAMILY, YAML, kind_for_path
-from bot.lang.readers import SourceUnreadable, reader_for
-from bot.model import FileChange, FileError, FileResult, Finding, Outcome, Report, RuleInfo, Skipped, Status
+from bot.lang.kinds import PYTHON, SHELL_FAMILY, YAML
+from bot.model import Finding, Outcome, Report, RuleInfo, Skipped
 from bot.rules.evaluate import LaunchFacts
-from bot.rules.globs import any_match
 from bot.rules.model import Rule, consults_config
-
-
-def prefilter_tokens(rules: list[Rule]) -> list[bytes] | None:
-    tokens: set[bytes] = set()
-    for rule in rules:
-        rule_tokens = rule.prefilter_tokens()
-        if rule_tokens is None:
-            return None
-        tokens.update(rule_tokens)
-    return sorted(tokens)
-
-
-def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
-    return [r for r in rules if not r.files or any_match(list(r.files), path)]
-
-
-def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
-               kind: str | None = None, packages: dict[str, str] | None = None,
-               root: Path | None = None) -> FileResult:
-    """Find, fix in memory and verify one file; nothing is written here. `root`: scripts it calls."""
-    kind = kind or kind_for_path(path) or SHELL
-    reader = reader_for(path, kind, facts, packages, root)
-    try:
-        reading = reader.read(data, rules)
-    except SourceUnreadable as exc:
-        return FileResult(unreadable=f"cannot be read as {kind}: {exc}", kind=kind)
-    findings = reading.findings
-    result = FileResult(findings=findings, partly_parsed=reading.partly_parsed, launches=reading.launches,
-                        kind=kind, reads=tuple(sorted(reading.reads)), unsure=tuple(sorted(reading.unsure)))
-    edits = unique_edits(findings)
-    if not edits:
-        return result
-    conflicts = find_conflicts(edits)
-    if conflicts:
-        clashing = [c.first for c in conflicts] + [c.second for c in conflicts]
-        for finding in findings:
-            if any(e in clashing for e in finding.edits):
-                others = sorted({c.second.rule if c.first in finding.edits else c.first.rule for c in conflicts
-                                 if c.first in finding.edits or c.second in finding.edits})
-                _make_manual(finding, f"conflicting fixes (with {', '.join(others)}): not edited")
-        edits = unique_edits(findings)
-        if not edits:
-            return result
-    after = apply_edits(data, edits)
-    refused = {(f.rule, f.key) for f in findings if "conflicting fixes" in f.message}
-
-    def rescan(new: bytes) -> list[Finding]:
-        # what was refused for a conflict still fires after the others are applied: that is expected
-        try:
-            again = reader.read(new, rules).findings
-        except SourceUnreadable:
-            return []  # reported by the parse-error check
-        return [f for f in again if (f.rule, f.key) not in refused]
-
-    outcome = verify(data, after, edits, reader.errors, rescan)
-    problem = reader.problem(data, after) if outcome.ok else outcome.reason
-    if problem is not None:
-        for finding in findings:
-            if finding.status is Status.FIXABLE:
-                _make_manual(finding, f"the fix could not be verified: {problem}")
-        return result
-    result.change = FileChange(path, data, after)
-    return result
-
-
-def _make_manual(finding: Finding, reason: str) -> None:
-    finding.status = Status.MANUAL
-    finding.message = f"{finding.message}; {reason}"
-    finding.edits = []
-    finding.fix_site = None
-
-
-def head_commit(root: Path) -> str | None:
-    try:
-        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
-                             capture_output=True, text=True, check=False)
-    except OSError:
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
 
 
 def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
@@ -274,56 +190,5 @@ def app_config_dirs(python_files: list[SourceFile]) -> tuple[str, ...]:
     return tuple(sorted(dirs))
 
 
-def write_changes(root: Path, report: Report) -> None:
-    """Write every verified change, refusing any path that leaves the repository.
 
-    A file that cannot be written (changed on disk since it was read, a symlink, unwritable) is
-    left as it is and becomes an error entry; its findings stay fixable, the other files are written.
-    """
-    root_real = os.path.realpath(root)
-    written: set[str] = set()
-    for change in report.changes:
-        try:
-            target = safe_target(root_real, change.path)
-            if Path(target).read_bytes() != change.before:
-                raise UserError(f"{change.path}: changed on disk during the run; expected the bytes that were "
-                                "scanned")
-            atomic_write(target, change.after)
-        except (UserError, OSError) as exc:
-            report.errors.append(FileError(change.path, f"not written: {exc}", "writing",
-                                           rules=tuple(sorted({f.rule for f in report.findings
-                                                               if f.path == change.path}))))
-            continue
-        written.add(change.path)
-    for finding in report.findings:
-        if finding.status is Status.FIXABLE and all(e.path in written for e in finding.edits):
-            finding.status = Status.FIXED
-    report.written = True
-
-
-def safe_target(root_real: str, rel: str) -> str:
-    candidate = os.path.join(root_real, *rel.split("/"))
-    if os.path.islink(candidate):
-        raise UserError(f"{rel}: is a symlink; expected a regular file inside the repository")
-    parent = os.path.realpath(os.path.dirname(candidate))
-    if not (parent == root_real or parent.startswith(root_real.rstrip(os.sep) + os.sep)):
-        raise UserError(f"{rel}: resolves outside the repository; expected a path inside {root_real}")
-    return os.path.join(parent, os.path.basename(candidate))
-
-
-def atomic_write(target: str, data: bytes) -> None:
-    mode = os.stat(target).st_mode & 0o7777
-    directory = os.path.dirname(target)
-    fd, temp = tempfile.mkstemp(prefix=".bot-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(temp, mode)
-        os.replace(temp, target)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
-
-
-__all__ = ["Skipped", "check_file", "scan", "write_changes"]
+__all__ = ["scan"]

@@ -254,10 +254,11 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
     report.files_parsed += 1
     report.launches += len(script.launches)
     if script.partly_parsed:
+        from bot.lang.shell.front import error_regions
         from bot.rules.parse_reach import rules_reached
 
         report.partly_parsed.append(path)
-        report.unsure[path] = tuple(rules_reached(script, [compose_rule()]))
+        report.unsure[path] = tuple(rules_reached(error_regions(script), [compose_rule()]))
     if change is not None:
         report.changes.append(change)
     report.findings.extend(findings)
@@ -269,8 +270,7 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
 
     A file that fails or takes too long becomes an error entry; the others are still composed.
     """
-    from bot.discover import read_source, shell_sources
-    from bot.engine.scan import head_commit
+    from bot.discover import head_commit, read_source, shell_sources
     from bot.model import RuleInfo
 
     root = root.resolve()  # every path below is the repository's, whatever the working directory
@@ -357,7 +357,7 @@ class ConfigFacts:
         """
         from omegaconf import OmegaConf
 
-        from bot.rules.values import read_value
+        from bot.lang.shell.values import read_value
 
         app = resolve_app(self.root, launch)
         if isinstance(app, AppProblem):

@@ -59,7 +59,7 @@ def scan_errors(report: Report, rules: list[Rule]) -> str | None:
     parse error that reaches them, an unreadable file in their scope, one of their fixes that could
     not be verified. Errors elsewhere in the repository do not hold their pull requests open.
     """
-    from bot.engine.scan import rules_for
+    from bot.engine.check import rules_for
 
     ids = {r.id for r in rules}
     for error in report.errors:
@@ -269,7 +269,7 @@ class Publisher:
         return title, text
 
     def build(self, worktree: Path, report: Report, title: str) -> str:
-        from bot.engine.scan import safe_target
+        from bot.engine.write import safe_target
 
         root = str(worktree.resolve())
         for change in report.changes:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bot.engine.scan import check_file
+from bot.engine.check import check_file
 from bot.model import Status
 from bot.rules.model import Rule
 
@@ -67,8 +67,8 @@ def _line_endings(data: bytes) -> tuple[int, int]:
 
 
 def run_case(case: Case, rules: dict[str, Rule]) -> CaseResult:
+    from bot.lang import front_end
     from bot.lang.kinds import SHELL, kind_for_path
-    from bot.lang.readers import reader_for
 
     result = CaseResult(case)
     rule = rules.get(case.rule_id)
@@ -98,7 +98,7 @@ def run_case(case: Case, rules: dict[str, Rule]) -> CaseResult:
     if second.change is not None:
         result.problems.append("not idempotent: a second run changes it again:\n"
                                + _diff(after, second.change.after))
-    reader = reader_for(path, kind_for_path(path) or SHELL)
+    reader = front_end(path, kind_for_path(path) or SHELL)
     if reader.errors(after) > reader.errors(before):
         result.problems.append("the output has new parse errors")
     if case.expected is not None and _line_endings(before)[0] and _line_endings(after)[1] > _line_endings(before)[1]:

@@ -16,9 +16,8 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from bot.hydra.grammar import HydraSyntaxError, parse_override
-from bot.model import Finding, Span
-from bot.rules.model import Rule
-from bot.rules.settings import Action, Setting, SettingGroup, evaluate_settings
+from bot.ir import Action, Plan, Setting, SettingGroup
+from bot.model import Span
 
 # a string that starts like a dotted override: without one, libcst (slow) is not run at all
 LOOKS_LIKE_OVERRIDE = re.compile(rb"[\"'](\+\+|\+|~)?[A-Za-z_][\w\-]*(\.[\w\-]+)+(@[\w.\-]+)?[=\"']")
@@ -140,7 +139,7 @@ def _groups(data: bytes) -> tuple[list[SettingGroup], _Offsets]:
                 key = text.split("=", 1)[0].lstrip("+~")
                 settings.append(Setting(key, "", text.partition("=")[2], None, "invalid", pos.start.line,
                                         pos.start.column + 1, f"Hydra cannot parse it: {exc}",
-                                        Element(element, start, end, literal)))
+                                        handle=Element(element, start, end, literal)))
                 continue
             value_text = text.partition("=")[2] if parsed.has_value else None
             state = "static" if parsed.has_value else "none"
@@ -148,12 +147,12 @@ def _groups(data: bytes) -> tuple[list[SettingGroup], _Offsets]:
                 state = "dynamic"
             settings.append(Setting(parsed.key, parsed.prefix, value_text, parsed.value, state, pos.start.line,
                                     pos.start.column + 1, "an interpolation, resolved at run time",
-                                    Element(element, start, end, literal)))
+                                    handle=Element(element, start, end, literal)))
         if settings:
             pos = positions[node]
             module_entry = entry.removesuffix(".py").replace("/", ".") if entry else None
             groups.append(SettingGroup(settings, pos.start.line, pos.start.column + 1, module_entry, label,
-                                       (node, [Element(e, offsets.byte(positions[e.value].start.line,
+                                       handle=(node, [Element(e, offsets.byte(positions[e.value].start.line,
                                                                        positions[e.value].start.column),
                                                        offsets.byte(positions[e.value].end.line,
                                                                     positions[e.value].end.column),
@@ -162,11 +161,21 @@ def _groups(data: bytes) -> tuple[list[SettingGroup], _Offsets]:
     return groups, offsets
 
 
-def find_python(path: str, data: bytes, rules: list[Rule]) -> list[Finding]:
+def read_groups(data: bytes) -> list[SettingGroup]:
+    """The override lists of a Python file, one group each ([] without an override-looking string)."""
     if not LOOKS_LIKE_OVERRIDE.search(data):
         return []
-    groups, _ = _groups(data)
-    return evaluate_settings(path, groups, rules, lambda actions, group: _realise(actions, group, data))
+    return _groups(data)[0]
+
+
+def realise(data: bytes, plans: list[Plan]) -> None:
+    """Each plan as an edit of its list: a string rewritten, an element removed or added."""
+    for plan in plans:
+        result = _realise(plan.actions, plan.group, data)
+        if isinstance(result, str):
+            plan.refusal = result
+        else:
+            plan.edits = result
 
 
 def _literal_for(anchor: Element, text: str, data: bytes) -> str | None:
@@ -225,9 +234,8 @@ def _remove(element: Element, elements: list[Element], data: bytes) -> list[tupl
 
 
 def _insert(action: Action, group: SettingGroup, elements: list[Element], data: bytes) -> list[tuple[Span, str]] | str:
-    assert action.entry is not None
     anchor: Element = group.settings[-1].handle
-    text = f"{action.prefix}{action.entry.key}={action.text}"
+    text = f"{action.prefix}{action.key}={action.text}"
     literal = _literal_for(anchor, text, data)
     if literal is None:
         return "the list's strings use a quoting the bot does not write; add it by hand"
@@ -247,4 +255,4 @@ def _insert(action: Action, group: SettingGroup, elements: list[Element], data: 
     return [(Span(at, at), ("" if has_comma else ",") + newline + indent + literal + ("," if has_comma else ""))]
 
 
-__all__ = ["find_python", "python_errors"]
+__all__ = ["python_errors", "read_groups", "realise"]

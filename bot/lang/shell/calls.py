@@ -132,7 +132,7 @@ def resolve(target: str, caller: str, exists: set[str] | None) -> str | None:
 
 
 def env_inputs(launches: list[Launch]) -> list[EnvInput]:
-    from bot.rules.values import read_value
+    from bot.lang.shell.values import read_value
 
     out: list[EnvInput] = []
     for launch in launches:

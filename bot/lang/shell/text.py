@@ -11,12 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
 from bot.model import Span
-
-if TYPE_CHECKING:
-    from bot.lang.shell.variables import Definition
 
 BARE, SINGLE, DOUBLE, ANSI = "b", "s", "d", "a"
 SCRIPT_DIR = "the script's own directory"  # why `$(cd "$(dirname "$0")" && pwd)` is dynamic: resolved per file
@@ -68,6 +64,27 @@ class Piece:
 
 
 BREAK = None  # between the elements of "${array[@]}": always ends a field
+
+
+Items = list["Piece | None"]  # pieces, with BREAK between the elements of an array
+
+
+@dataclass(eq=False)
+class Definition:
+    """One assignment of a shell variable (or the caller's value, where the script never assigns it)."""
+
+    name: str
+    kind: str  # scalar | array | caller | loop
+    line: int  # 1-based; 0 for caller
+    span: Span | None = None  # the value's node
+    values: list[Items] = field(default_factory=list)  # alternatives
+    uses: list[Span] = field(default_factory=list)
+    conditional: bool = False
+
+    def describe(self) -> str:
+        if self.kind == "caller":
+            return f"{self.name} (from the caller)"
+        return f"{self.name}, line {self.line}"
 
 
 @dataclass

@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bot.lang.shell.text import (
@@ -21,6 +20,8 @@ from bot.lang.shell.text import (
     SCRIPT_DIR,
     SINGLE,
     WORK_DIR,
+    Definition,
+    Items,
     Piece,
     Via,
 )
@@ -31,23 +32,6 @@ if TYPE_CHECKING:
 
 MAX_ALTERNATIVES = 16
 MAX_NESTING = 40  # words inside words; deeper ones are read as run-time values, well within Python's stack
-Items = list["Piece | None"]
-
-
-@dataclass(eq=False)
-class Definition:
-    name: str
-    kind: str  # scalar | array | caller | loop
-    line: int  # 1-based; 0 for caller
-    span: Span | None = None  # the value's node
-    values: list[Items] = field(default_factory=list)  # alternatives
-    uses: list[Span] = field(default_factory=list)
-    conditional: bool = False
-
-    def describe(self) -> str:
-        if self.kind == "caller":
-            return f"{self.name} (from the caller)"
-        return f"{self.name}, line {self.line}"
 
 
 Env = Mapping[str, tuple[Definition, ...]]

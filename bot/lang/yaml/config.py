@@ -1,7 +1,7 @@
 """Hydra YAML configs as a source kind: every mapping key is a setting, each document one group.
 
 A document's keys are dotted paths below the file's package (`# @package` header, else where a
-defaults list puts the file, else the root). Rules are evaluated by bot.rules.settings; the fixes
+defaults list puts the file, else the root). Rules are evaluated by bot.rules.evaluate; the fixes
 are realised as byte edits by bot.lang.yaml.edits.
 """
 
@@ -11,10 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import format_value
+from bot.ir import Setting, SettingGroup
 from bot.lang.yaml.packages import header_package, yaml_packages
-from bot.model import Finding
-from bot.rules.model import Rule
-from bot.rules.settings import Setting, SettingGroup, evaluate_settings
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
@@ -118,17 +116,14 @@ def yaml_problem(data: bytes) -> str | None:
     return None
 
 
-def find_yaml(path: str, data: bytes, rules: list[Rule], packages: dict[str, str] | None = None) -> list[Finding]:
-    """Rules x the settings of a YAML config; fixes as byte edits on `data`."""
+def read_groups(path: str, data: bytes, packages: dict[str, str] | None = None) -> list[SettingGroup]:
+    """The settings of a YAML config, one group a document ([] for what does not read as YAML)."""
     from ruamel.yaml.error import YAMLError
 
-    from bot.lang.yaml.edits import realise
-
     try:
-        groups = yaml_groups(data, package_prefix(data, path, packages))
-    except (YAMLError, UnicodeDecodeError, RecursionError):  # not YAML (the reader reports it) or self-nested
+        return yaml_groups(data, package_prefix(data, path, packages))
+    except (YAMLError, UnicodeDecodeError, RecursionError):  # not YAML (the front end reports it) or self-nested
         return []
-    return evaluate_settings(path, groups, rules, realise)
 
 
 def package_prefix(data: bytes, path: str, packages: dict[str, str] | None) -> str:
@@ -328,4 +323,4 @@ def indent_step(root: MappingNode) -> int:
     return max(counts, key=lambda s: (counts[s], -s)) if counts else 2
 
 
-__all__ = ["find_yaml", "yaml_errors", "yaml_packages"]
+__all__ = ["read_groups", "yaml_errors", "yaml_packages"]

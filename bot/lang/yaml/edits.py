@@ -1,4 +1,4 @@
-"""The planned actions of bot.rules.settings written into a YAML config as minimal byte edits.
+"""The planned actions of bot.rules.evaluate written into a YAML config as minimal byte edits.
 
 Every edit touches only the node it changes; what cannot be changed that way with certainty
 (anchors, aliases, merge keys, tags, flow collections, multi-line scalars) is refused with a reason.
@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import bool_style
+from bot.ir import Action, Plan
 from bot.lang.yaml.config import Doc, Entry, Text, has_props
 from bot.lang.yaml.format import yaml_key, yaml_value
 from bot.model import Span
-from bot.rules.settings import Action, SettingGroup
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import MappingNode, Node
@@ -23,12 +23,15 @@ SHARED_REASON = "the value is shared through a YAML anchor, alias or merge key"
 TAG_REASON = "the key or value has a YAML tag (!...), which the bot does not rewrite"
 
 
-def realise(actions: list[Action], group: SettingGroup) -> list[tuple[Span, str]] | str:
-    doc: Doc = group.handle
-    result = _plan(actions, doc)
-    if isinstance(result, str):
-        return result
-    return [(Span(doc.text.byte(start), doc.text.byte(end)), text) for start, end, text in result]
+def realise(plans: list[Plan]) -> None:
+    """Each plan as edits of its document, in order (an added key may make the mapping a later one goes in)."""
+    for plan in plans:
+        doc: Doc = plan.group.handle
+        result = _plan(plan.actions, doc)
+        if isinstance(result, str):
+            plan.refusal = result
+        else:
+            plan.edits = [(Span(doc.text.byte(start), doc.text.byte(end)), text) for start, end, text in result]
 
 
 def _plan(actions: list[Action], doc: Doc) -> Edits | str:
@@ -37,10 +40,9 @@ def _plan(actions: list[Action], doc: Doc) -> Edits | str:
         return PREFIX_REASON
     if "insert" in kinds:
         action = kinds["insert"]
-        assert action.entry is not None
-        rel = _relative(doc, action.entry.key)
+        rel = _relative(doc, action.key)
         if rel is None:
-            return f"{action.entry.key} lies outside this file's package ({doc.prefix.rstrip('.')})"
+            return f"{action.key} lies outside this file's package ({doc.prefix.rstrip('.')})"
         text = yaml_value(action.value, None, bool_style(action.text))
         return insert(doc, rel, text)
     setting = actions[0].setting

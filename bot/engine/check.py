@@ -1,0 +1,114 @@
+"""One file: its front end reads it, the evaluator finds and plans, the edits are applied and verified.
+
+Nothing is written here: a verified change is returned with the findings.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.engine.edits import apply_edits, find_conflicts, unique_edits, verify
+from bot.lang import front_end
+from bot.lang.front import FrontEnd, Reading, SourceUnreadable
+from bot.lang.kinds import SHELL, kind_for_path
+from bot.model import FileChange, FileResult, Finding, Status
+from bot.rules.evaluate import LaunchFacts, evaluate
+from bot.rules.globs import any_match
+from bot.rules.model import Rule
+from bot.rules.parse_reach import rules_reached
+
+CONFLICT = "conflicting fixes"
+
+
+def prefilter_tokens(rules: list[Rule]) -> list[bytes] | None:
+    tokens: set[bytes] = set()
+    for rule in rules:
+        rule_tokens = rule.prefilter_tokens()
+        if rule_tokens is None:
+            return None
+        tokens.update(rule_tokens)
+    return sorted(tokens)
+
+
+def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
+    return [r for r in rules if not r.files or any_match(list(r.files), path)]
+
+
+def findings_in(path: str, reading: Reading, rules: list[Rule], facts: LaunchFacts | None) -> list[Finding]:
+    """Every unit the front end read, evaluated; a view's findings in the file's own terms."""
+    findings: list[Finding] = []
+    for unit in reading.units:
+        found = evaluate(path, unit.groups, rules, unit.realise, facts)
+        findings.extend(map(unit.to_host, found) if unit.to_host is not None else found)
+    return findings
+
+
+def read_findings(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
+                  kind: str | None = None, packages: dict[str, str] | None = None,
+                  root: Path | None = None) -> list[Finding]:
+    """The findings of one file with their planned edits, before they are applied and verified."""
+    kind = kind or kind_for_path(path) or SHELL
+    return findings_in(path, front_end(path, kind, root, packages).read(data), rules, facts)
+
+
+def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
+               kind: str | None = None, packages: dict[str, str] | None = None,
+               root: Path | None = None) -> FileResult:
+    """Find, fix in memory and verify one file; nothing is written here. `root`: scripts it calls."""
+    kind = kind or kind_for_path(path) or SHELL
+    front = front_end(path, kind, root, packages)
+    try:
+        reading = front.read(data)
+    except SourceUnreadable as exc:
+        return FileResult(unreadable=f"cannot be read as {kind}: {exc}", kind=kind)
+    findings = findings_in(path, reading, rules, facts)
+    result = FileResult(findings=findings, partly_parsed=reading.partly_parsed, launches=reading.launches,
+                        kind=kind, reads=tuple(sorted(reading.reads)),
+                        unsure=tuple(sorted(rules_reached(reading.regions, rules))))
+    edits = unique_edits(findings)
+    if not edits:
+        return result
+    conflicts = find_conflicts(edits)
+    if conflicts:
+        clashing = [c.first for c in conflicts] + [c.second for c in conflicts]
+        for finding in findings:
+            if any(e in clashing for e in finding.edits):
+                others = sorted({c.second.rule if c.first in finding.edits else c.first.rule for c in conflicts
+                                 if c.first in finding.edits or c.second in finding.edits})
+                make_manual(finding, f"{CONFLICT} (with {', '.join(others)}): not edited")
+        edits = unique_edits(findings)
+        if not edits:
+            return result
+    after = apply_edits(data, edits)
+    refused = {(f.rule, f.key) for f in findings if CONFLICT in f.message}
+    problem = _verified(path, data, after, edits, front, rules, facts, refused)
+    if problem is not None:
+        for finding in findings:
+            if finding.status is Status.FIXABLE:
+                make_manual(finding, f"the fix could not be verified: {problem}")
+        return result
+    result.change = FileChange(path, data, after)
+    return result
+
+
+def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd,  # type: ignore[type-arg]
+              rules: list[Rule], facts: LaunchFacts | None, refused: set[tuple[str, str]]) -> str | None:
+    """Why the edited bytes cannot be trusted (None: they can)."""
+
+    def rescan(new: bytes) -> list[Finding]:
+        # what was refused for a conflict still fires after the others are applied: that is expected
+        try:
+            again = findings_in(path, front.read(new), rules, facts)
+        except SourceUnreadable:
+            return []  # reported by the parse-error check
+        return [f for f in again if (f.rule, f.key) not in refused]
+
+    outcome = verify(data, after, edits, front.errors, rescan)
+    return front.problem(data, after) if outcome.ok else outcome.reason
+
+
+def make_manual(finding: Finding, reason: str) -> None:
+    finding.status = Status.MANUAL
+    finding.message = f"{finding.message}; {reason}"
+    finding.edits = []
+    finding.fix_site = None

@@ -1,0 +1,98 @@
+"""What every language front end hands the evaluator, and what the evaluator asks it to write.
+
+A front end reads a file into groups of settings: a shell launch with its overrides, a YAML
+document with its keys, a Python override list, the values a caller hands a script. The one
+evaluator (bot.rules.evaluate) matches rules against them and plans fixes as abstract actions; the
+front end realises those actions as byte edits in its own syntax, or says why it cannot.
+Plain data: no parsing here, and nothing that knows a language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.model import Finding, Span
+
+# what a group of settings is, for the rules
+LAUNCH = "launch"  # a launch's overrides: every rule applies; its config can be composed (`launch`)
+SCRIPT = "script"  # overrides handed to a launch script: no key is added to it (it may set the key itself)
+CALLER = "caller"  # values a caller hands a script through its environment: only match rules, fixed there
+CONFIG = "config"  # a config document or a Python override list: every rule, no composed config
+
+
+@dataclass
+class Setting:
+    key: str  # the full Hydra key path
+    prefix: str  # "", "+", "++" or "~"
+    text: str | None  # the value as written (None: `~key` or a mapping)
+    value: Any
+    state: str  # static | dynamic | invalid | none | mapping
+    line: int
+    column: int
+    reason: str = ""  # why a dynamic or invalid value cannot be read
+    origin: str = ""  # where the value comes from, in words ("" for a literal where it stands)
+    site: object = None  # the written setting: one site read by several groups is one finding
+    identity: object = None  # the value at the site: branches that give it another value differ here
+    keyed: bool = True  # the key is written in one place (an edit of the key or a fix can go there)
+    handle: Any = None  # the front end's own reference to what is written
+
+    def __post_init__(self) -> None:
+        if self.site is None:
+            self.site = id(self)
+        if self.identity is None:
+            self.identity = (self.state, self.text)
+
+
+@dataclass
+class SettingGroup:
+    """What ends up in one composed config: a launch's overrides, a config document, a Python list."""
+
+    settings: list[Setting]
+    line: int
+    column: int
+    entry: str | None = None  # the module launched, when known
+    label: str = "config"  # how a finding names it: "config", "launch of verl.trainer.main_ppo"
+    role: str = CONFIG  # LAUNCH, SCRIPT, CALLER or CONFIG
+    launch: Any = None  # what the repository's composed config is asked about (a shell launch)
+    handle: Any = None
+
+
+@dataclass
+class Action:
+    """One change a front end writes in its own syntax."""
+
+    kind: str  # value | key | prefix | remove | insert
+    setting: Setting | None  # what is changed; None for insert
+    text: str = ""  # new value text (Hydra form), new key, new prefix
+    value: Any = None  # the new value itself (value and insert)
+    key: str = ""  # insert: the key to add
+    prefix: str = ""  # insert: the prefix to write
+    anchor_key: str = ""  # insert: the key whose neighbours it is best placed after
+    variants: list[Setting] = field(default_factory=list)  # value: every branch's setting at the site
+
+
+@dataclass
+class Plan:
+    """A finding's fix: the actions for one group, realised by the front end of the file."""
+
+    finding: Finding
+    group: SettingGroup
+    actions: list[Action]
+    words: str = ""  # what the fix does, in words
+    edits: list[tuple[Span, str]] = field(default_factory=list)
+    refusal: str | None = None  # why it cannot be written (the finding becomes manual)
+    where: str = ""  # where the front end put it, when that is worth saying ("at the definition (line 4)")
+    fix_line: int | None = None  # the line the fix goes at, when not the finding's own
+
+
+Realise = Callable[[list[Plan]], None]  # a front end writes all plans of one rule in one place of a file
+
+
+@dataclass(frozen=True)
+class ErrorRegion:
+    """A part of a file its parser could not read: its text, and whether a launch (or what one reads) is in it."""
+
+    text: bytes
+    near_launch: bool

@@ -1,0 +1,45 @@
+"""What a language front end is: bytes in, groups of settings out, and a writer for planned fixes.
+
+One front end per file kind, registered in one table (bot.lang.FRONT_ENDS). The engine evaluates
+every unit a front end reads with the one evaluator, lets the unit's writer realise the fixes,
+and verifies the result with the front end's own error count and problem check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from bot.ir import ErrorRegion, Realise, SettingGroup
+from bot.model import Finding
+
+UNREADABLE = 10**6  # as many parse errors as a file that no longer reads as its kind can have
+
+
+class SourceUnreadable(ValueError):
+    """The file is not what its name says (a notebook that is not JSON, a workflow that is not YAML)."""
+
+
+@dataclass
+class Unit:
+    """Groups read from one place of a file (a whole script, one doc's shell, one YAML document set)."""
+
+    groups: list[SettingGroup]
+    realise: Realise
+    to_host: Callable[[Finding], Finding] | None = None  # a view's finding in the file's lines and bytes
+
+
+@dataclass
+class Reading:
+    units: list[Unit] = field(default_factory=list)
+    partly_parsed: bool = False
+    regions: list[ErrorRegion] = field(default_factory=list)  # what the parse errors might hide
+    launches: int = 0
+    reads: set[str] = field(default_factory=set)  # other repository files the result depends on
+
+
+class FrontEnd(Protocol):
+    def read(self, data: bytes) -> Reading: ...  # raises SourceUnreadable
+    def errors(self, data: bytes) -> int: ...
+    def problem(self, before: bytes, after: bytes) -> str | None: ...

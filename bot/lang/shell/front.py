@@ -1,0 +1,135 @@
+"""The shell family's front end: scripts, and the shell in docs, notebooks and workflows.
+
+Each view of a file (the whole script; a doc's shell blocks; a notebook's shell cells; a workflow
+step) is analysed with tree-sitter-bash into launch groups, plus the values the file hands the
+repository scripts it runs; a view's findings are mapped back to the file's lines and bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.ir import ErrorRegion
+from bot.lang import kinds
+from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
+from bot.lang.shell.parse import ShellScript, analyse
+from bot.lang.shell.settings import callee_groups, launch_groups
+from bot.lang.shell.writer import ShellWriter
+from bot.model import Finding
+
+if TYPE_CHECKING:
+    from bot.lang.embedded.views import ShellView
+
+_LAUNCH_LIKE = re.compile(rb"python|torchrun|\buv\b|deepspeed|accelerate|\bsrun\b|mpirun|\bray\b|\.py\b|\.sh\b"
+                          rb"|\[[@*]\]|\$\{?\w*(?:PYTHON|LAUNCH|CMD|RUN|ENTRY)")
+
+
+@dataclass
+class ShellFamilyFront:
+    path: str
+    kind: str
+    root: Path | None = None  # the repository, to read the scripts a file calls
+    _views: dict[bytes, list[ShellView]] = field(default_factory=dict)
+    _scripts: dict[bytes, ShellScript] = field(default_factory=dict)
+
+    def views(self, data: bytes) -> list[ShellView]:
+        if data not in self._views:
+            self._views[data] = _view_function(self.kind)(data)
+        return self._views[data]
+
+    def script(self, text: bytes) -> ShellScript:
+        if text not in self._scripts:
+            self._scripts[text] = analyse(text, all_exported=self.kind == kinds.WORKFLOW, path=self.path)
+        return self._scripts[text]
+
+    def read(self, data: bytes) -> Reading:
+        try:
+            views = self.views(data)
+        except ValueError as exc:
+            raise SourceUnreadable(str(exc)) from None
+        reading = Reading()
+        for view in views:
+            script = self.script(view.text)
+            writer = ShellWriter(script)
+            host: Callable[[Finding], Finding] = partial(_to_host, view, data, True)
+            reading.units.append(Unit(launch_groups(script), writer.realise, host))
+            reading.launches += len(script.launches)
+            if script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW):
+                reading.partly_parsed = True
+                reading.regions.extend(error_regions(script))
+            if self.root is not None and script.calls:
+                callers = callee_groups(script, self.path, self.root, reading.reads)
+                reading.units.append(Unit(callers, writer.realise, partial(_to_host, view, data, False)))
+        return reading
+
+    def errors(self, data: bytes) -> int:
+        try:
+            views = self.views(data)
+        except ValueError:
+            return UNREADABLE
+        host = 0
+        if self.kind == kinds.WORKFLOW:
+            from bot.lang.embedded.workflow import workflow_errors
+
+            host = workflow_errors(data)
+        return host + sum(len(self.script(v.text).errors) for v in views)
+
+    def problem(self, before: bytes, after: bytes) -> str | None:
+        try:
+            if len(self.views(before)) != len(self.views(after)):
+                return "the edit changed where the shell code is"
+        except ValueError as exc:
+            return f"the edited file no longer reads as {self.kind}: {exc}"
+        if self.kind == kinds.NOTEBOOK:
+            from bot.lang.embedded.views import notebook_problem
+
+            return notebook_problem(before, after)
+        return None
+
+
+def _to_host(view: ShellView, data: bytes, lines_in_message: bool, finding: Finding) -> Finding:
+    return view.to_host(finding, data, lines_in_message=lines_in_message)
+
+
+def error_regions(script: ShellScript) -> list[ErrorRegion]:
+    """The script's parse errors as regions (whole lines, one line of margin), and whether a launch,
+    or a definition a launch reads, is in one; a launch-like word in a region counts as a launch."""
+    lines = script.error_lines()
+    text = script.src.split(b"\n")
+    region = b"\n".join(text[line - 1] for line in sorted(lines) if 0 < line <= len(text))
+    near = bool(lines & _launch_lines(script)) or bool(_LAUNCH_LIKE.search(region))
+    return [ErrorRegion(region, near)]
+
+
+def _launch_lines(script: ShellScript) -> set[int]:
+    """Lines of every launch command and of every definition its overrides are read through."""
+    lines: set[int] = set()
+    for launch in script.launches:
+        node = launch.site.node
+        lines.update(range(int(node.start_point[0]) + 1, int(node.end_point[0]) + 2))
+        for override in launch.overrides:
+            for piece in override.field.pieces:
+                for via in piece.via:
+                    span = via.definition.span
+                    if span is not None:
+                        first = script.src.count(b"\n", 0, span.start) + 1
+                        lines.update(range(first, first + script.src.count(b"\n", span.start, span.end) + 1))
+    return lines
+
+
+def _view_function(kind: str) -> Callable[[bytes], list[ShellView]]:
+    from bot.lang.embedded import views, workflow
+
+    if kind == kinds.SHELL:
+        return lambda data: [views.ShellView(data)]
+    return {
+        kinds.MARKDOWN: views.markdown_views,
+        kinds.RST: views.rst_views,
+        kinds.NOTEBOOK: views.notebook_views,
+        kinds.WORKFLOW: workflow.workflow_views,
+    }[kind]

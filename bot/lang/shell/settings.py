@@ -1,0 +1,103 @@
+"""A shell script as groups of settings: one group a launch, one a value a caller hands a script.
+
+An override that several launches read (an array element, a packed string) is one site: its
+key's bytes; the values it takes in different branches are told apart by where they come from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.hydra.grammar import HydraSyntaxError, parse_override
+from bot.ir import CALLER, LAUNCH, SCRIPT, Setting, SettingGroup
+from bot.lang.shell.calls import EnvInput, EnvValue, ScriptCall
+from bot.lang.shell.launches import SHELL_SCRIPT, Launch, Override, line_column
+from bot.lang.shell.parse import ShellScript
+from bot.lang.shell.values import read_value
+
+
+def launch_groups(script: ShellScript) -> list[SettingGroup]:
+    groups = []
+    for launch in script.launches:
+        _, column = line_column(script.src, launch.site.node.start_byte)
+        groups.append(SettingGroup([override_setting(o) for o in launch.overrides], launch.line, column,
+                                   entry=launch.module, label=f"launch of {launch.entry}",
+                                   role=SCRIPT if launch.entry_kind == SHELL_SCRIPT else LAUNCH, launch=launch,
+                                   handle=launch))
+    return groups
+
+
+def override_setting(override: Override) -> Setting:
+    info = read_value(override)
+    return Setting(override.key, override.prefix, info.text, info.value, info.state, override.line, override.column,
+                   reason=info.reason, origin=info.origin() if info.state == "static" else "",
+                   site=override.key_span or id(override), identity=info.identity(),
+                   keyed=override.key_span is not None, handle=(override, info))
+
+
+def caller_groups(script: ShellScript, call: ScriptCall, callee: str, inputs: list[EnvInput]) -> list[SettingGroup]:
+    """The values a call hands the callee's overrides: the caller's value is the one that breaks a rule."""
+    groups = []
+    for item in inputs:
+        value = call.values.get(item.variable)
+        if value is None:
+            continue
+        try:
+            parsed = parse_override(f"{item.override.key}={value.text}")
+        except HydraSyntaxError:
+            continue
+        line, column = line_column(script.src, value.span.start)
+        setting = Setting(item.override.key, item.override.prefix, value.text, parsed.value, "static", line, column,
+                          origin=f"in {callee} (line {item.override.line}), through {value.name}={value.text}",
+                          handle=value)
+        groups.append(SettingGroup([setting], line, column, entry=item.launch.module,
+                                   label=f"launch of {item.launch.entry} in {callee}", role=CALLER,
+                                   handle=item.launch))
+    return groups
+
+
+def callee_groups(script: ShellScript, path: str, root: Path, reads: set[str]) -> list[SettingGroup]:
+    """Groups for every repository script the file runs with values in its environment."""
+    from bot.lang.shell.calls import resolve
+
+    groups: list[SettingGroup] = []
+    for call in script.calls:
+        callee = resolve(call.target, path, None)
+        if callee is None or callee == path:
+            continue
+        reads.add(callee)
+        inputs = callee_inputs(root, callee)
+        if inputs:
+            groups.extend(caller_groups(script, call, callee, inputs))
+    return groups
+
+
+_CALLEES: dict[tuple[str, str], tuple[float, list[EnvInput]]] = {}
+MAX_BYTES = 8 * 1024 * 1024
+
+
+def callee_inputs(root: Path, path: str) -> list[EnvInput]:
+    """The environment inputs of a repository script (cached per file version); [] if not readable."""
+    import os
+
+    from bot.lang.shell.calls import env_inputs
+    from bot.lang.shell.parse import analyse
+
+    target = os.path.join(root, *path.split("/"))
+    real_root = os.path.realpath(root)
+    if os.path.islink(target) or not os.path.realpath(target).startswith(real_root.rstrip(os.sep) + os.sep):
+        return []
+    try:
+        stamp = os.stat(target).st_mtime
+        if (str(root), path) in _CALLEES and _CALLEES[(str(root), path)][0] == stamp:
+            return _CALLEES[(str(root), path)][1]
+        with open(target, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError:
+        return []
+    inputs = [] if len(data) > MAX_BYTES or b"\0" in data else env_inputs(analyse(data, path=path).launches)
+    _CALLEES[(str(root), path)] = (stamp, inputs)
+    return inputs
+
+
+__all__ = ["EnvValue", "Launch", "callee_groups", "callee_inputs", "launch_groups"]

@@ -1,0 +1,279 @@
+"""Planned fixes written into a shell script: where each edit goes, and when none can be made safely.
+
+A new value goes where the value is written: the override itself, or the definition of the variable
+it comes through (changed only when every use of that definition wants the same new value; else
+the `$VAR` in the override is replaced), or a caller's value. Removal repairs continuations; an
+added override follows the launch's nearest existing one, once for every launch that reads it.
+Nothing in or next to a part the parser could not read is edited.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.ir import CALLER, Action, Plan
+from bot.lang.shell.calls import EnvValue
+from bot.lang.shell.edits import (
+    insertion_after_token,
+    insertion_after_word,
+    quote_for,
+    remove_token,
+    remove_word,
+    word_node,
+)
+from bot.lang.shell.launches import Launch, Override
+from bot.lang.shell.parse import ShellScript
+from bot.lang.shell.text import source_span
+from bot.lang.shell.values import ValueInfo
+from bot.lang.shell.variables import Definition
+from bot.model import Span
+
+Edits = list[tuple[Span, str]]
+
+
+@dataclass
+class ValueSite:
+    """Where one finding's new value can go, before choosing among them."""
+
+    plan: Plan
+    text: str  # the new value, in Hydra's form
+    use: Span | None  # the `$VAR` in the override, when the value came through one variable
+    use_ctx: str
+    definitions: list[tuple[Definition, Span, str]]  # (definition, literal span, its quoting)
+    direct: tuple[Span, str] | None  # a literal in the override itself: (span, quoting)
+
+
+class ShellWriter:
+    def __init__(self, script: ShellScript) -> None:
+        self.script = script
+        self.src = script.src
+        self._error_lines = script.error_lines()
+
+    def line_of(self, pos: int) -> int:
+        return self.src.count(b"\n", 0, pos) + 1
+
+    def near_error(self, edits: Edits) -> int | None:
+        for span, _ in edits:
+            first = self.line_of(span.start)
+            last = self.line_of(max(span.start, span.end - 1)) if span.end > span.start else first
+            for line in range(first, last + 1):
+                if line in self._error_lines:
+                    return line
+        return None
+
+    def done(self, plan: Plan, edits: Edits, where: str = "") -> None:
+        line = self.near_error(edits)
+        if line is not None:
+            plan.refusal = (f"not edited: line {line} is in or next to a part of the file the shell parser "
+                            "could not read")
+            return
+        plan.edits = edits
+        plan.where = where
+        if edits:
+            plan.fix_line = self.line_of(edits[0][0].start)
+
+    # ---- the protocol --------------------------------------------------------------
+    def realise(self, plans: list[Plan]) -> None:
+        values: list[ValueSite] = []
+        inserts = [p for p in plans if p.actions[0].kind == "insert"]
+        for plan in plans:
+            if plan.group.role == CALLER:
+                self.caller(plan)
+            elif plan.actions[0].kind != "insert":
+                site = self.change(plan)
+                if site is not None:
+                    values.append(site)
+        self.place_values(values)
+        self.place_inserts(inserts)
+
+    def caller(self, plan: Plan) -> None:
+        """A value handed to a script: only a new value can be written, where the caller writes it."""
+        value = plan.actions[-1]
+        assert value.setting is not None
+        handed: EnvValue = value.setting.handle
+        text = quote_for(handed.ctx, value.text) if value.kind == "value" and len(plan.actions) == 1 else None
+        if text is None:
+            plan.refusal = "a person must change the value handed to the script"
+            return
+        self.done(plan, [(handed.span, text)], "where it is handed over")
+
+    # ---- keys, prefixes, removal ---------------------------------------------------
+    def change(self, plan: Plan) -> ValueSite | None:
+        """Edits of the key and prefix; the value's place is chosen later, with every other value."""
+        edits: Edits = []
+        value_action: Action | None = None
+        for action in plan.actions:
+            assert action.setting is not None
+            override: Override = action.setting.handle[0]
+            if action.kind == "remove":
+                removal = self.removal(override)
+                if removal is None:
+                    plan.refusal = "cannot remove it without touching other text"
+                else:
+                    self.done(plan, [removal])
+                return None
+            if action.kind == "key":
+                assert override.key_span is not None
+                edits.append((override.key_span, action.text))
+            elif action.kind == "prefix":
+                if override.prefix_span is None:
+                    plan.refusal = "the prefix is not written in one place"
+                    return None
+                edits.append((override.prefix_span, action.text))
+            elif action.kind == "value":
+                value_action = action
+        if value_action is None:
+            self.done(plan, edits)
+            return None
+        plan.edits = edits
+        return self.value_site(plan, value_action)
+
+    def removal(self, override: Override) -> tuple[Span, str] | None:
+        assert override.key_span is not None
+        if not override.key_chain or override.key_chain[-1].definition.kind == "array":
+            node = word_node(self.script.tree, override.key_span)
+            if node is None or node.start_byte > (override.prefix_span or override.key_span).start:
+                return None
+            return remove_word(self.src, node)
+        span = source_span(override.field.pieces)
+        if span is None:
+            return None
+        return remove_token(self.src, span)
+
+    # ---- values --------------------------------------------------------------------
+    def value_site(self, plan: Plan, action: Action) -> ValueSite | None:
+        variants: list[tuple[Override, ValueInfo]] = [s.handle for s in action.variants]
+        override, info = variants[0]
+        pieces = override.value_pieces
+        if not pieces:
+            plan.refusal = "the value is empty; write it by hand"
+            return None
+        if not info.extra:
+            span = source_span(pieces)
+            if span is None:
+                plan.refusal = "the value is spread over several quoted parts"
+                return None
+            return ValueSite(plan, action.text, None, "", [], (span, pieces[0].ctx))
+        uses = {variant.extra[0].use for _, variant in variants}
+        if len(uses) != 1 or any(not p.via or p.via[-1].use not in {v.use for v in info.extra} for p in pieces):
+            plan.refusal = "the value is built from several parts"
+            return None
+        definitions: list[tuple[Definition, Span, str]] = []
+        for variant_override, variant in variants:
+            span = source_span(variant_override.value_pieces) if len(variant.extra) == 1 else None
+            if span is None:
+                definitions = []
+                break
+            definitions.append((variant.extra[0].definition, span, variant_override.value_pieces[0].ctx))
+        via = info.extra[0]
+        return ValueSite(plan, action.text, via.use, via.use_ctx, definitions, None)
+
+    def place_values(self, sites: list[ValueSite]) -> None:
+        wanted: dict[Span, str] = {s.use: s.text for s in sites if s.use is not None}
+        for site in sites:
+            plan = site.plan
+            if site.direct is not None:
+                span, ctx = site.direct
+                text = quote_for(ctx, site.text)
+                if text is None:
+                    plan.refusal = f"cannot write {site.text} safely in this quoting"
+                else:
+                    self.done(plan, [*plan.edits, (span, text)])
+                continue
+            assert site.use is not None
+            blocker = self.definition_blocker(site, wanted)
+            if blocker is None:
+                edits = [(span, quote_for(ctx, site.text)) for _, span, ctx in site.definitions]
+                if all(text is not None for _, text in edits):
+                    lines = ", ".join(str(d.line) for d, _, _ in site.definitions)
+                    where = f"at the definition{'s' if len(edits) > 1 else ''} (line {lines})"
+                    self.done(plan, [*plan.edits, *((s, t) for s, t in edits if t is not None)], where)
+                    continue
+                blocker = "its quoting"
+            text = quote_for(site.use_ctx, site.text)
+            if text is None:
+                plan.refusal = f"cannot write {site.text} safely in this quoting"
+                continue
+            self.done(plan, [*plan.edits, (site.use, text)], f"in the override, since {blocker}")
+
+    def definition_blocker(self, site: ValueSite, wanted: dict[Span, str]) -> str | None:
+        """Why the fix cannot go at the definitions (None: it can)."""
+        if not site.definitions:
+            return "the value comes through more than one variable"
+        for definition, _, _ in site.definitions:
+            if definition.kind != "scalar" or len(definition.values) != 1:
+                return f"{definition.name} has more than one possible value"
+            for use in definition.uses:
+                if wanted.get(use) != site.text:
+                    return f"{definition.name} is also used at line {self.line_of(use.start)}"
+        return None
+
+    # ---- added overrides -----------------------------------------------------------
+    def place_inserts(self, plans: list[Plan]) -> None:
+        """Each addition after the best anchor that every launch reading it needs, and once for all of them."""
+        needs: dict[int, set[str]] = {}
+        for plan in plans:
+            needs.setdefault(id(plan.group.launch), set()).add(plan.actions[0].key)
+        placed: dict[tuple[int, str], tuple[Edits, str]] = {}
+        for plan in plans:
+            action = plan.actions[0]
+            launch: Launch = plan.group.launch
+            done = placed.get((id(launch), action.key))
+            if done is not None:  # an insertion planned for another launch reaches this one too
+                self.done(plan, *done)
+                continue
+            self.insert(plan, action, launch, needs, placed)
+
+    def insert(self, plan: Plan, action: Action, launch: Launch, needs: dict[int, set[str]],
+               placed: dict[tuple[int, str], tuple[Edits, str]]) -> None:
+        anchors = self.anchors(launch, action.anchor_key)
+        if not anchors:
+            plan.refusal = "the launch has no override written in the script to place it after"
+            return
+        for anchor in anchors:
+            sharers = [other for other in self.script.launches
+                       if other is not launch and any(o.key_span == anchor.key_span for o in other.overrides)]
+            if any(action.key not in needs.get(id(other), set()) or (id(other), action.key) in placed
+                   for other in sharers):
+                continue
+            edit = self.insertion(anchor, f"{action.prefix}{action.key}={action.text}")
+            if edit is None:
+                continue
+            where = f"after {anchor.key} (line {anchor.line})"
+            self.done(plan, [edit], where)
+            if plan.refusal is None:
+                for reader in (launch, *sharers):
+                    placed[(id(reader), action.key)] = ([edit], where)
+            return
+        plan.refusal = "no place to add it that only launches needing it read"
+
+    @staticmethod
+    def anchors(launch: Launch, key: str) -> list[Override]:
+        """Existing overrides of the launch, best place first: longest shared key prefix, then last."""
+        target = key.split(".")
+        scored = []
+        for index, override in enumerate(launch.overrides):
+            if override.key_span is None or not override.field.static:
+                continue
+            common = 0
+            for a, b in zip(override.key.split("."), target):
+                if a != b:
+                    break
+                common += 1
+            scored.append((common, index, override))
+        scored.sort(key=lambda t: (-t[0], -t[1]))
+        return [o for _, _, o in scored]
+
+    def insertion(self, anchor: Override, hydra_text: str) -> tuple[Span, str] | None:
+        assert anchor.key_span is not None
+        if not anchor.key_chain or anchor.key_chain[-1].definition.kind == "array":
+            node = word_node(self.script.tree, anchor.key_span)
+            if node is None:
+                return None
+            text = quote_for("b", hydra_text)
+            return None if text is None else insertion_after_word(self.src, node, text)
+        span = source_span(anchor.field.pieces)
+        if span is None or anchor.field.pieces[0].ctx not in ("d", "s"):
+            return None  # a word in an unquoted assignment: a second word would end the assignment
+        text = quote_for(anchor.field.pieces[0].ctx, hydra_text)
+        return None if text is None else insertion_after_token(self.src, span, text)
