@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.hydra.compose import compose_scan
+from bot.engine.compose_check import compose_scan
 from bot.model import Status
 from tests.conftest import make_repo
 

@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from bot.engine.check import check_file
+from bot.engine.check import check_file, read_findings
 from bot.engine.edits import apply_edits, outside_unchanged, unique_edits
-from bot.engine.check import read_findings
 from bot.lang.yaml.config import yaml_errors, yaml_groups, yaml_packages
 from bot.lang.yaml.format import yaml_value
 from bot.lang.yaml.packages import header_package

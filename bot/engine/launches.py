@@ -8,7 +8,6 @@ with the evidence; the branch it sits in; and each override with where its value
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,7 +24,6 @@ from bot.lang.shell.front import ShellFamilyFront
 from bot.lang.shell.launches import Launch, Override, line_column
 from bot.lang.shell.values import read_value
 from bot.model import FileError, Skipped
-from bot.report.summary import plural
 
 CLASSES = ("hydra", "not-hydra", "outside", "runtime", "script")
 
@@ -138,32 +136,3 @@ def _override(override: Override, host_line: Callable[[int], int]) -> dict[str, 
     line = host_line(override.key_span.start) if override.key_span is not None else override.line
     return {"text": override.text, "key": override.key, "prefix": override.prefix, "line": line,
             "source": source, "in": container}
-
-
-def render(launches: Launches, fmt: str) -> str:
-    if fmt == "json":
-        data = {"version": 1, "repo": launches.repo,
-                "launches": [info.as_dict() for info in launches.launches],
-                "errors": [{"path": e.path, "reason": e.reason, "stage": e.stage} for e in launches.errors],
-                "summary": {"files_scanned": launches.files_scanned, "launches": len(launches.launches),
-                            "by_class": launches.by_class()}}
-        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-    lines: list[str] = []
-    for info in launches.launches:
-        entry = f"-m {info.entry}" if info.entry_kind == "module" else str(info.entry)
-        lines.append(f"{info.path}:{info.line}: {info.launcher} {entry}: {info.cls}: {info.evidence}")
-        if info.app is not None:
-            search = f", search path {', '.join(info.app['search_path'])}" if info.app["search_path"] else ""
-            lines.append(f"  config {info.app['config_dir']}/{info.app['config_name']}{search}")
-        where = [f"in {info.branch}" if info.branch else "", f"in function {info.function}" if info.function else ""]
-        if any(where):
-            lines.append("  " + ", ".join(w for w in where if w))
-        for item in info.overrides:
-            origin = "" if item["in"] == "command" else f" [{item['in']}]"
-            lines.append(f"  {item['line']}: {item['text']}  <- {item['source']}{origin}")
-    for error in launches.errors:
-        lines.append(f"{error.path}: {error.reason}")
-    counts = ", ".join(f"{cls} {n}" for cls, n in launches.by_class().items())
-    summary = f"{plural(len(launches.launches), 'launch', 'launches')} in {plural(launches.files_scanned, 'file')}"
-    lines.append(summary + (f": {counts}" if counts else ""))
-    return "\n".join(lines) + "\n"

@@ -102,7 +102,7 @@ class Publisher:
         groups = self.groups(rules, group)
         composed: Report | None = None
         if compose:
-            from bot.hydra.compose import RULE_ID, compose_rule, compose_scan
+            from bot.engine.compose_check import RULE_ID, compose_rule, compose_scan
 
             composed = compose_scan(worktree, label=full.repo)[0]
             full.findings.extend(composed.findings)

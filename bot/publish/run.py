@@ -8,20 +8,17 @@ import shlex
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot.config import RepoConfig
-from bot.engine.scan import scan
 from bot.errors import UserError
-from bot.model import Report
 from bot.publish.credentials import Credentials, api_url, from_environment
 from bot.publish.forge import Forge, GitHubForge, RetryPolicy, auth_for
 from bot.publish.publisher import Publisher, PublishResult
-from bot.publish.vcs import NAMESPACE, Remote, is_dirty, prepare_local
+from bot.publish.vcs import Remote, is_dirty, prepare_local
 from bot.rules.model import Rule
-from bot.upstream.change import Change, read_change, triggered
 
 
 def cache_dir() -> Path:
@@ -127,101 +124,6 @@ def repo_lock(repo: RepoConfig) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-@dataclass
-class WatchResult:
-    change: Change
-    rules: list[Rule]  # the rules that run over the whole repository
-    reasons: dict[str, str]
-    published: PublishResult | None = None
-    report: Report | None = None
-    suggestions: list[str] = field(default_factory=list)  # inferred rules not confident enough to run
-    not_understood: list[str] = field(default_factory=list)  # new validation the bot could not read
-
-    def inferred(self) -> dict[str, list[str]]:
-        return {"suggestions": self.suggestions, "not_understood": self.not_understood}
-
-
-def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict[str, str],
-                   suggestions: list[str], not_understood: list[str]) -> list[Rule]:
-    """High-confidence rules inferred from the validation code the change adds run at once."""
-    from bot.rules.loader import parse_rule
-    from bot.upstream.infer import infer
-
-    inference = infer(local, change.before, change.after, [r for r in rules if r.enabled])
-    not_understood.extend(u.describe() for u in inference.not_understood)
-    out = []
-    for proposal in inference.proposals:
-        where = proposal.check.where
-        if proposal.confidence != "high":
-            keys = ", ".join(proposal.keys[:3]) + (", ..." if len(proposal.keys) > 3 else "")
-            guard = f" (only when `{proposal.check.guard}`)" if proposal.check.guard else ""
-            suggestions.append(f"{where}: `{proposal.check.text}`{guard} suggests rule {proposal.rule['id']} "
-                               f"on {keys}; run `bot infer` to see it")
-            continue
-        rule = parse_rule(proposal.rule, Path(f"{proposal.rule['id']}.yaml"))
-        reasons[rule.id] = f"inferred from `{proposal.check.text}` at {where}"
-        out.append(rule)
-    return out
-
-
-def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, options: PublishOptions,
-          dry_run: bool) -> WatchResult:
-    """Read the change, choose the rules it calls for, then scan (dry-run) or publish with them."""
-    credentials = from_environment()
-    token = git_token(credentials, repo)
-    remote = open_remote(repo, token, repo.fetch_url(api_url()))
-    default = repo.default_branch or remote.default_branch()
-    with repo_lock(repo):
-        remote.fetch(default, repo.branch_prefix)
-    change = read_change(remote.local, before, after or f"{NAMESPACE}{default}")
-    reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
-    if any(path.endswith((".yaml", ".yml")) for path in change.paths):
-        reasons["hydra-compose"] = "the change edits config YAML: every launch is composed again"
-    suggestions: list[str] = []
-    not_understood: list[str] = []
-    if any(path.endswith(".py") for path in change.paths):
-        rules = [*rules, *inferred_rules(remote.local, change, rules, reasons, suggestions, not_understood)]
-    options.notes = [*options.notes, *(f"Suggested rule (not applied): {s}" for s in suggestions),
-                     *(f"Validation changed upstream, not understood: {u}" for u in not_understood)]
-    enabled = [r for r in rules if r.enabled]
-    with remote.worktree(default) as worktree:
-        edited = scan(worktree, enabled, paths=set(change.edited))
-        for finding in edited.findings:
-            reasons.setdefault(finding.rule, f"the change edits {finding.path}, which breaks it")
-        selected = [r if r.id in reasons else replace(r, enabled=False) for r in rules]
-        options.compose = "hydra-compose" in reasons
-        result = WatchResult(change, [r for r in selected if r.enabled], reasons, suggestions=suggestions,
-                             not_understood=not_understood)
-        if options.compose:
-            from bot.hydra.compose import compose_rule
-
-            result.rules.append(compose_rule())
-        if not result.rules:
-            return result
-        if dry_run:
-            result.report = scan(worktree, selected, label=repo.github or repo.name)
-            if suggestions or not_understood:
-                result.report.extra["inferred"] = result.inferred()
-            if options.compose:
-                from bot.hydra.compose import compose_scan
-
-                composed = compose_scan(worktree, label=result.report.repo)[0]
-                result.report.findings.extend(composed.findings)
-                taken = {c.path for c in result.report.changes}
-                result.report.changes.extend(c for c in composed.changes if c.path not in taken)
-            return result
-    pull = change.pull_number
-    if pull is not None and options.upstream_ref is None:
-        options.upstream_ref = f"#{pull}"
-    group = options.group or repo.group
-    # one PR for all rules always carries every enabled rule: a subset would drop or close the others' fixes
-    result.published = publish(repo, rules if group == "all" else selected, options, credentials)
-    result.report = result.published.report
-    if suggestions or not_understood:
-        result.report.extra["inferred"] = result.inferred()
-    return result
 
 
 def fetch_for_scan(repo: RepoConfig) -> tuple[Remote, str]:

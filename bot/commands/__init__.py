@@ -1,0 +1,1 @@
+"""One module per subcommand: each adds its parser (`add_parser`) and runs it (`main(args) -> int`)."""

@@ -1,0 +1,40 @@
+"""`bot compose-check`: compose every launch against the repository's Hydra config."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bot.commands.output import FORMATS, emit, file_timeout_option, remaining_code
+from bot.errors import UserError
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    compose = commands.add_parser("compose-check", help="compose every launch against the repo's Hydra config")
+    compose.add_argument("--repo", required=True, help="a local repository path")
+    mode = compose.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="report only (the default)")
+    mode.add_argument("--write", action="store_true", help="apply the verified fixes to the working tree")
+    compose.add_argument("--format", choices=FORMATS, default="text")
+    compose.add_argument("--output", type=Path)
+    compose.add_argument("--check", action="store_true")
+    compose.add_argument("--since", metavar="SHA", help="learn key renames from the config YAML changed since SHA")
+    compose.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    file_timeout_option(compose)
+
+
+def main(args: argparse.Namespace) -> int:
+    from bot.engine.compose_check import compose_scan
+    from bot.engine.write import write_changes
+
+    root = Path(args.repo)
+    if not root.is_dir():
+        raise UserError(f"--repo {args.repo}: expected a local repository directory")
+    report, stats = compose_scan(root, label=str(root.resolve()), since=args.since, seconds=args.file_timeout or None)
+    if args.write:
+        write_changes(root, report)
+    emit(args, report)
+    for path, line, reason in stats.unresolved:
+        print(f"{path}:{line}: launch not checked: {reason}", file=sys.stderr)
+    return remaining_code(args, report)

@@ -1,0 +1,66 @@
+"""`bot launches`: every launch the bot finds, and how it understood it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from bot.commands.output import EXIT_OK, crash_header, file_timeout_option, relative, write_out
+from bot.engine.launches import Launches, collect
+from bot.errors import UserError
+from bot.report.summary import plural
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    launches = commands.add_parser("launches", help="list every launch and how the bot understood it")
+    launches.add_argument("--repo", required=True, help="a local repository path")
+    launches.add_argument("--format", choices=("text", "json"), default="text")
+    launches.add_argument("--output", type=Path)
+    launches.add_argument("--files", nargs="*", metavar="PATH", help="only these files")
+    file_timeout_option(launches)
+
+
+def main(args: argparse.Namespace) -> int:
+    root = Path(args.repo)
+    if not root.is_dir():
+        raise UserError(f"--repo {args.repo}: expected a local repository directory")
+    only = {relative(root, f) for f in args.files} if args.files is not None else None
+    found = collect(root, str(root.resolve()), only, args.file_timeout or None)
+    write_out(args, render(found, args.format))
+    if found.errors:
+        from bot.engine.isolation import write_crash_log
+
+        log = write_crash_log(found.errors, crash_header())
+        print(f"bot: {len(found.errors)} file(s) could not be read (details in {log})", file=sys.stderr)
+    return EXIT_OK
+
+
+def render(launches: Launches, fmt: str) -> str:
+    if fmt == "json":
+        data = {"version": 1, "repo": launches.repo,
+                "launches": [info.as_dict() for info in launches.launches],
+                "errors": [{"path": e.path, "reason": e.reason, "stage": e.stage} for e in launches.errors],
+                "summary": {"files_scanned": launches.files_scanned, "launches": len(launches.launches),
+                            "by_class": launches.by_class()}}
+        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    lines: list[str] = []
+    for info in launches.launches:
+        entry = f"-m {info.entry}" if info.entry_kind == "module" else str(info.entry)
+        lines.append(f"{info.path}:{info.line}: {info.launcher} {entry}: {info.cls}: {info.evidence}")
+        if info.app is not None:
+            search = f", search path {', '.join(info.app['search_path'])}" if info.app["search_path"] else ""
+            lines.append(f"  config {info.app['config_dir']}/{info.app['config_name']}{search}")
+        where = [f"in {info.branch}" if info.branch else "", f"in function {info.function}" if info.function else ""]
+        if any(where):
+            lines.append("  " + ", ".join(w for w in where if w))
+        for item in info.overrides:
+            origin = "" if item["in"] == "command" else f" [{item['in']}]"
+            lines.append(f"  {item['line']}: {item['text']}  <- {item['source']}{origin}")
+    for error in launches.errors:
+        lines.append(f"{error.path}: {error.reason}")
+    counts = ", ".join(f"{cls} {n}" for cls, n in launches.by_class().items())
+    summary = f"{plural(len(launches.launches), 'launch', 'launches')} in {plural(launches.files_scanned, 'file')}"
+    lines.append(summary + (f": {counts}" if counts else ""))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,124 @@
+"""What every command shares: rule options, the exit codes, the report on stdout or in a file, the crash log."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot import __version__
+from bot.errors import UserError
+from bot.secrets import redact
+
+if TYPE_CHECKING:
+    from bot.model import Report
+    from bot.publish.publisher import PublishResult
+    from bot.rules.model import Rule
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+FORMATS = ("text", "markdown", "json", "sarif", "diff", "github")
+
+
+def rule_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", type=Path, action="append", default=[], metavar="DIR",
+                        help="also load the rule files in DIR")
+    parser.add_argument("--rule", action="append", default=[], metavar="ID", help="run only this rule")
+    parser.add_argument("--enable", action="append", default=[], metavar="ID", help="enable an optional rule")
+    parser.add_argument("--no-bundled", action="store_true", help="do not load the bundled rules")
+
+
+def file_timeout_option(parser: argparse.ArgumentParser) -> None:
+    from bot.engine.isolation import DEFAULT_SECONDS
+
+    parser.add_argument("--file-timeout", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
+                        help=f"give up on a file after this long and report it (default {DEFAULT_SECONDS:g}; 0: never)")
+
+
+def load_rules(args: argparse.Namespace) -> list[Rule]:
+    from bot.rules.loader import load_rules as load
+
+    return load(args.rules, include_bundled=not args.no_bundled, only=args.rule, enable=args.enable)
+
+
+def relative(root: Path, path: str) -> str:
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        raise UserError(f"--files {path}: expected a file inside {root}") from None
+
+
+def use_color(choice: str, stream: object) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def color(args: argparse.Namespace) -> bool:
+    return args.output is None and args.format == "text" and use_color(args.color, sys.stdout)
+
+
+def render_text(args: argparse.Namespace, report: Report) -> str:
+    """The report in the chosen format, secrets removed; one line per report for JSON Lines."""
+    from bot.report import render
+
+    text = redact(render(args.format, report, color=color(args)))
+    if args.format == "json" and getattr(args, "json_lines", False) and args.output is None:
+        text = json.dumps(json.loads(text), ensure_ascii=False) + "\n"
+    return text
+
+
+def write_out(args: argparse.Namespace, text: str) -> None:
+    text = redact(text)
+    if args.output is not None:
+        try:
+            args.output.write_bytes(text.encode("utf-8", "surrogateescape"))
+        except OSError as exc:
+            raise UserError(f"--output {args.output}: cannot write: {exc.strerror or exc}") from None
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+        sys.stdout.buffer.flush()
+
+
+def emit(args: argparse.Namespace, report: Report) -> None:
+    write_out(args, render_text(args, report))
+    announce_errors(report)
+
+
+def crash_header() -> str:
+    return f"bot {__version__}\npython {sys.version}\nplatform {platform.platform()}\nargv {sys.argv!r}\n"
+
+
+def announce_errors(report: Report) -> None:
+    """Files that could not be checked: one crash log for the run, its path on stderr."""
+    if not report.errors:
+        return
+    from bot.engine.isolation import write_crash_log
+
+    log = write_crash_log(report.errors, crash_header())
+    print(f"bot: {len(report.errors)} file(s) could not be checked; the others were (details in {log})",
+          file=sys.stderr)
+
+
+def remaining_code(args: argparse.Namespace, report: Report, code: int = EXIT_OK) -> int:
+    """With --check, 1 while findings remain or a file could not be checked; else the code as it is."""
+    from bot.model import Status
+
+    remaining = [f for f in report.findings if f.status is not Status.FIXED]
+    if code == EXIT_OK and getattr(args, "check", False) and (remaining or report.errors):
+        return EXIT_FINDINGS
+    return code
+
+
+def record_publish(report: Report, result: PublishResult) -> int:
+    """Put the publishing decisions into the report; the exit code says whether any failed."""
+    report.extra["publish"] = {"decisions": [d.as_dict() for d in result.decisions],
+                               "api_requests": result.api_requests}
+    return EXIT_INTERNAL if result.failed else EXIT_OK

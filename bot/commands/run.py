@@ -1,0 +1,171 @@
+"""`bot run`: scan one repository or many, fix what breaks the rules, report, or publish."""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.commands.output import (
+    EXIT_INTERNAL,
+    EXIT_OK,
+    FORMATS,
+    emit,
+    file_timeout_option,
+    load_rules,
+    record_publish,
+    relative,
+    remaining_code,
+    rule_options,
+)
+from bot.errors import UserError
+from bot.secrets import redact
+
+if TYPE_CHECKING:
+    from bot.cache.store import ResultCache
+    from bot.config import RepoConfig
+    from bot.model import Report
+    from bot.rules.model import Rule
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    run = commands.add_parser("run", help="scan a repository, fix what breaks the rules, report; without "
+                                          "--dry-run or --write it publishes pull requests")
+    run.add_argument("--repo", action="append", default=[],
+                     help="a local path, owner/name, or a name from the config file (repeatable)")
+    run.add_argument("--repos", type=Path, metavar="FILE", help="a file of repositories, one per line (# comments)")
+    run.add_argument("--shard", metavar="I/N", help="only the I-th of N deterministic parts of the repository list")
+    run.add_argument("--config", type=Path, help="the repository registry (default: ./bot.toml if present)")
+    run.add_argument("--group", choices=("rule", "all"), help="one pull request per rule (default) or one for all")
+    run.add_argument("--allow-dirty", action="store_true", help="publish from a local path with uncommitted changes")
+    rule_options(run)
+    mode = run.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="change nothing anywhere; print the report")
+    mode.add_argument("--write", action="store_true", help="edit the local working tree only")
+    run.add_argument("--format", choices=FORMATS, default="text")
+    run.add_argument("--output", type=Path, help="write the report to this file instead of stdout")
+    run.add_argument("--check", action="store_true", help="exit 1 when findings remain")
+    run.add_argument("--jobs", type=int, default=1, metavar="N", help="parse files in N processes (default 1)")
+    run.add_argument("--cache-dir", type=Path, metavar="DIR",
+                     help="keep per-file results here (default: $BOT_CACHE_DIR or ~/.cache/followup-bot)")
+    run.add_argument("--no-cache", action="store_true", help="check every file from scratch; keep no results")
+    run.add_argument("--compose", action="store_true",
+                     help="also compose every launch against the repo's Hydra config (rule hydra-compose)")
+    run.add_argument("--since", metavar="SHA", help="act as watch does on the change SHA..default branch")
+    run.add_argument("--files", nargs="*", metavar="PATH", help="scan only these files (pre-commit passes them)")
+    run.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    file_timeout_option(run)
+
+
+def main(args: argparse.Namespace) -> int:
+    from bot.repolist import repositories
+
+    names = repositories(args.repo, args.repos, args.shard)
+    if len(names) == 1 and not args.shard and not args.repos:
+        args.repo = names[0]
+        return run_one(args)
+    return run_many(args, names)
+
+
+def run_many(args: argparse.Namespace, names: list[str]) -> int:
+    """Each repository in turn; one that fails is reported and the others still run."""
+    if args.output is not None and "{repo}" not in str(args.output):
+        raise UserError(f"--output {args.output}: with several repositories, expected a path with {{repo}} in it")
+    failed: list[str] = []
+    worst = EXIT_OK
+    for name in names:
+        print(f"== {name}", file=sys.stderr)
+        one = copy.copy(args)
+        one.repo = name
+        one.json_lines = True  # one report per line on stdout: JSON Lines
+        if args.output is not None:
+            one.output = Path(str(args.output).replace("{repo}", re.sub(r"[^A-Za-z0-9_.-]+", "_", name)))
+        try:
+            code = run_one(one)
+        except UserError as exc:
+            print(redact(f"bot: error: {name}: {exc}"), file=sys.stderr)
+            failed.append(name)
+            continue
+        if code == EXIT_INTERNAL:
+            failed.append(name)
+        worst = max(worst, code if code != EXIT_INTERNAL else EXIT_OK)
+    if failed:
+        print(f"bot: {len(failed)} of {len(names)} repositories failed: {', '.join(failed)}", file=sys.stderr)
+        return EXIT_INTERNAL
+    return worst
+
+
+def run_one(args: argparse.Namespace) -> int:
+    from bot.config import load_config
+
+    if args.since:
+        from bot.commands import watch
+
+        if args.write:
+            raise UserError("--since works with --dry-run or publishing, not --write")
+        args.before, args.after = args.since, None
+        return watch.main(args)
+    repo = load_config(args.config).resolve(args.repo)
+    rules = load_rules(args)
+    code = EXIT_OK
+    if args.dry_run or args.write:
+        report = local_report(args, repo, rules)
+    else:
+        from bot.publish.run import PublishOptions, publish
+
+        result = publish(repo, rules, PublishOptions(group=args.group, allow_dirty=args.allow_dirty,
+                                                     compose=args.compose))
+        report = result.report
+        code = record_publish(report, result)
+    emit(args, report)
+    return remaining_code(args, report, code)
+
+
+def local_report(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule]) -> Report:
+    """A dry run or a write: of a local path, or (dry run) of a shallow fetch of the default branch."""
+    from bot.engine.scan import scan
+    from bot.publish.run import warn_actions_token
+
+    if args.dry_run:
+        warn_actions_token()
+    if repo.path is None:
+        if args.write:
+            raise UserError(f"--repo {args.repo}: --write edits a local working tree; give a local path")
+        from bot.publish.run import fetch_for_scan
+
+        remote, default = fetch_for_scan(repo)
+        with remote.worktree(default) as worktree:
+            return scan(worktree, rules, label=repo.github or args.repo)
+    only = {relative(repo.path, f) for f in args.files} if args.files is not None else None
+    report = scan(repo.path, rules, label=label(args.repo, repo), paths=only, jobs=max(1, args.jobs),
+                  cache=open_cache(args, repo.path, rules), reuse_changes=args.dry_run,
+                  seconds=args.file_timeout or None)
+    if args.compose:
+        from bot.engine.compose_check import compose_scan, merge_into
+
+        merge_into(report, compose_scan(repo.path, label=report.repo)[0])
+    if args.write:
+        from bot.engine.write import write_changes
+
+        write_changes(repo.path, report)
+    return report
+
+
+def label(name: str, repo: RepoConfig) -> str:
+    """The report's name for the repository: a local path not in the registry reads as its absolute path,
+    so reports do not depend on the working directory they were made from."""
+    if repo.path is not None and repo.name == name and repo.github is None:
+        return str(repo.path.resolve())
+    return name
+
+
+def open_cache(args: argparse.Namespace, root: Path, rules: list[Rule]) -> ResultCache | None:
+    """The per-file result store for `root`, unless --no-cache."""
+    if args.no_cache:
+        return None
+    from bot.cache.store import ResultCache, default_directory, fingerprint
+
+    return ResultCache(args.cache_dir or default_directory(), root, fingerprint([r for r in rules if r.enabled]))

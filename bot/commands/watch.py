@@ -1,0 +1,210 @@
+"""`bot watch`: act on an upstream change: the rules it triggers (and infers), over the repository.
+
+The change is read with GitPython; a rule runs when the change touches its trigger paths or text,
+or when a file the change edits breaks it; config YAML changes compose every launch again; rules
+inferred with high confidence from new validation code run at once. Then a dry-run report, or the
+follow-up pull requests. In GitHub Actions the push event gives the change and the workspace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.commands.output import EXIT_OK, FORMATS, emit, load_rules, record_publish, remaining_code, rule_options
+from bot.engine.compose_check import compose_rule, compose_scan, merge_into
+from bot.engine.scan import scan
+from bot.errors import UserError
+from bot.publish.credentials import api_url, from_environment
+from bot.publish.run import PublishOptions, git_token, open_remote, publish, repo_lock
+from bot.publish.vcs import NAMESPACE
+from bot.secrets import redact
+from bot.upstream.change import Change, read_change, triggered
+
+if TYPE_CHECKING:
+    from bot.config import RepoConfig
+    from bot.model import Report
+    from bot.publish.publisher import PublishResult
+    from bot.rules.model import Rule
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    watch = commands.add_parser("watch", help="act on an upstream change: the rules it triggers, over the repo")
+    watch.add_argument("--repo", help="as for run; in GitHub Actions the event's repository by default")
+    watch.add_argument("--before", help="the commit before the change (in Actions: from the push event)")
+    watch.add_argument("--after", help="the commit after the change (default: the default branch's tip)")
+    watch.add_argument("--config", type=Path)
+    watch.add_argument("--group", choices=("rule", "all"))
+    watch.add_argument("--dry-run", action="store_true", help="report only; open no pull request")
+    watch.add_argument("--format", choices=FORMATS, default="text")
+    watch.add_argument("--output", type=Path)
+    watch.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    watch.add_argument("--check", action="store_true")
+    rule_options(watch)
+
+
+def main(args: argparse.Namespace) -> int:
+    from bot import actions
+    from bot.config import load_config
+
+    payload = actions.event() if actions.in_actions() else {}
+    span = (args.before, args.after) if args.before else actions.push_range(payload)
+    name = args.repo or (payload.get("repository") or {}).get("full_name") or os.environ.get("GITHUB_REPOSITORY")
+    if not name:
+        raise UserError("watch: expected --repo (or GITHUB_REPOSITORY in GitHub Actions)")
+    repo = load_config(args.config).resolve(name)
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if repo.path is None and actions.in_actions() and workspace and (Path(workspace) / ".git").exists():
+        repo = replace(repo, path=Path(workspace))
+    rules = load_rules(args)
+    options = PublishOptions(group=args.group, allow_dirty=actions.in_actions())
+    if span is None:
+        if not actions.in_actions():
+            raise UserError("watch: expected --before SHA (or a push event in GITHUB_EVENT_PATH); "
+                            "for a full run use bot run")
+        return full_run_in_actions(args, repo, rules, options)
+    result = watch(repo, rules, span[0], span[1], options, args.dry_run)
+    if not result.rules:
+        print(f"no rule triggered by {result.change.before[:12]}..{result.change.after[:12]}, and the files it "
+              f"edits break none: nothing to do")
+        for line in result.suggestions:
+            print(f"suggested rule (not run): {line}")
+        for line in result.not_understood:
+            print(line)
+        if actions.in_actions():
+            actions.set_outputs({"findings": "0", "pr-urls": "[]", "triggered": "[]"})
+            actions.write_summary("### followup-bot\n\nNo rule triggered by this change; nothing to do.\n")
+        return EXIT_OK
+    report = result.report
+    assert report is not None
+    for rule_id, reason in sorted(result.reasons.items()):
+        print(f"{rule_id}: {reason}", file=sys.stderr)
+    code = record_publish(report, result.published) if result.published is not None else EXIT_OK
+    emit(args, report)
+    if actions.in_actions():
+        report_to_actions(args, report, sorted(result.reasons))
+    return remaining_code(args, report, code)
+
+
+def full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule],
+                        options: PublishOptions) -> int:
+    """workflow_dispatch has no push range: run the chosen (or every enabled) rule over the repository."""
+    if args.dry_run:
+        if repo.path is None:
+            raise UserError("watch: a dry-run without a push range needs the checked-out workspace")
+        report = scan(repo.path, rules, label=repo.github or repo.name)
+        code = EXIT_OK
+    else:
+        published = publish(repo, rules, options)
+        report = published.report
+        code = record_publish(report, published)
+    emit(args, report)
+    report_to_actions(args, report, sorted(r.id for r in rules if r.enabled))
+    return code
+
+
+def report_to_actions(args: argparse.Namespace, report: Report, triggered: list[str]) -> None:
+    """Annotations on stdout, the markdown report in the step summary, and the workflow outputs."""
+    from bot import actions
+    from bot.report import render
+
+    if args.format != "github":
+        sys.stdout.write(redact(render("github", report)))
+    actions.write_summary(redact(render("markdown", report)))
+    decisions = report.extra.get("publish", {}).get("decisions", [])
+    urls = [d["url"] for d in decisions if d.get("url")]
+    actions.set_outputs({"findings": str(len(report.findings)), "pr-urls": json.dumps(urls),
+                         "triggered": json.dumps(triggered)})
+
+
+@dataclass
+class WatchResult:
+    change: Change
+    rules: list[Rule]  # the rules that run over the whole repository
+    reasons: dict[str, str]
+    published: PublishResult | None = None
+    report: Report | None = None
+    suggestions: list[str] = field(default_factory=list)  # inferred rules not confident enough to run
+    not_understood: list[str] = field(default_factory=list)  # new validation the bot could not read
+
+    def inferred(self) -> dict[str, list[str]]:
+        return {"suggestions": self.suggestions, "not_understood": self.not_understood}
+
+
+def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict[str, str],
+                   suggestions: list[str], not_understood: list[str]) -> list[Rule]:
+    """High-confidence rules inferred from the validation code the change adds run at once."""
+    from bot.rules.loader import parse_rule
+    from bot.upstream.infer import infer
+
+    inference = infer(local, change.before, change.after, [r for r in rules if r.enabled])
+    not_understood.extend(u.describe() for u in inference.not_understood)
+    out = []
+    for proposal in inference.proposals:
+        where = proposal.check.where
+        if proposal.confidence != "high":
+            keys = ", ".join(proposal.keys[:3]) + (", ..." if len(proposal.keys) > 3 else "")
+            guard = f" (only when `{proposal.check.guard}`)" if proposal.check.guard else ""
+            suggestions.append(f"{where}: `{proposal.check.text}`{guard} suggests rule {proposal.rule['id']} "
+                               f"on {keys}; run `bot infer` to see it")
+            continue
+        rule = parse_rule(proposal.rule, Path(f"{proposal.rule['id']}.yaml"))
+        reasons[rule.id] = f"inferred from `{proposal.check.text}` at {where}"
+        out.append(rule)
+    return out
+
+
+def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, options: PublishOptions,
+          dry_run: bool) -> WatchResult:
+    """Read the change, choose the rules it calls for, then scan (dry-run) or publish with them."""
+    credentials = from_environment()
+    token = git_token(credentials, repo)
+    remote = open_remote(repo, token, repo.fetch_url(api_url()))
+    default = repo.default_branch or remote.default_branch()
+    with repo_lock(repo):
+        remote.fetch(default, repo.branch_prefix)
+    change = read_change(remote.local, before, after or f"{NAMESPACE}{default}")
+    reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
+    if any(path.endswith((".yaml", ".yml")) for path in change.paths):
+        reasons["hydra-compose"] = "the change edits config YAML: every launch is composed again"
+    suggestions: list[str] = []
+    not_understood: list[str] = []
+    if any(path.endswith(".py") for path in change.paths):
+        rules = [*rules, *inferred_rules(remote.local, change, rules, reasons, suggestions, not_understood)]
+    options.notes = [*options.notes, *(f"Suggested rule (not applied): {s}" for s in suggestions),
+                     *(f"Validation changed upstream, not understood: {u}" for u in not_understood)]
+    enabled = [r for r in rules if r.enabled]
+    with remote.worktree(default) as worktree:
+        edited = scan(worktree, enabled, paths=set(change.edited))
+        for finding in edited.findings:
+            reasons.setdefault(finding.rule, f"the change edits {finding.path}, which breaks it")
+        selected = [r if r.id in reasons else replace(r, enabled=False) for r in rules]
+        options.compose = "hydra-compose" in reasons
+        result = WatchResult(change, [r for r in selected if r.enabled], reasons, suggestions=suggestions,
+                             not_understood=not_understood)
+        if options.compose:
+            result.rules.append(compose_rule())
+        if not result.rules:
+            return result
+        if dry_run:
+            result.report = scan(worktree, selected, label=repo.github or repo.name)
+            if suggestions or not_understood:
+                result.report.extra["inferred"] = result.inferred()
+            if options.compose:
+                merge_into(result.report, compose_scan(worktree, label=result.report.repo)[0])
+            return result
+    pull = change.pull_number
+    if pull is not None and options.upstream_ref is None:
+        options.upstream_ref = f"#{pull}"
+    group = options.group or repo.group
+    # one PR for all rules always carries every enabled rule: a subset would drop or close the others' fixes
+    result.published = publish(repo, rules if group == "all" else selected, options, credentials)
+    result.report = result.published.report
+    if suggestions or not_understood:
+        result.report.extra["inferred"] = result.inferred()
+    return result

@@ -1,0 +1,223 @@
+"""compose-check: every launch of every shell file composed with the repository's config.
+
+Each override Hydra would reject is a finding of the built-in rule `hydra-compose` with Hydra's
+own message; `+` on a key that exists now, and a key a config change renamed, are fixed, verified
+by composing again. One file that fails is an error entry; the others are still composed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+
+from bot.engine.isolation import DEFAULT_SECONDS, isolated
+from bot.hydra.app import AppProblem, HydraApp, resolve_app
+from bot.hydra.compose import Composer, ComposeStats
+from bot.hydra.renames import Rename, config_renames, rename_fix
+from bot.lang.shell.launches import Launch, Override
+from bot.lang.shell.parse import ShellScript
+from bot.model import Edit, Finding, Report, Status
+from bot.rules.model import Rule
+
+RULE_ID = "hydra-compose"
+
+
+ALREADY_THERE = "Could not append to config. An item is already at"
+
+
+def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
+                 renames: list[Rename] | None = None) -> list[Finding]:
+    findings: list[Finding] = []
+    reported: set[object] = set()
+    for launch in script.launches:
+        composer.stats.launches += 1
+        app = resolve_app(root, launch)
+        if isinstance(app, AppProblem):
+            composer.stats.unresolved.append((path, launch.line, app.reason))
+            continue
+        for condition, replaced in variants(script, launch):
+            for override, message in composer.failures(app, launch, replaced=replaced):
+                site = override.key_span if override is not None else ("launch", launch.line)
+                if site in reported:
+                    continue
+                reported.add(site)
+                if override is None:
+                    finding = _launch_finding(path, script, launch, app, message)
+                else:
+                    finding = _finding(path, script, override, message, launch, renames or [])
+                if condition:
+                    finding.message += f" (when {condition})"
+                findings.append(finding)
+    return findings
+
+
+_VARIABLE = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)(?::?-[^}]*)?\}?$")
+
+
+def value_variable(override: Override) -> str | None:
+    """The one shell variable an override's whole value comes from, if any."""
+    pieces = override.value_pieces
+    if not pieces:
+        return None
+    defaults = {p.default_of for p in pieces if p.default_of}
+    if len(defaults) == 1:
+        return next(iter(defaults)).lstrip("$")
+    if len(pieces) == 1 and not pieces[0].static:
+        match = _VARIABLE.match(pieces[0].text)
+        return match.group(1) if match else None
+    chain = override.key_chain
+    names = {p.via[len(chain)].var for p in pieces if len(p.via) > len(chain)}
+    return next(iter(names)) if len(names) == 1 and all(len(p.via) > len(chain) for p in pieces) else None
+
+
+def variants(script: ShellScript, launch: Launch) -> list[tuple[str, dict[int, str] | None]]:
+    """The launch as written, then once for each value the script itself tests a variable against."""
+    out: list[tuple[str, dict[int, str] | None]] = [("", None)]
+    by_variable: dict[str, list[Override]] = {}
+    for override in launch.overrides:
+        name = value_variable(override)
+        if name is not None and name in script.tested:
+            by_variable.setdefault(name, []).append(override)
+    for name, overrides in by_variable.items():
+        for value in script.tested[name]:
+            replaced = {id(o): f"{o.prefix}{o.key}={value}" for o in overrides}
+            out.append((f"{name}={value}", replaced))
+    return out
+
+
+def _compose_file(root: Path, path: str, data: bytes, composer: Composer, renames: list[Rename],
+                  report: Report) -> None:
+    """One shell file's launches composed, its verified fixes and findings added to `report`."""
+    from bot.engine.edits import apply_edits, outside_unchanged
+    from bot.lang.shell.parse import analyse, count_errors
+    from bot.model import FileChange
+
+    script = analyse(data, path=path)
+    findings = check_script(path, root, script, composer, renames)
+    near = script.error_lines()
+    for finding in findings:
+        if finding.edits and finding.line in near:
+            finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
+            finding.message += "; not edited: next to a part the shell parser could not read"
+    edits = [e for f in findings if f.status is Status.FIXABLE for e in f.edits]
+    change = None
+    if edits:
+        after = apply_edits(data, edits)
+        counted = (composer.stats.launches, len(composer.stats.unresolved))
+        again = check_script(path, root, analyse(after, path=path), composer, renames)
+        composer.stats.launches = counted[0]
+        del composer.stats.unresolved[counted[1]:]
+        ok = outside_unchanged(data, after, edits) and count_errors(after) <= count_errors(data) and not any(
+            f.status is Status.FIXABLE for f in again)
+        if ok:
+            change = FileChange(path, data, after)
+        else:
+            for finding in findings:
+                if finding.status is Status.FIXABLE:
+                    finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
+                    finding.message += "; the fix could not be verified"
+    report.files_parsed += 1
+    report.launches += len(script.launches)
+    if script.partly_parsed:
+        from bot.lang.shell.front import error_regions
+        from bot.rules.parse_reach import rules_reached
+
+        report.partly_parsed.append(path)
+        report.unsure[path] = tuple(rules_reached(error_regions(script), [compose_rule()]))
+    if change is not None:
+        report.changes.append(change)
+    report.findings.extend(findings)
+
+
+def compose_scan(root: Path, label: str | None = None, since: str | None = None,
+                 seconds: float | None = DEFAULT_SECONDS) -> tuple[Report, ComposeStats]:
+    """Every launch of every shell file, composed; `+` fixes verified by composing again.
+
+    A file that fails or takes too long becomes an error entry; the others are still composed.
+    """
+    from bot.discover import head_commit, read_source, shell_sources
+    from bot.model import RuleInfo
+
+    root = root.resolve()  # every path below is the repository's, whatever the working directory
+    composer = Composer()
+    renames = config_renames(root, since) if since else []
+    report = Report(repo=label or str(root), commit=head_commit(root),
+                    rules=[RuleInfo(RULE_ID, True, "Overrides compose with the repository's Hydra config")])
+    for source in shell_sources(root, report.skipped):
+        report.files_scanned += 1
+        data = read_source(source, report.skipped)
+        if data is None or (b"python" not in data and b"torchrun" not in data and b"PYTHON" not in data):
+            continue
+        counted = (composer.stats.launches, len(composer.stats.unresolved))
+        work = partial(_compose_file, root, source.path, data, composer, renames, report)
+        _, error = isolated(source.path, "composing", work, seconds)
+        if error is not None:
+            composer.stats.launches = counted[0]
+            del composer.stats.unresolved[counted[1]:]
+            report.errors.append(replace(error, rules=(RULE_ID,)))
+    report.errors.sort(key=lambda e: e.path)
+    report.findings.sort(key=Finding.sort_key)
+    report.extra["compose"] = {"launches": composer.stats.launches, "base_composes": composer.stats.base_composes,
+                               "unresolved": [{"path": p, "line": n, "reason": r}
+                                              for p, n, r in composer.stats.unresolved]}
+    return report, composer.stats
+
+
+def _launch_finding(path: str, script: ShellScript, launch: Launch, app: HydraApp, message: str) -> Finding:
+    """The launch's config itself does not compose (a config name that is not there, say)."""
+    from bot.lang.shell.launches import line_column
+
+    _, column = line_column(script.src, launch.site.node.start_byte)
+    where = f"launch of {launch.entry} at line {launch.line}" + (f" ({launch.branch})" if launch.branch else "")
+    return Finding(rule=RULE_ID, path=path, line=launch.line, column=column, key="", value=app.config_name,
+                   status=Status.MANUAL, message=f"{message} [{where}]")
+
+
+def _finding(path: str, script: ShellScript, override: Override, message: str, launch: Launch,
+             renames: list[Rename]) -> Finding:
+    where = f"launch of {launch.entry} at line {launch.line}"
+    if launch.branch:
+        where += f" ({launch.branch})"
+    finding = Finding(rule=RULE_ID, path=path, line=override.line, column=override.column, key=override.key,
+                      value=override.value_text, status=Status.MANUAL, message=f"{message} [{where}]")
+    if message.startswith(ALREADY_THERE) and override.prefix == "+" and override.prefix_span is not None:
+        finding.status = Status.FIXABLE
+        finding.message += "; the key exists now: drop the +"
+        finding.edits = [Edit(path, override.prefix_span, "", RULE_ID)]
+        finding.fix_site = (path, override.line)
+    rename = rename_fix(override, message, renames)
+    if rename is not None and override.key_span is not None:
+        new_key = override.key.rsplit(".", 1)[0] + "." + rename.new if "." in override.key else rename.new
+        finding.status = Status.FIXABLE
+        finding.message += f"; {rename.source} renamed {rename.old} to {rename.new}: use {new_key}"
+        finding.edits = [Edit(path, override.key_span, new_key, RULE_ID)]
+        finding.fix_site = (path, override.line)
+    return finding
+
+
+def compose_rule() -> Rule:
+    """The built-in rule behind compose-check findings, for reports and pull requests."""
+    return Rule(
+        id=RULE_ID,
+        title="Launch overrides must compose with the repository's Hydra config",
+        description="Each launch was composed with hydra-core against the repository's own config tree, as "
+                    "Hydra would at start-up; these overrides no longer compose (a `+` on a key that now "
+                    "exists, or a key that was renamed).",
+        severity="error", enabled=True, source="built-in")
+
+
+def merge_into(report: Report, composed: Report) -> None:
+    """compose-check's findings and verified fixes added to a scan's report (files it changed already stay)."""
+    from bot.model import RuleInfo
+
+    rule = compose_rule()
+    if all(r.id != rule.id for r in report.rules):
+        report.rules.append(RuleInfo(rule.id, True, rule.title, rule.severity))
+    report.findings.extend(composed.findings)
+    report.findings.sort(key=Finding.sort_key)
+    taken = {c.path for c in report.changes}
+    report.changes.extend(c for c in composed.changes if c.path not in taken)
+    report.errors.extend(composed.errors)
+    report.extra["compose"] = composed.extra.get("compose")
