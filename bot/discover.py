@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bot.errors import UserError
 from bot.lang.kinds import SHELL, kind_for_path
-from bot.model import Skipped
+from bot.model import SkipKind, Skipped
 
 SHELL_SUFFIXES = {".sh", ".bash", ".slurm", ".zsh", ".ksh"}
 SHEBANG = re.compile(rb"^#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|z|k|da)?sh\b")
@@ -126,7 +126,7 @@ def classify(root: Path, rel: str, skipped: list[Skipped], symlinked_dirs: dict[
             root_real = os.path.realpath(root)
             reason = ("symlink to outside the repository: not followed" if not _inside(root_real, target)
                       else "symlink: its target is read under its own name")
-            skipped.append(Skipped(rel, reason))
+            skipped.append(Skipped(rel, reason, SkipKind.LINK))
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
@@ -139,7 +139,7 @@ def classify(root: Path, rel: str, skipped: list[Skipped], symlinked_dirs: dict[
         if not SHEBANG.match(head):
             return None
     if _has_symlinked_parent(base, rel, {} if symlinked_dirs is None else symlinked_dirs):
-        skipped.append(Skipped(rel, "inside a symlinked directory: not followed"))
+        skipped.append(Skipped(rel, "inside a symlinked directory: not followed", SkipKind.LINK))
         return None
     return SourceFile(rel, root, named_kind or SHELL, info.st_size)
 

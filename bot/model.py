@@ -4,13 +4,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
 
 
 class Status(str, Enum):
     FIXABLE = "fixable"
     FIXED = "fixed"
     MANUAL = "manual"
+
+
+class Reason(str, Enum):
+    """Why a fix was taken back, where code (not only a person) acts on it."""
+
+    CONFLICT = "conflict"  # two rules' fixes overlap: neither is made
+    UNVERIFIED = "unverified"  # the edited file failed verification: nothing of it is made
+
+
+class SkipKind(str, Enum):
+    LINK = "link"  # a symlink or what lies behind one: never read through, by design
+    UNREADABLE = "unreadable"  # too large, binary, not UTF-8, not what its name says, an I/O error
 
 
 @dataclass(frozen=True)
@@ -59,6 +70,7 @@ class Finding:
     fix_site: tuple[str, int] | None = None
     edits: list[Edit] = field(default_factory=list)
     severity: str = "error"
+    reason: Reason | None = None  # why a fix was taken back (the message says it in words)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.rule, self.key)
@@ -68,6 +80,7 @@ class Finding:
 class Skipped:
     path: str
     reason: str
+    kind: SkipKind = SkipKind.UNREADABLE
 
 
 @dataclass(frozen=True)
@@ -98,6 +111,47 @@ class RuleInfo:
 
 
 @dataclass
+class ComposeSummary:
+    launches: int = 0
+    base_composes: int = 0
+    unresolved: list[tuple[str, int, str]] = field(default_factory=list)  # path, line, why not checked
+
+
+@dataclass
+class CacheStats:
+    reused: int = 0
+    checked: int = 0
+
+
+@dataclass
+class PublishDecision:
+    """What publishing decided for one follow-up pull request, and why."""
+
+    group: str
+    branch: str
+    action: str  # opened | updated | up-to-date | blocked | closed | skipped | nothing | failed ...
+    detail: str = ""
+    number: int | None = None
+    url: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"group": self.group, "branch": self.branch, "action": self.action, "detail": self.detail,
+                "number": self.number, "url": self.url}
+
+
+@dataclass
+class PublishSummary:
+    decisions: list[PublishDecision] = field(default_factory=list)
+    api_requests: int = 0
+
+
+@dataclass
+class Inferred:
+    suggestions: list[str] = field(default_factory=list)  # inferred rules not confident enough to run
+    not_understood: list[str] = field(default_factory=list)  # new validation the bot could not read
+
+
+@dataclass
 class Report:
     repo: str
     commit: str | None
@@ -111,11 +165,14 @@ class Report:
     files_parsed: int = 0
     launches: int = 0
     written: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
     files_by_kind: dict[str, int] = field(default_factory=dict)  # files scanned, by source kind
     file_kinds: dict[str, str] = field(default_factory=dict)  # path -> kind, for every file parsed
     reads: set[str] = field(default_factory=set)  # files results depend on besides their own (callees)
     errors: list[FileError] = field(default_factory=list)  # files that could not be checked, and why
+    compose: ComposeSummary | None = None  # compose-check's counts, when it ran
+    cache: CacheStats | None = None  # per-file results taken from the cache, when one was used
+    publish: PublishSummary | None = None  # what publishing decided, when it ran
+    inferred: Inferred | None = None  # rules inferred from a change but not run, checks not understood
 
     def kind_counts(self) -> dict[str, dict[str, int]]:
         """Per source kind: files scanned and parsed, findings, fixable and manual."""

@@ -42,8 +42,8 @@ def _scan(root: Path, cache_dir: Path, reuse_changes: bool = True) -> tuple[dict
     rules = load_rules()
     cache = ResultCache(cache_dir, root, fingerprint([r for r in rules if r.enabled]))
     report = scan(root, rules, cache=cache, reuse_changes=reuse_changes)
-    stats = report.extra.pop("cache")
-    return to_dict(report), stats
+    assert report.cache is not None
+    return to_dict(report), {"reused": report.cache.reused, "checked": report.cache.checked}
 
 
 def _cold(root: Path) -> dict[str, Any]:

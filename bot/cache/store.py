@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from bot.engine.edits import apply_edits, unique_edits
-from bot.model import Edit, FileChange, FileResult, Finding, Outcome, Skipped, Span, Status
+from bot.model import Edit, FileChange, FileResult, Finding, Outcome, Reason, Skipped, Span, Status
 from bot.rules.model import Rule
 
-FORMAT = 2
+FORMAT = 3
 PARSERS = ("tree-sitter", "tree-sitter-bash", "hydra-core", "omegaconf", "libcst", "ruamel.yaml")
 
 
@@ -208,14 +208,16 @@ def changed(data: dict[str, Any]) -> bool:
 def _encode_findings(findings: list[Finding]) -> list[list[Any]]:
     return [[f.rule, f.path, f.line, f.column, f.key, f.value, f.status.value, f.message,
              list(f.fix_site) if f.fix_site else None,
-             [[e.path, e.span.start, e.span.end, e.text, e.rule] for e in f.edits], f.severity]
+             [[e.path, e.span.start, e.span.end, e.text, e.rule] for e in f.edits], f.severity,
+             f.reason.value if f.reason else None]
             for f in findings]
 
 
 def _decode_findings(raw: list[list[Any]]) -> list[Finding]:
     findings = []
-    for rule, path, line, column, key, value, status, message, site, edits, severity in raw:
+    for rule, path, line, column, key, value, status, message, site, edits, severity, reason in raw:
         findings.append(Finding(rule, path, line, column, key, value, Status(status), message,
                                 (site[0], site[1]) if site else None,
-                                [Edit(p, Span(start, end), text, r) for p, start, end, text, r in edits], severity))
+                                [Edit(p, Span(start, end), text, r) for p, start, end, text, r in edits], severity,
+                                Reason(reason) if reason else None))
     return findings

@@ -119,6 +119,7 @@ def remaining_code(args: argparse.Namespace, report: Report, code: int = EXIT_OK
 
 def record_publish(report: Report, result: PublishResult) -> int:
     """Put the publishing decisions into the report; the exit code says whether any failed."""
-    report.extra["publish"] = {"decisions": [d.as_dict() for d in result.decisions],
-                               "api_requests": result.api_requests}
+    from bot.model import PublishSummary
+
+    report.publish = PublishSummary(list(result.decisions), result.api_requests)
     return EXIT_INTERNAL if result.failed else EXIT_OK

@@ -20,6 +20,7 @@ from bot.commands.output import EXIT_OK, FORMATS, emit, load_rules, record_publi
 from bot.engine.compose_check import compose_rule, compose_scan, merge_into
 from bot.engine.scan import scan
 from bot.errors import UserError
+from bot.model import Inferred
 from bot.publish.credentials import api_url, from_environment
 from bot.publish.run import PublishOptions, git_token, open_remote, publish, repo_lock
 from bot.publish.vcs import NAMESPACE
@@ -116,8 +117,7 @@ def report_to_actions(args: argparse.Namespace, report: Report, triggered: list[
     if args.format != "github":
         sys.stdout.write(redact(render("github", report)))
     actions.write_summary(redact(render("markdown", report)))
-    decisions = report.extra.get("publish", {}).get("decisions", [])
-    urls = [d["url"] for d in decisions if d.get("url")]
+    urls = [d.url for d in report.publish.decisions if d.url] if report.publish else []
     actions.set_outputs({"findings": str(len(report.findings)), "pr-urls": json.dumps(urls),
                          "triggered": json.dumps(triggered)})
 
@@ -132,8 +132,8 @@ class WatchResult:
     suggestions: list[str] = field(default_factory=list)  # inferred rules not confident enough to run
     not_understood: list[str] = field(default_factory=list)  # new validation the bot could not read
 
-    def inferred(self) -> dict[str, list[str]]:
-        return {"suggestions": self.suggestions, "not_understood": self.not_understood}
+    def inferred(self) -> Inferred:
+        return Inferred(self.suggestions, self.not_understood)
 
 
 def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict[str, str],
@@ -194,7 +194,7 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
         if dry_run:
             result.report = scan(worktree, selected, label=repo.github or repo.name)
             if suggestions or not_understood:
-                result.report.extra["inferred"] = result.inferred()
+                result.report.inferred = result.inferred()
             if options.compose:
                 merge_into(result.report, compose_scan(worktree, label=result.report.repo)[0])
             return result
@@ -206,5 +206,5 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     result.published = publish(repo, rules if group == "all" else selected, options, credentials)
     result.report = result.published.report
     if suggestions or not_understood:
-        result.report.extra["inferred"] = result.inferred()
+        result.report.inferred = result.inferred()
     return result

@@ -11,13 +11,11 @@ from bot.engine.edits import apply_edits, find_conflicts, unique_edits, verify
 from bot.lang import front_end
 from bot.lang.front import FrontEnd, Reading, SourceUnreadable
 from bot.lang.kinds import SHELL, kind_for_path
-from bot.model import FileChange, FileResult, Finding, Status
+from bot.model import FileChange, FileResult, Finding, Reason, Status
 from bot.rules.evaluate import LaunchFacts, evaluate
 from bot.rules.globs import any_match
 from bot.rules.model import Rule
 from bot.rules.parse_reach import rules_reached
-
-CONFLICT = "conflicting fixes"
 
 
 def prefilter_tokens(rules: list[Rule]) -> list[bytes] | None:
@@ -75,17 +73,17 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
             if any(e in clashing for e in finding.edits):
                 others = sorted({c.second.rule if c.first in finding.edits else c.first.rule for c in conflicts
                                  if c.first in finding.edits or c.second in finding.edits})
-                make_manual(finding, f"{CONFLICT} (with {', '.join(others)}): not edited")
+                make_manual(finding, f"conflicting fixes (with {', '.join(others)}): not edited", Reason.CONFLICT)
         edits = unique_edits(findings)
         if not edits:
             return result
     after = apply_edits(data, edits)
-    refused = {(f.rule, f.key) for f in findings if CONFLICT in f.message}
+    refused = {(f.rule, f.key) for f in findings if f.reason is Reason.CONFLICT}
     problem = _verified(path, data, after, edits, front, rules, facts, refused)
     if problem is not None:
         for finding in findings:
             if finding.status is Status.FIXABLE:
-                make_manual(finding, f"the fix could not be verified: {problem}")
+                make_manual(finding, f"the fix could not be verified: {problem}", Reason.UNVERIFIED)
         return result
     result.change = FileChange(path, data, after)
     return result
@@ -107,8 +105,9 @@ def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd
     return front.problem(data, after) if outcome.ok else outcome.reason
 
 
-def make_manual(finding: Finding, reason: str) -> None:
+def make_manual(finding: Finding, words: str, reason: Reason) -> None:
     finding.status = Status.MANUAL
-    finding.message = f"{finding.message}; {reason}"
+    finding.message = f"{finding.message}; {words}"
     finding.edits = []
     finding.fix_site = None
+    finding.reason = reason

@@ -18,7 +18,7 @@ from bot.hydra.compose import Composer, ComposeStats
 from bot.hydra.renames import Rename, config_renames, rename_fix
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
-from bot.model import Edit, Finding, Report, Status
+from bot.model import ComposeSummary, Edit, Finding, Report, Status
 from bot.rules.model import Rule
 
 RULE_ID = "hydra-compose"
@@ -159,9 +159,8 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
             report.errors.append(replace(error, rules=(RULE_ID,)))
     report.errors.sort(key=lambda e: e.path)
     report.findings.sort(key=Finding.sort_key)
-    report.extra["compose"] = {"launches": composer.stats.launches, "base_composes": composer.stats.base_composes,
-                               "unresolved": [{"path": p, "line": n, "reason": r}
-                                              for p, n, r in composer.stats.unresolved]}
+    report.compose = ComposeSummary(composer.stats.launches, composer.stats.base_composes,
+                                    list(composer.stats.unresolved))
     return report, composer.stats
 
 
@@ -220,4 +219,4 @@ def merge_into(report: Report, composed: Report) -> None:
     taken = {c.path for c in report.changes}
     report.changes.extend(c for c in composed.changes if c.path not in taken)
     report.errors.extend(composed.errors)
-    report.extra["compose"] = composed.extra.get("compose")
+    report.compose = composed.compose

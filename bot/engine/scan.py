@@ -16,7 +16,7 @@ from bot.engine.check import check_file, prefilter_tokens, rules_for
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.errors import UserError
 from bot.lang.kinds import PYTHON, SHELL_FAMILY, YAML
-from bot.model import Finding, Outcome, Report, RuleInfo, Skipped
+from bot.model import CacheStats, Finding, Outcome, Report, RuleInfo, Skipped
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule, consults_config
 
@@ -142,7 +142,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         _add_outcome(report, outcome)
     if reuse is not None:
         reuse.finish(complete=paths is None)
-        report.extra["cache"] = {"reused": reuse.reused, "checked": len(todo)}
+        report.cache = CacheStats(reuse.reused, len(todo))
     report.findings.sort(key=Finding.sort_key)
     report.errors.sort(key=lambda e: e.path)
     return report

@@ -15,26 +15,14 @@ from pathlib import Path
 from bot.config import RepoConfig
 from bot.engine.scan import scan
 from bot.errors import UserError
-from bot.model import Finding, Report, Status
+from bot.model import Finding, PublishDecision, Reason, Report, SkipKind, Status
 from bot.publish import body as texts
 from bot.publish.forge import Forge, ForgeError, PullInfo
 from bot.publish.vcs import Author, GitError, Remote
 from bot.report.diff import render as render_diff
 from bot.rules.model import Rule
 
-
-@dataclass
-class Decision:
-    group: str
-    branch: str
-    action: str  # opened | updated | up-to-date | blocked | closed | skipped | nothing | failed ...
-    detail: str = ""
-    number: int | None = None
-    url: str | None = None
-
-    def as_dict(self) -> dict[str, object]:
-        return {"group": self.group, "branch": self.branch, "action": self.action, "detail": self.detail,
-                "number": self.number, "url": self.url}
+Decision = PublishDecision
 
 
 @dataclass
@@ -69,9 +57,9 @@ def scan_errors(report: Report, rules: list[Rule]) -> str | None:
         if ids & set(report.unsure.get(path, ids)):
             return f"{path} is partly parsed near what these rules read"
     for skipped in report.skipped:
-        if not skipped.reason.startswith("symlink") and rules_for(skipped.path, rules):
+        if skipped.kind is SkipKind.UNREADABLE and rules_for(skipped.path, rules):
             return f"{skipped.path} could not be read ({skipped.reason})"
-    if any(f.rule in ids and "could not be verified" in f.message for f in report.findings):
+    if any(f.rule in ids and f.reason is Reason.UNVERIFIED for f in report.findings):
         return "a fix could not be verified"
     return None
 

@@ -76,10 +76,12 @@ def to_dict(report: Report) -> dict[str, Any]:
             "errors": len(report.errors),
         },
     }
-    if "inferred" in report.extra:  # extension: inferred rules not run, new checks not understood
-        out["inferred"] = report.extra["inferred"]
-    if "publish" in report.extra:  # extension: what publishing decided, and its API request count
-        out["publish"] = report.extra["publish"]
+    if report.inferred is not None:  # extension: inferred rules not run, new checks not understood
+        out["inferred"] = {"suggestions": report.inferred.suggestions,
+                           "not_understood": report.inferred.not_understood}
+    if report.publish is not None:  # extension: what publishing decided, and its API request count
+        out["publish"] = {"decisions": [d.as_dict() for d in report.publish.decisions],
+                          "api_requests": report.publish.api_requests}
     return out
 
 

@@ -31,22 +31,22 @@ def render(report: Report, *, color: bool = False) -> str:
 
 
 def _published(report: Report) -> Iterator[str]:
-    publish = report.extra.get("publish")
-    if not publish:
+    publish = report.publish
+    if publish is None:
         return
-    for decision in publish["decisions"]:
-        where = f" #{decision['number']}" if decision.get("number") else ""
-        url = f" {decision['url']}" if decision.get("url") else ""
-        yield f"{decision['branch']}: {decision['action']}{where}: {decision['detail']}{url}"
-    yield f"GitHub API requests: {publish['api_requests']}"
+    for decision in publish.decisions:
+        where = f" #{decision.number}" if decision.number else ""
+        url = f" {decision.url}" if decision.url else ""
+        yield f"{decision.branch}: {decision.action}{where}: {decision.detail}{url}"
+    yield f"GitHub API requests: {publish.api_requests}"
 
 
 def _inferred(report: Report) -> Iterator[str]:
-    inferred = report.extra.get("inferred") or {}
-    for line in inferred.get("suggestions", []):
+    if report.inferred is None:
+        return
+    for line in report.inferred.suggestions:
         yield f"suggested rule (not run): {line}"
-    for line in inferred.get("not_understood", []):
-        yield line
+    yield from report.inferred.not_understood
 
 
 def _findings(report: Report, color: bool) -> Iterator[str]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot.engine.check import check_file
-from bot.model import Status
+from bot.model import Reason, Status
 from bot.rules.model import Rule
 
 KINDS = ("before", "same")
@@ -91,7 +91,7 @@ def run_case(case: Case, rules: dict[str, Rule]) -> CaseResult:
             result.problems.append("output differs from " + case.expected.name + ":\n" + _diff(expected, after))
     elif after != before:
         result.problems.append("a must-not-change file was changed:\n" + _diff(before, after))
-    unverified = [f for f in first.findings if "could not be verified" in f.message]
+    unverified = [f for f in first.findings if f.reason is Reason.UNVERIFIED]
     if unverified:
         result.problems.append("fix refused by verification: " + unverified[0].message)
     second = check_file(path, after, [rule])
