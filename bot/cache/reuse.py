@@ -21,10 +21,12 @@ LAYOUT = "\0config-layout"  # a YAML result depends on every YAML and Python fil
 
 class ScanReuse:
     def __init__(self, cache: ResultCache, root: Path, files: list[SourceFile], *, reuse_changes: bool,
-                 layout_extra: list[str] | None = None) -> None:
-        """`layout_extra`: config files the YAML packages were read from that are not in `files`."""
+                 layout_extra: list[str] | None = None, layout_files: list[SourceFile] | None = None) -> None:
+        """`layout_files`: every file of the repository (the YAML packages come from all of them), when
+        `files` is a part; `layout_extra`: config files they were read from that git ignores."""
         self.cache = cache
         self.layout_extra = layout_extra or []
+        self.layout_files = files if layout_files is None else layout_files
         self.ids = ContentIds(root, indexed_ids(root) if is_git_worktree(root) else {})
         self.files = files
         self.reuse_changes = reuse_changes
@@ -37,7 +39,7 @@ class ScanReuse:
     def layout(self) -> str:
         if self._layout is None:
             digest = hashlib.sha256()
-            for source in self.files:
+            for source in self.layout_files:
                 if source.kind in (YAML, PYTHON):
                     digest.update(f"{source.path}\0{self.ids.of(source.path)}\0".encode("utf-8", "surrogateescape"))
             for path in self.layout_extra:

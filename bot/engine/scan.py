@@ -111,27 +111,29 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         from bot.hydra.compose import ConfigFacts
 
         facts = ConfigFacts(root)
-    files = [s for s in sources(root, report.skipped) if paths is None or s.path in paths]
+    listed = list(sources(root, report.skipped))
+    files = [s for s in listed if paths is None or s.path in paths]
     for source in files:
         report.files_scanned += 1
         report.files_by_kind[source.kind] = report.files_by_kind.get(source.kind, 0) + 1
     files = files if enabled else []
     packages = None
-    if any(s.kind == YAML for s in files):
+    if any(s.kind == YAML for s in files):  # where Hydra puts a config's keys: from every config's defaults
         from bot.lang.yaml.config import yaml_packages
 
         layout_reads: set[str] = set()
-        packages = yaml_packages(root, [s.path for s in files if s.kind == YAML], layout_reads)
-        report.reads.update(layout_reads - {s.path for s in files})  # included configs git ignores
+        packages = yaml_packages(root, [s.path for s in listed if s.kind == YAML], layout_reads)
+        report.reads.update(layout_reads - {s.path for s in listed})  # included configs git ignores
     reuse = None
     if cache is not None and facts is None and files:  # composed facts depend on the whole config tree
         from bot.cache.reuse import ScanReuse
 
-        reuse = ScanReuse(cache, root, files, reuse_changes=reuse_changes, layout_extra=sorted(report.reads))
+        reuse = ScanReuse(cache, root, files, reuse_changes=reuse_changes, layout_extra=sorted(report.reads),
+                          layout_files=listed)
     todo = files if reuse is None else reuse.to_check()
     config_dirs: tuple[str, ...] = ()
     if any(s.kind == YAML for s in todo):
-        config_dirs = app_config_dirs([s for s in files if s.kind == PYTHON])
+        config_dirs = app_config_dirs([s for s in listed if s.kind == PYTHON])
     checked = _outcomes(todo, enabled, tokens, facts, packages, config_dirs, jobs, seconds)
     for source in files:
         outcome = reuse.hit(source.path) if reuse is not None else None
@@ -145,6 +147,24 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         report.cache = CacheStats(reuse.reused, len(todo))
     report.findings.sort(key=Finding.sort_key)
     report.errors.sort(key=lambda e: e.path)
+    return report
+
+
+def recheck(root: Path, full: Report, rules: list[Rule]) -> Report:
+    """The report a scan with only `rules` would make, cut from `full` (a scan with more rules).
+
+    Their findings are taken as they are, but every file they would change is checked again with
+    only them: alone, a fix another rule's fix overlapped is made, and what is verified is their
+    edits alone. So a follow-up per rule needs one scan of the repository, not one per rule.
+    """
+    ids = {r.id for r in rules}
+    mine = [f for f in full.findings if f.rule in ids]
+    touched = {f.path for f in mine if f.edits or f.reason is not None}
+    again = scan(root, rules, label=full.repo, paths=touched) if touched else None
+    report = replace(full, rules=[r for r in full.rules if r.id in ids],
+                     findings=[f for f in mine if f.path not in touched] + (again.findings if again else []),
+                     changes=again.changes if again else [], cache=None)
+    report.findings.sort(key=Finding.sort_key)
     return report
 
 

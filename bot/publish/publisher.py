@@ -1,28 +1,39 @@
-"""Decide each follow-up pull request's fate from its state, act, and say what was decided.
+"""Carry out each follow-up pull request's fate, and say what was decided.
 
 One PR per rule (or one for all), on branch <prefix><rule-id>, one commit by the bot on top of
-the current default branch. Every decision is taken from what GitHub and the remote say now, so
-a run cut short by a fault is completed by the next one: no duplicate PR, no lost branch.
+the current default branch. The publisher takes the reports made before (it does not scan); for
+each group, bot.publish.decide chooses the step from what GitHub and the remote say now, and the
+publisher makes its writes, so a run cut short by a fault is completed by the next one: no
+duplicate PR, no lost branch.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.config import RepoConfig
-from bot.engine.scan import scan
-from bot.errors import UserError
+from bot.engine.check import rules_for
 from bot.model import Finding, PublishDecision, Reason, Report, SkipKind, Status
 from bot.publish import body as texts
+from bot.publish.decide import GroupState, Step, decide
 from bot.publish.forge import Forge, ForgeError, PullInfo
 from bot.publish.vcs import Author, GitError, Remote
 from bot.report.diff import render as render_diff
 from bot.rules.model import Rule
 
 Decision = PublishDecision
+
+
+@dataclass
+class Group:
+    """One follow-up pull request's worth: its rules and the report of what they would change."""
+
+    id: str
+    rules: list[Rule]
+    report: Report
+    scan_errors: str | None = None
 
 
 @dataclass
@@ -47,8 +58,6 @@ def scan_errors(report: Report, rules: list[Rule]) -> str | None:
     parse error that reaches them, an unreadable file in their scope, one of their fixes that could
     not be verified. Errors elsewhere in the repository do not hold their pull requests open.
     """
-    from bot.engine.check import rules_for
-
     ids = {r.id for r in rules}
     for error in report.errors:
         if ids & set(error.rules):
@@ -76,36 +85,16 @@ class Publisher:
         self.notes = notes or []
         self.author = Author(repo.bot_name, repo.bot_email)
 
-    def groups(self, rules: list[Rule], group: str) -> list[tuple[str, list[Rule]]]:
-        enabled = [r for r in rules if r.enabled]
-        if group == "all":
-            return [("all", enabled)] if enabled else []
-        return [(r.id, [r]) for r in enabled]
-
-    def run(self, worktree: Path, rules: list[Rule], group: str, compose: bool = False) -> PublishResult:
-        """Publish each group; with `compose`, also the built-in hydra-compose rule as a group of its own."""
+    def run(self, worktree: Path, full: Report, groups: list[Group]) -> PublishResult:
+        """Publish each group's report from `worktree`; `full` is the report of the whole run."""
         base_sha = self.remote.sha(self.default) or ""
-        full = scan(worktree, rules, label=self.repo.github or self.repo.name)
         result = PublishResult(report=full)
-        groups = self.groups(rules, group)
-        composed: Report | None = None
-        if compose:
-            from bot.engine.compose_check import RULE_ID, compose_rule, compose_scan
-
-            composed = compose_scan(worktree, label=full.repo)[0]
-            full.findings.extend(composed.findings)
-            groups.append((RULE_ID, [compose_rule()]))
-        for group_id, group_rules in groups:
-            branch = f"{self.repo.branch_prefix}{group_id}"
+        for group in groups:
+            branch = f"{self.repo.branch_prefix}{group.id}"
             try:
-                if composed is not None and group_id == "hydra-compose":
-                    report = composed
-                else:
-                    report = full if group == "all" else scan(worktree, group_rules, label=full.repo)
-                errors = scan_errors(report if report is composed else full, group_rules)
-                decision = self.decide(worktree, branch, group_id, group_rules, report, base_sha, errors)
+                decision = self.publish(worktree, branch, group, base_sha)
             except (ForgeError, GitError) as exc:
-                decision = Decision(group_id, branch, "failed", str(exc))
+                decision = Decision(group.id, branch, "failed", str(exc))
             finally:
                 self.remote.git("checkout", "--quiet", "--force", "--detach", base_sha, cwd=worktree)
                 self.remote.git("clean", "-fdq", cwd=worktree)
@@ -114,71 +103,55 @@ class Publisher:
         return result
 
     # ---- one group -----------------------------------------------------------------
-    def decide(self, worktree: Path, branch: str, group_id: str, rules: list[Rule], report: Report,
-               base_sha: str, scan_errors: str | None) -> Decision:
-        diff = render_diff(report)
+    def publish(self, worktree: Path, branch: str, group: Group, base_sha: str) -> Decision:
+        diff = render_diff(group.report)
         fp = fingerprint(diff) if diff else None
         remote_sha = self.remote.sha(branch)
-        findings = [f for f in report.findings if f.rule in {r.id for r in rules}]
-        if fp is None and remote_sha is None:
-            manual = sum(1 for f in findings if f.status is Status.MANUAL)
-            detail = f"nothing to fix ({manual} manual findings in the report)" if manual else "nothing to fix"
-            return Decision(group_id, branch, "nothing", detail)  # no branch, so no open PR: no request
-        pulls = self.forge.pulls(branch)
-        foreign = next((p for p in pulls if p.state == "open" and texts.read_identity(p.body) is None), None)
-        if foreign is not None:
-            return Decision(group_id, branch, "blocked", f"#{foreign.number} on {branch} has no bot marker: not "
-                            "the bot's pull request (or its body was rewritten); not touched", foreign.number,
-                            foreign.url)
-        ours = [p for p in pulls if texts.read_identity(p.body) is not None]
-        open_pr = next((p for p in ours if p.state == "open"), None)
-        wanted = tuple(r.id for r in rules)
+        ids = {r.id for r in group.rules}
+        findings = [f for f in group.report.findings if f.rule in ids]
+        state = GroupState(group.id, branch, tuple(r.id for r in group.rules), fp, remote_sha, findings,
+                           group.scan_errors, tuple(self.repo.labels), lambda: self.forge.pulls(branch),
+                           lambda number: self.human_editor(number, branch, remote_sha))
+        step = decide(state)
+        return self.carry_out(step, worktree, branch, group, findings, diff, fp, base_sha, remote_sha)
 
-        if open_pr is not None:
-            if fp is None:
-                return self.close(open_pr, branch, group_id, base_sha, remote_sha, scan_errors, findings)
-            login = self.human_editor(open_pr.number, branch, remote_sha)
-            if login is not None:
-                self.leave_comment(open_pr.number, texts.blocked_comment(login, diff, self.command))
-                return Decision(group_id, branch, "blocked", f"edited by {login}", open_pr.number, open_pr.url)
-            identity = texts.read_identity(open_pr.body)
-            assert identity is not None
-            if tuple(identity.rules) != wanted:
-                return Decision(group_id, branch, "kept", f"the pull request covers {', '.join(identity.rules)}; "
-                                f"this run has only {', '.join(wanted)}", open_pr.number, open_pr.url)
-            if identity.fingerprint == fp:
-                missing = [label for label in self.repo.labels if label not in open_pr.labels]
-                if missing:
-                    self.forge.add_labels(open_pr.number, missing)
-                return Decision(group_id, branch, "up-to-date", "same change as the open pull request",
-                                open_pr.number, open_pr.url)
-            title, text = self.texts(rules, report, findings, fp, base_sha)
-            sha = self.build(worktree, report, title)
+    def carry_out(self, step: Step, worktree: Path, branch: str, group: Group, findings: list[Finding],
+                  diff: str, fp: str | None, base_sha: str, remote_sha: str | None) -> Decision:
+        pr = step.pull
+        number, url = (pr.number, pr.url) if pr is not None else (None, None)
+        if step.action == "comment-blocked":
+            assert pr is not None and step.login is not None
+            self.leave_comment(pr.number, texts.blocked_comment(step.login, diff, self.command))
+            return Decision(group.id, branch, "blocked", step.detail, number, url)
+        if step.action == "up-to-date" and step.labels:
+            assert pr is not None
+            self.forge.add_labels(pr.number, step.labels)
+        if step.action in ("update", "open"):
+            assert fp is not None
+            title, text = self.texts(group.rules, group.report, findings, fp, base_sha)
+            sha = self.build(worktree, group.report, title)
             self.remote.push(sha, branch, remote_sha)
-            self.forge.update_pull(open_pr.number, title, text)
-            return Decision(group_id, branch, "updated", f"rebuilt on {self.default} {base_sha[:12]}",
-                            open_pr.number, open_pr.url)
-
-        if fp is None:
-            return self.cleanup(branch, group_id, remote_sha, scan_errors, findings, ours)
-        closed = next((p for p in ours if p.state == "closed" and not p.merged
-                       and _fp(p) == fp), None)
-        if closed is not None:
-            return Decision(group_id, branch, "skipped",
-                            f"the same change was closed unmerged in #{closed.number}; not reopened",
-                            closed.number, closed.url)
-        if remote_sha is not None:
-            login = self.human_editor(None, branch, remote_sha)
-            if login is not None:
-                return Decision(group_id, branch, "blocked", f"branch {branch} has commits by {login} and no "
-                                "open pull request; not pushed")
-        title, text = self.texts(rules, report, findings, fp, base_sha)
-        sha = self.build(worktree, report, title)
-        self.remote.push(sha, branch, remote_sha)
-        pr = self.open_pull(branch, title, text)
-        if self.repo.labels:
-            self.forge.add_labels(pr.number, list(self.repo.labels))
-        return Decision(group_id, branch, "opened", title, pr.number, pr.url)
+            if pr is not None:
+                self.forge.update_pull(pr.number, title, text)
+                return Decision(group.id, branch, "updated", f"rebuilt on {self.default} {base_sha[:12]}", number,
+                                url)
+            opened = self.open_pull(branch, title, text)
+            if self.repo.labels:
+                self.forge.add_labels(opened.number, list(self.repo.labels))
+            return Decision(group.id, branch, "opened", title, opened.number, opened.url)
+        if step.action == "close":
+            assert pr is not None
+            if not any(texts.CLOSE_MARKER in c.body for c in self.forge.comments(pr.number)):
+                self.forge.comment(pr.number, texts.closing_comment(base_sha))
+            self.forge.close_pull(pr.number)
+            if remote_sha is not None:
+                self.remote.delete(branch, remote_sha)
+            return Decision(group.id, branch, "closed", f"fixed on {self.default} as of {base_sha[:12]}", number, url)
+        if step.action == "delete-branch":
+            assert remote_sha is not None
+            self.remote.delete(branch, remote_sha)
+            return Decision(group.id, branch, "branch-deleted", step.detail, number, url)
+        return Decision(group.id, branch, step.action, step.detail, number, url)
 
     def open_pull(self, branch: str, title: str, text: str) -> PullInfo:
         try:
@@ -191,40 +164,6 @@ class Publisher:
                     self.forge.update_pull(again[0].number, title, text)
                 return again[0]
             raise
-
-    def close(self, pr: PullInfo, branch: str, group_id: str, base_sha: str, remote_sha: str | None,
-              scan_errors: str | None, findings: list[Finding]) -> Decision:
-        if scan_errors is not None:
-            return Decision(group_id, branch, "kept", f"the scan had errors ({scan_errors}): nothing is closed "
-                            "after such a scan", pr.number, pr.url)
-        if any(f.status is Status.MANUAL for f in findings):
-            return Decision(group_id, branch, "kept", "no fix left, but manual findings remain", pr.number, pr.url)
-        editor = self.human_editor(pr.number, branch, remote_sha)
-        if editor is not None:
-            return Decision(group_id, branch, "kept", f"nothing left to fix, but edited by {editor}: not closed",
-                            pr.number, pr.url)
-        if not any(texts.CLOSE_MARKER in c.body for c in self.forge.comments(pr.number)):
-            self.forge.comment(pr.number, texts.closing_comment(base_sha))
-        self.forge.close_pull(pr.number)
-        if remote_sha is not None:
-            self.remote.delete(branch, remote_sha)
-        return Decision(group_id, branch, "closed", f"fixed on {self.default} as of {base_sha[:12]}",
-                        pr.number, pr.url)
-
-    def cleanup(self, branch: str, group_id: str, remote_sha: str | None, scan_errors: str | None,
-                findings: list[Finding], pulls: list[PullInfo]) -> Decision:
-        """Nothing to fix and no open PR: a bot-only branch left by a run cut short is removed."""
-        latest = pulls[0] if pulls else None
-        if (remote_sha is not None and scan_errors is None and not (latest is not None and latest.merged)
-                and self.human_editor(None, branch, remote_sha) is None):
-            self.remote.delete(branch, remote_sha)
-            why = (f"left after closing #{latest.number}" if latest is not None
-                   else "it never got its pull request (a run cut short earlier)")
-            return Decision(group_id, branch, "branch-deleted", f"the bot's branch had nothing left to fix: {why}",
-                            latest.number if latest else None, latest.url if latest else None)
-        manual = sum(1 for f in findings if f.status is Status.MANUAL)
-        detail = f"nothing to fix ({manual} manual findings in the report)" if manual else "nothing to fix"
-        return Decision(group_id, branch, "nothing", detail)
 
     def human_editor(self, number: int | None, branch: str, remote_sha: str | None) -> str | None:
         """The first person other than the bot with a commit on the branch, or None."""
@@ -269,10 +208,4 @@ class Publisher:
         return self.remote.commit(worktree, [c.path for c in report.changes], message, self.author)
 
 
-def _fp(pull: PullInfo) -> str | None:
-    identity = texts.read_identity(pull.body)
-    return identity.fingerprint if identity else None
-
-
-ForgeFactory = Callable[[str], Forge]
-__all__ = ["Decision", "PublishResult", "Publisher", "UserError"]
+__all__ = ["Decision", "Group", "PublishResult", "Publisher", "scan_errors"]

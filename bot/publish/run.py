@@ -13,10 +13,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot.config import RepoConfig
+from bot.engine.scan import recheck, scan
 from bot.errors import UserError
+from bot.model import Report
 from bot.publish.credentials import Credentials, api_url, from_environment
 from bot.publish.forge import Forge, GitHubForge, RetryPolicy, auth_for
-from bot.publish.publisher import Publisher, PublishResult
+from bot.publish.publisher import Group, Publisher, PublishResult, scan_errors
 from bot.publish.vcs import Remote, is_dirty, prepare_local
 from bot.rules.model import Rule
 
@@ -104,10 +106,31 @@ def _publish_locked(repo: RepoConfig, rules: list[Rule], options: PublishOptions
     publisher = Publisher(remote, repo, github, default, command, options.upstream_ref, options.notes)
     try:
         with remote.worktree(default) as worktree:
-            return publisher.run(worktree, rules, options.group or repo.group, options.compose)
+            full, groups = group_reports(worktree, rules, options.group or repo.group, options.compose,
+                                         repo.github or repo.name)
+            return publisher.run(worktree, full, groups)
     finally:
         if isinstance(github, GitHubForge):
             github.close()
+
+
+def group_reports(worktree: Path, rules: list[Rule], group: str, compose: bool,
+                  label: str) -> tuple[Report, list[Group]]:
+    """One scan of the repository, and from it the report of each follow-up pull request: one per rule
+    (or one for all), plus the built-in hydra-compose rule's with `compose`."""
+    full = scan(worktree, rules, label=label)
+    enabled = [r for r in rules if r.enabled]
+    if group == "all":
+        groups = [Group("all", enabled, full, scan_errors(full, enabled))] if enabled else []
+    else:
+        groups = [Group(r.id, [r], recheck(worktree, full, [r]), scan_errors(full, [r])) for r in enabled]
+    if compose:
+        from bot.engine.compose_check import RULE_ID, compose_rule, compose_scan
+
+        composed = compose_scan(worktree, label=full.repo)[0]
+        full.findings.extend(composed.findings)
+        groups.append(Group(RULE_ID, [compose_rule()], composed, scan_errors(composed, [compose_rule()])))
+    return full, groups
 
 
 @contextmanager
