@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from bot.cache.reuse import CachedResults
 from bot.cache.store import ResultCache, fingerprint
 from bot.cli import main
 from bot.engine.scan import scan
@@ -41,7 +42,7 @@ def _tree(tmp_path: Path) -> Path:
 def _scan(root: Path, cache_dir: Path, reuse_changes: bool = True) -> tuple[dict[str, Any], dict[str, int]]:
     rules = load_rules()
     cache = ResultCache(cache_dir, root, fingerprint([r for r in rules if r.enabled]))
-    report = scan(root, rules, cache=cache, reuse_changes=reuse_changes)
+    report = scan(root, rules, memo=CachedResults(cache, reuse_changes=reuse_changes))
     assert report.cache is not None
     return to_dict(report), {"reused": report.cache.reused, "checked": report.cache.checked}
 

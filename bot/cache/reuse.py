@@ -1,8 +1,11 @@
-"""Which files of a scan can take their result from the cache, and recording the ones checked now.
+"""Earlier results as the scan's memo: which files need checking now, and recording the ones checked.
 
-See bot.cache.store for what a result depends on. A cached result with a change is used only
-when the caller allows it (dry runs): a scan that writes or publishes checks those files again,
-so nothing is ever written from cached edits.
+The scan knows nothing of this store; it is handed a memo (bot.engine.scan.Memo). What a result
+depends on is what its front end declares: the file's own bytes, the other files its reading
+named (Reading.reads) and, for kinds registered with whole-repository inputs (bot.lang), every
+file of those kinds. A cached result with a change is used only when the caller allows it (dry
+runs): a scan that writes or publishes checks those files again, so nothing is ever written from
+cached edits.
 """
 
 from __future__ import annotations
@@ -13,44 +16,36 @@ from pathlib import Path
 from bot.cache.content_ids import ContentIds, blob_id, indexed_ids
 from bot.cache.store import Entry, ResultCache, changed, decode_outcome, encode_outcome
 from bot.discover import SourceFile, is_git_worktree
-from bot.lang.kinds import PYTHON, YAML
-from bot.model import Outcome
+from bot.lang import whole_repository_inputs
+from bot.model import CacheStats, Outcome
 
-LAYOUT = "\0config-layout"  # a YAML result depends on every YAML and Python file (Hydra packages)
+_LAYOUT = "\0layout:"  # a dependency on every file of some kinds: "\0layout:python,yaml"
 
 
-class ScanReuse:
-    def __init__(self, cache: ResultCache, root: Path, files: list[SourceFile], *, reuse_changes: bool,
-                 layout_extra: list[str] | None = None, layout_files: list[SourceFile] | None = None) -> None:
-        """`layout_files`: every file of the repository (the YAML packages come from all of them), when
-        `files` is a part; `layout_extra`: config files they were read from that git ignores."""
+class CachedResults:
+    """One scan's use of a ResultCache; `plan` first, then `hit`/`record` per file, then `finish`."""
+
+    def __init__(self, cache: ResultCache, *, reuse_changes: bool) -> None:
         self.cache = cache
-        self.layout_extra = layout_extra or []
-        self.layout_files = files if layout_files is None else layout_files
-        self.ids = ContentIds(root, indexed_ids(root) if is_git_worktree(root) else {})
-        self.files = files
         self.reuse_changes = reuse_changes
-        self._layout: str | None = None
+        self.files: list[SourceFile] = []
+        self._listed: list[SourceFile] = []
+        self._extra: list[str] = []
+        self._ids: ContentIds | None = None
+        self._layouts: dict[str, str] = {}
         self._hits: dict[str, Outcome] = {}
 
-    def dep_id(self, path: str) -> str:
-        return self.layout() if path == LAYOUT else self.ids.of(path)
+    def plan(self, root: Path, files: list[SourceFile], listed: list[SourceFile],
+             extra_reads: list[str]) -> list[SourceFile]:
+        """The files of `files` without a usable cached result, in order; the others are held for `hit`.
 
-    def layout(self) -> str:
-        if self._layout is None:
-            digest = hashlib.sha256()
-            for source in self.layout_files:
-                if source.kind in (YAML, PYTHON):
-                    digest.update(f"{source.path}\0{self.ids.of(source.path)}\0".encode("utf-8", "surrogateescape"))
-            for path in self.layout_extra:
-                digest.update(f"extra\0{path}\0{self.ids.of(path)}\0".encode("utf-8", "surrogateescape"))
-            self._layout = digest.hexdigest()
-        return self._layout
-
-    def to_check(self) -> list[SourceFile]:
-        """The files without a usable cached result, in order; the others are held for `hit`."""
+        `listed`: every file of the repository (whole-repository inputs come from all of them);
+        `extra_reads`: files the layout was read from that git does not list (ignored configs).
+        """
+        self.files, self._listed, self._extra = files, listed, extra_reads
+        self._ids = ContentIds(root, indexed_ids(root) if is_git_worktree(root) else {})
         todo = []
-        for source in self.files:
+        for source in files:
             outcome = self._cached(source)
             if outcome is None:
                 todo.append(source)
@@ -58,9 +53,52 @@ class ScanReuse:
                 self._hits[source.path] = outcome
         return todo
 
+    def hit(self, path: str) -> Outcome | None:
+        return self._hits.get(path)
+
+    def record(self, source: SourceFile, outcome: Outcome) -> None:
+        content = self._id(source.path)
+        if not content or outcome.error is not None:  # a failure is tried again next time
+            return
+        deps: dict[str, str] = {}
+        if outcome.result is not None:
+            for path in outcome.result.reads:
+                deps[path] = self._id(path)
+            kinds = whole_repository_inputs(source.kind)
+            if kinds:
+                key = _LAYOUT + ",".join(sorted(kinds))
+                deps[key] = self._dep_id(key)
+        encoded = encode_outcome(outcome, with_patch=self.reuse_changes)
+        self.cache.put(source.path, Entry(content, source.size, encoded, deps))
+
+    def finish(self, *, complete: bool) -> CacheStats:
+        """Save the store (after a scan of every file, without the files that are gone)."""
+        if complete:
+            self.cache.keep_only({s.path for s in self.files})
+        self.cache.save()
+        return CacheStats(len(self._hits), len(self.files) - len(self._hits))
+
+    def _id(self, path: str) -> str:
+        assert self._ids is not None, "plan() comes first"
+        return self._ids.of(path)
+
+    def _dep_id(self, dep: str) -> str:
+        if not dep.startswith(_LAYOUT):
+            return self._id(dep)
+        if dep not in self._layouts:
+            kinds = set(dep[len(_LAYOUT):].split(","))
+            digest = hashlib.sha256()
+            for source in self._listed:
+                if source.kind in kinds:
+                    digest.update(f"{source.path}\0{self._id(source.path)}\0".encode("utf-8", "surrogateescape"))
+            for path in self._extra:
+                digest.update(f"extra\0{path}\0{self._id(path)}\0".encode("utf-8", "surrogateescape"))
+            self._layouts[dep] = digest.hexdigest()
+        return self._layouts[dep]
+
     def _cached(self, source: SourceFile) -> Outcome | None:
-        content = self.ids.of(source.path)
-        entry = self.cache.lookup(source.path, content, source.size, self.dep_id) if content else None
+        content = self._id(source.path)
+        entry = self.cache.lookup(source.path, content, source.size, self._dep_id) if content else None
         if entry is None:
             return None
         data = entry.outcome
@@ -69,38 +107,13 @@ class ScanReuse:
             if changed(data):
                 if not self.reuse_changes:
                     return None
-                current = self.ids.read(source.path)
+                assert self._ids is not None
+                current = self._ids.read(source.path)
                 if current is None or blob_id(current) != content:
                     return None  # edits are replayed only on the very bytes they were made for
             outcome = decode_outcome(source.path, data, current)
         except (KeyError, TypeError, ValueError):
             return None  # an entry this version cannot read is checked again
         if outcome.result is not None:
-            outcome.result.reads = tuple(sorted(path for path in entry.deps if path != LAYOUT))
+            outcome.result.reads = tuple(sorted(path for path in entry.deps if not path.startswith("\0")))
         return outcome
-
-    def hit(self, path: str) -> Outcome | None:
-        return self._hits.get(path)
-
-    @property
-    def reused(self) -> int:
-        return len(self._hits)
-
-    def record(self, source: SourceFile, outcome: Outcome) -> None:
-        content = self.ids.of(source.path)
-        if not content or outcome.error is not None:  # a failure is tried again next time
-            return
-        deps: dict[str, str] = {}
-        if outcome.result is not None:
-            for path in outcome.result.reads:
-                deps[path] = self.ids.of(path)
-            if source.kind == YAML:
-                deps[LAYOUT] = self.layout()
-        encoded = encode_outcome(outcome, with_patch=self.reuse_changes)
-        self.cache.put(source.path, Entry(content, source.size, encoded, deps))
-
-    def finish(self, *, complete: bool) -> None:
-        """Save the store; after a scan of every file, forget files that are gone."""
-        if complete:
-            self.cache.keep_only({s.path for s in self.files})
-        self.cache.save()

@@ -10,7 +10,7 @@ enabled rules; a different fingerprint starts an empty store.
 The store is JSON, one file per repository directory, written atomically; a file that is
 missing, unreadable or from another format version is treated as empty, never as an error.
 Cached edits are replayed only on bytes with the recorded id, and callers that write files
-re-check those files from scratch (bot.engine.scan.scan).
+re-check those files from scratch (bot.cache.reuse).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from bot.engine.edits import apply_edits, unique_edits
 from bot.model import Edit, FileChange, FileResult, Finding, Outcome, Reason, Skipped, Span, Status
 from bot.rules.model import Rule
 
-FORMAT = 3
+FORMAT = 4
 PARSERS = ("tree-sitter", "tree-sitter-bash", "hydra-core", "omegaconf", "libcst", "ruamel.yaml")
 
 

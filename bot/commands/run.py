@@ -25,7 +25,7 @@ from bot.errors import UserError
 from bot.secrets import redact
 
 if TYPE_CHECKING:
-    from bot.cache.store import ResultCache
+    from bot.cache.reuse import CachedResults
     from bot.config import RepoConfig
     from bot.model import Report
     from bot.rules.model import Rule
@@ -141,8 +141,7 @@ def local_report(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule]) 
             return scan(worktree, rules, label=repo.github or args.repo)
     only = {relative(repo.path, f) for f in args.files} if args.files is not None else None
     report = scan(repo.path, rules, label=label(args.repo, repo), paths=only, jobs=max(1, args.jobs),
-                  cache=open_cache(args, repo.path, rules), reuse_changes=args.dry_run,
-                  seconds=args.file_timeout or None)
+                  memo=cached_results(args, repo.path, rules), seconds=args.file_timeout or None)
     if args.compose:
         from bot.engine.compose_check import compose_scan, merge_into
 
@@ -162,10 +161,12 @@ def label(name: str, repo: RepoConfig) -> str:
     return name
 
 
-def open_cache(args: argparse.Namespace, root: Path, rules: list[Rule]) -> ResultCache | None:
-    """The per-file result store for `root`, unless --no-cache."""
+def cached_results(args: argparse.Namespace, root: Path, rules: list[Rule]) -> CachedResults | None:
+    """Earlier results for `root`, unless --no-cache; a dry run may take cached fixes, a write re-checks them."""
     if args.no_cache:
         return None
+    from bot.cache.reuse import CachedResults
     from bot.cache.store import ResultCache, default_directory, fingerprint
 
-    return ResultCache(args.cache_dir or default_directory(), root, fingerprint([r for r in rules if r.enabled]))
+    store = ResultCache(args.cache_dir or default_directory(), root, fingerprint([r for r in rules if r.enabled]))
+    return CachedResults(store, reuse_changes=args.dry_run)

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import Protocol
 
-from bot.cache.store import ResultCache
 from bot.discover import SourceFile, head_commit, read_source, sources
 from bot.engine.check import check_file, prefilter_tokens, rules_for
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
@@ -88,14 +88,23 @@ def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | 
         yield from pool.map(_worker_scan, files, chunksize=64)
 
 
+class Memo(Protocol):
+    """Earlier per-file results (bot.cache.reuse.CachedResults): the scan asks, it does not cache."""
+
+    def plan(self, root: Path, files: list[SourceFile], listed: list[SourceFile],
+             extra_reads: list[str]) -> list[SourceFile]: ...  # the files to check now
+    def hit(self, path: str) -> Outcome | None: ...
+    def record(self, source: SourceFile, outcome: Outcome) -> None: ...
+    def finish(self, *, complete: bool) -> CacheStats: ...
+
+
 def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[str] | None = None,
-         jobs: int = 1, cache: ResultCache | None = None, reuse_changes: bool = False,
-         seconds: float | None = DEFAULT_SECONDS) -> Report:
+         jobs: int = 1, memo: Memo | None = None, seconds: float | None = DEFAULT_SECONDS) -> Report:
     """Scan every file of `root` the bot reads (or only `paths`, relative to it) with the enabled rules.
 
-    With `cache`, files whose inputs are unchanged take their earlier result; a cached result that
-    changes the file is taken only with `reuse_changes` (a dry run), else the file is checked again.
-    A file that fails or takes longer than `seconds` becomes an error entry; the others are reported.
+    With a `memo`, files it holds a result for are not checked again (not when rules compose
+    configs: those results depend on the whole config tree). A file that fails or takes longer
+    than `seconds` becomes an error entry; the others are reported.
     """
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
@@ -124,13 +133,8 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         layout_reads: set[str] = set()
         packages = yaml_packages(root, [s.path for s in listed if s.kind == YAML], layout_reads)
         report.reads.update(layout_reads - {s.path for s in listed})  # included configs git ignores
-    reuse = None
-    if cache is not None and facts is None and files:  # composed facts depend on the whole config tree
-        from bot.cache.reuse import ScanReuse
-
-        reuse = ScanReuse(cache, root, files, reuse_changes=reuse_changes, layout_extra=sorted(report.reads),
-                          layout_files=listed)
-    todo = files if reuse is None else reuse.to_check()
+    reuse = memo if facts is None and files else None
+    todo = files if reuse is None else reuse.plan(root, files, listed, sorted(report.reads))
     config_dirs: tuple[str, ...] = ()
     if any(s.kind == YAML for s in todo):
         config_dirs = app_config_dirs([s for s in listed if s.kind == PYTHON])
@@ -143,8 +147,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
                 reuse.record(source, outcome)
         _add_outcome(report, outcome)
     if reuse is not None:
-        reuse.finish(complete=paths is None)
-        report.cache = CacheStats(reuse.reused, len(todo))
+        report.cache = reuse.finish(complete=paths is None)
     report.findings.sort(key=Finding.sort_key)
     report.errors.sort(key=lambda e: e.path)
     return report
