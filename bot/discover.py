@@ -1,7 +1,7 @@
 """Which files of a repository the bot reads, and which it skips (with the reason).
 
 In a git work tree: the files git tracks plus untracked files that are not ignored. Elsewhere:
-a walk that never descends into symlinked directories. Each file gets a kind (bot.lang.kinds):
+a walk that never descends into symlinked directories. Each file gets a kind (registered in bot.lang):
 shell by suffix or by a shell shebang, whatever its permissions or name; docs, notebooks,
 workflows, YAML configs and Python files by suffix.
 """
@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import UserError
-from bot.lang.kinds import SHELL, kind_for_path
+from bot.lang import kind_for_path
+from bot.lang.kinds import SHELL
 from bot.model import SkipKind, Skipped
 
-SHELL_SUFFIXES = {".sh", ".bash", ".slurm", ".zsh", ".ksh"}
 SHEBANG = re.compile(rb"^#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|z|k|da)?sh\b")
 NOT_SHELL_SUFFIXES = {".py", ".pyc", ".md", ".rst", ".txt", ".json", ".yaml", ".yml", ".toml", ".ipynb",
                       ".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf", ".gz", ".zip", ".tar", ".whl",
@@ -36,7 +36,7 @@ SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".to
 class SourceFile:
     path: str  # relative to the repository root, forward slashes
     root: Path
-    kind: str  # one of bot.lang.kinds.KINDS
+    kind: str  # a kind registered in bot.lang.FRONT_ENDS
     size: int = -1  # bytes on disk when it was listed
 
     @property
@@ -113,7 +113,7 @@ def classify(root: Path, rel: str, skipped: list[Skipped], symlinked_dirs: dict[
     base = root_text if root_text is not None else str(root)
     absolute = base + "/" + rel
     suffix = os.path.splitext(rel)[1].lower()
-    named_kind = SHELL if suffix in SHELL_SUFFIXES else kind_for_path(rel, suffix)
+    named_kind = kind_for_path(rel, suffix)
     if named_kind is None and suffix in NOT_SHELL_SUFFIXES:
         return None  # never read: no need to look at it on disk either
     try:

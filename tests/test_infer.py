@@ -9,7 +9,8 @@ import pytest
 from bot.cli import main
 from bot.engine.scan import scan
 from bot.rules.loader import load_rules
-from bot.upstream.infer import Check, checks_in, compare
+from bot.upstream.checks import Check, checks_in
+from bot.upstream.infer import compare
 from tests.conftest import git, make_repo
 
 ENGINE = '''\

@@ -1,10 +1,10 @@
-"""Every fixture under tests/rules/<rule-id>/ checked four ways (see bot.rules.fixtures)."""
+"""Every fixture under tests/rules/<rule-id>/ checked four ways (see bot.engine.fixtures)."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.rules.fixtures import Case, collect_cases, run_case
+from bot.engine.fixtures import Case, collect_cases, run_case
 from bot.rules.loader import load_rules
 from tests.conftest import RULE_DEFS, TESTS
 

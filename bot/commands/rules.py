@@ -32,7 +32,7 @@ def list_rules(args: argparse.Namespace) -> int:
 
 
 def test_rules(args: argparse.Namespace) -> int:
-    from bot.rules.fixtures import collect_cases, run_case
+    from bot.engine.fixtures import collect_cases, run_case
 
     rules = {r.id: r for r in load_rules(args)}
     dirs = args.tests or [Path("tests/rules")]

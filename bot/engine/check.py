@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.engine.edits import apply_edits, find_conflicts, unique_edits, verify
-from bot.lang import front_end
+from bot.lang import front_end, kind_for_path
 from bot.lang.front import FrontEnd, Reading, SourceUnreadable
-from bot.lang.kinds import SHELL, kind_for_path
+from bot.lang.kinds import SHELL
 from bot.model import FileChange, FileResult, Finding, Reason, Status
 from bot.rules.evaluate import LaunchFacts, evaluate
 from bot.rules.globs import any_match

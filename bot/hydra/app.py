@@ -11,17 +11,13 @@ package's directory inside the repository. A path outside the repository is not 
 from __future__ import annotations
 
 import os
-import posixpath
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST, kind_for_path
+from bot.hydra.entry import SOURCE_ROOTS, entry_file, inside, missing_reason, repository_dir
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch
-from bot.lang.shell.walk import Workdir
-
-SOURCE_ROOTS = ("", "src")  # where `python -m pkg.mod` finds pkg: the repository root, or a src/ layout
 
 # What a launch runs, as classes of `bot launches`
 HYDRA = "hydra"  # a Hydra app of the repository, with its config directory
@@ -43,87 +39,6 @@ class HydraApp:
 class AppProblem:
     reason: str
     kind: str = OUTSIDE
-
-
-def inside(root: Path, path: Path) -> bool:
-    """Whether `path` (symlinks resolved) lies in the repository `root`."""
-    real_root = os.path.realpath(root)
-    real = os.path.realpath(path)
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
-
-
-def run_dir(launch: Launch) -> str | None:
-    """Where the launch runs: a directory of the repository ("" for its root), "/..." outside it, None unknown.
-
-    Scripts of a repository are run from its root (`bash examples/x/run.sh`) unless they `cd`.
-    """
-    return repository_dir(launch.workdir, launch.source_path)
-
-
-def repository_dir(workdir: Workdir | None, source_path: str | None) -> str | None:
-    """A directory the script names, relative to the repository ("/..." outside it); None unknown."""
-    if workdir is None:
-        return None
-    base, rest = workdir
-    if base == "absolute":
-        return rest
-    if base == "script":
-        if source_path is None:
-            return None
-        joined = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), rest))
-        return "" if joined == "." else joined
-    return rest
-
-
-def module_file(root: Path, module: str, directory: str | None = None) -> Path | None:
-    """The repository file `python -m module` runs from `directory`, if the module is the repository's own."""
-    parts = module.split(".")
-    if not all(p.isidentifier() for p in parts):
-        return None
-    places = [directory] if directory and not directory.startswith("/") else []
-    for source_root in (*places, *SOURCE_ROOTS):  # python -m looks in its working directory first
-        base = root.joinpath(source_root, *parts) if source_root else root.joinpath(*parts)
-        for candidate in (base.with_suffix(".py"), base / "__main__.py"):
-            if candidate.is_file() and inside(root, candidate):
-                return candidate
-    return None
-
-
-def script_file(root: Path, launch: Launch) -> Path | None:
-    """The script a launch runs: beside the launching script when it says so (`$(dirname "$0")/x.py`),
-    else from the directory it runs in; where that is unknown, the root, then beside the script."""
-    assert launch.entry is not None
-    entry = launch.entry
-    places: list[str] = []
-    here = run_dir(launch)
-    if launch.entry_base == "script-dir" and launch.source_path is not None:
-        places.append(posixpath.join(posixpath.dirname(launch.source_path), entry))
-    elif here is not None:
-        places.append(posixpath.join(here, entry))
-    if here is None or (launch.entry_base is None and _in_docs(launch)):
-        # unknown, or a doc's snippets, which a reader runs from wherever the doc's `cd`s leave them
-        places.append(entry)
-        if launch.source_path is not None:
-            places.append(posixpath.join(posixpath.dirname(launch.source_path), entry))
-    for place in places:
-        if place.startswith("/"):
-            continue  # an absolute path is a machine's, not the repository's
-        candidate = root / posixpath.normpath(place)
-        if candidate.is_file() and inside(root, candidate):
-            return candidate
-    return None
-
-
-def _in_docs(launch: Launch) -> bool:
-    return launch.source_path is not None and kind_for_path(launch.source_path) in (MARKDOWN, RST, NOTEBOOK)
-
-
-def entry_file(root: Path, launch: Launch) -> Path | None:
-    if launch.entry is None:
-        return None
-    if launch.entry_kind == "module":
-        return module_file(root, launch.entry, run_dir(launch))
-    return script_file(root, launch)
 
 
 @lru_cache(maxsize=256)
@@ -205,7 +120,7 @@ def resolve_app(root: Path, launch: Launch) -> HydraApp | AppProblem:
         return AppProblem("the entry point is chosen at run time", RUNTIME)
     path = entry_file(root, launch)
     if path is None:
-        return AppProblem(_missing(root, launch), OUTSIDE)
+        return AppProblem(missing_reason(root, launch), OUTSIDE)
     if launch.entry_kind == SHELL_SCRIPT:
         return AppProblem(f"runs {path.relative_to(root).as_posix()}, which receives the overrides", SCRIPT)
     source = path.relative_to(root).as_posix()
@@ -243,38 +158,6 @@ def resolve_app(root: Path, launch: Launch) -> HydraApp | AppProblem:
         dirs.append(str(found_dir))
     return HydraApp(source, directory, name, tuple(dirs))
 
-
-def _missing(root: Path, launch: Launch) -> str:
-    """Why the entry point is not in the repository, with what the repository says about it."""
-    assert launch.entry is not None
-    what = "module" if launch.entry_kind == "module" else "script"
-    text = f"{what} {launch.entry} is not in the repository"
-    path = launch.entry.replace(".", "/") if launch.entry_kind == "module" else launch.entry
-    here = run_dir(launch)
-    if here is not None and here.startswith("/") and not (launch.entry_kind != "module" and path.startswith("/")):
-        return f"{text}: it runs in {here}, outside the repository"
-    places = [path] + ([posixpath.normpath(posixpath.join(here, path))] if here and not path.startswith("/") else [])
-    submodules = _submodules(root)
-    submodule = next((s for s in submodules for p in places if p == s or p.startswith(s + "/")), None)
-    if submodule is not None:
-        return f"{text}: it is in the git submodule {submodule}, which is not checked out"
-    if launch.entry_kind == "script" and "/" not in launch.entry and module_file(root, launch.entry) is not None:
-        return f"{text}; a module of that name is (`-m` missing?)"
-    top = launch.entry.split(".")[0]
-    if launch.entry_kind == "module" and "." in launch.entry and any(
-            (root / r / top).is_dir() for r in SOURCE_ROOTS):
-        return f"{text}, though its package {top} is (moved or removed?)"
-    return text
-
-
-def _submodules(root: Path) -> list[str]:
-    """Paths of the git submodules that `.gitmodules` declares."""
-    try:
-        text = (root / ".gitmodules").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return []
-    return [line.split("=", 1)[1].strip().strip("/") for line in text.splitlines()
-            if line.strip().startswith("path") and "=" in line]
 
 
 def launch_search_path(launch: Launch) -> list[str] | None:

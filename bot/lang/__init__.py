@@ -1,15 +1,16 @@
 """Language front ends, one per file kind, registered in one table.
 
 A front end turns a file's bytes into groups of settings and realises planned fixes as byte edits
-(bot.lang.front). A new kind is a package with a front end plus one line in FRONT_ENDS (and its
-suffix in bot.lang.kinds). A registration also declares the inputs a result depends on beyond the
-file itself and the files its reading names: kinds of which every file counts (a YAML config's keys
-land where every config's defaults list puts them, and apps in Python name the config trees). The
-result cache keys on exactly these inputs.
+(bot.lang.front). A new kind is a package with a front end plus one line in FRONT_ENDS, which also
+names the file suffixes of the kind (docs/architecture.md has an example). A registration declares
+the inputs a result depends on beyond the file itself and the files its reading names: kinds of
+which every file counts (a YAML config's keys land where every config's defaults list puts them,
+and apps in Python name the config trees). The result cache keys on exactly these inputs.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,19 +42,39 @@ def _python(path: str, kind: str, root: Path | None, packages: Any) -> FrontEnd:
 
 @dataclass(frozen=True)
 class Registration:
-    make: Callable[[str, str, Path | None, Any], FrontEnd]
+    make: Callable[[str, str, Path | None, Any], FrontEnd]  # (path, kind, root, YAML packages) -> front end
+    suffixes: tuple[str, ...] = ()  # lower-case file suffixes of the kind (a shell script also by its shebang)
+    within: str = ""  # a directory where files with these suffixes are this kind before any other
     whole_repository: frozenset[str] = frozenset()  # kinds every file of which a result depends on
 
 
+_YAML_SUFFIXES = (".yaml", ".yml")
 FRONT_ENDS: dict[str, Registration] = {
-    kinds.SHELL: Registration(_shell),
-    kinds.MARKDOWN: Registration(_shell),
-    kinds.RST: Registration(_shell),
-    kinds.NOTEBOOK: Registration(_shell),
-    kinds.WORKFLOW: Registration(_shell),
-    kinds.YAML: Registration(_yaml, frozenset({kinds.YAML, kinds.PYTHON})),
-    kinds.PYTHON: Registration(_python),
+    kinds.SHELL: Registration(_shell, (".sh", ".bash", ".slurm", ".zsh", ".ksh")),
+    kinds.MARKDOWN: Registration(_shell, (".md", ".markdown")),
+    kinds.RST: Registration(_shell, (".rst",)),
+    kinds.NOTEBOOK: Registration(_shell, (".ipynb",)),
+    kinds.WORKFLOW: Registration(_shell, _YAML_SUFFIXES, within=".github/workflows/"),
+    kinds.YAML: Registration(_yaml, _YAML_SUFFIXES, whole_repository=frozenset({kinds.YAML, kinds.PYTHON})),
+    kinds.PYTHON: Registration(_python, (".py",)),
 }
+
+
+def kind_for_path(path: str, suffix: str | None = None) -> str | None:
+    """The kind a file's name says; None when only its content can tell (a shebang) or it is not read.
+
+    `suffix`: the path's lower-cased suffix, when the caller already has it.
+    """
+    suffix = os.path.splitext(path)[1].lower() if suffix is None else suffix
+    found = None
+    for kind, registration in FRONT_ENDS.items():
+        if suffix not in registration.suffixes:
+            continue
+        if not registration.within:
+            found = found or kind
+        elif path.startswith(registration.within) or "/" + registration.within in path:
+            return kind
+    return found
 
 
 def whole_repository_inputs(kind: str) -> frozenset[str]:

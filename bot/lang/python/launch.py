@@ -93,7 +93,7 @@ class _Collector(cst.CSTVisitor):
 
 
 def _groups(data: bytes) -> tuple[list[SettingGroup], _Offsets]:
-    from bot.lang.shell.launches import find_entry
+    from bot.lang.shell.launchers import find_entry
 
     module = cst.parse_module(data)
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)

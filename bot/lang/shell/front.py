@@ -86,7 +86,7 @@ class ShellFamilyFront:
         except ValueError as exc:
             return f"the edited file no longer reads as {self.kind}: {exc}"
         if self.kind == kinds.NOTEBOOK:
-            from bot.lang.embedded.views import notebook_problem
+            from bot.lang.embedded.notebooks import notebook_problem
 
             return notebook_problem(before, after)
         return None
@@ -123,13 +123,13 @@ def _launch_lines(script: ShellScript) -> set[int]:
 
 
 def _view_function(kind: str) -> Callable[[bytes], list[ShellView]]:
-    from bot.lang.embedded import views, workflow
+    from bot.lang.embedded import docs, notebooks, views, workflow
 
     if kind == kinds.SHELL:
         return lambda data: [views.ShellView(data)]
     return {
-        kinds.MARKDOWN: views.markdown_views,
-        kinds.RST: views.rst_views,
-        kinds.NOTEBOOK: views.notebook_views,
+        kinds.MARKDOWN: docs.markdown_views,
+        kinds.RST: docs.rst_views,
+        kinds.NOTEBOOK: notebooks.notebook_views,
         kinds.WORKFLOW: workflow.workflow_views,
     }[kind]

@@ -2,34 +2,27 @@
 
 A launch is `python -m MODULE`, `python path.py`, `torchrun [opts] -m MODULE`, or one of those
 behind a wrapper (`ray job submit ... --`, `nohup`, `env A=1`, `srun`, `uv run`, ...). Every
-argv field after the entry point that reads as a Hydra override becomes an `Override`.
+argv field after the entry point that reads as a Hydra override becomes an `Override`. The launcher
+words are told apart in bot.lang.shell.launchers, Hydra's own flags in bot.lang.shell.hydra_flags.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
+from bot.lang.shell.directories import ROOT, Workdir, ray_workdir
+from bot.lang.shell.hydra_flags import hydra_flags, record_flag
+from bot.lang.shell.launchers import SHELL_SCRIPT as SHELL_SCRIPT
+from bot.lang.shell.launchers import find_entry
 from bot.lang.shell.text import SCRIPT_DIR, Field, Piece, Via, source_span
-from bot.lang.shell.walk import ROOT, CommandSite, Workdir, directory_of
+from bot.lang.shell.walk import CommandSite
 from bot.model import Span
 
-PYTHON = re.compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)*)?$")
-TORCHRUN = re.compile(r"^(?:.*/)?torchrun$")
-WRAPPERS = {"nohup", "exec", "time", "command", "builtin", "sudo", "nice", "stdbuf", "timeout",
-            "setsid", "numactl", "taskset", "xargs", "unbuffer", "chrt", "ionice"}
-RUNNERS = {"srun", "mpirun", "mpiexec", "deepspeed", "uv", "poetry", "conda", "pdm", "pipenv",
-           "accelerate", "hatch", "rye", "pixi", "micromamba", "mamba"}
 OVERRIDE = re.compile(
     r"^(?P<prefix>~|\+\+|\+)?(?P<key>[A-Za-z0-9_\-$][A-Za-z0-9_\-/.$\[\]]*?)(?:@(?P<package>[A-Za-z0-9_\-.]*))?"
     r"(?P<eq>=|$)"
 )
-PYTHON_VALUE_OPTIONS = {"-X", "-W", "-Q"}
-WRAPPER_VALUE_OPTIONS = {"timeout": {"-s", "--signal", "-k", "--kill-after"}, "nice": {"-n"},
-                         "stdbuf": {"-i", "-o", "-e"}, "chrt": {"-p"}}
-TORCHRUN_FLAGS = {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
-                  "--module", "-m", "--redirects", "--tee"}
 
 
 @dataclass
@@ -114,137 +107,9 @@ class Launch:
         return self.site.branch
 
 
-def _basename(text: str) -> str:
-    return text.rsplit("/", 1)[-1]
-
-
 def _words(fields: list[Field]) -> list[str]:
     """Static text of each field; a dynamic field reads as its source text."""
     return [f.text for f in fields]
-
-
-@lru_cache(maxsize=1)
-def hydra_flags() -> dict[str, bool]:
-    """Hydra's own command-line flags, from Hydra's argparse parser: flag -> takes a value."""
-    try:
-        from hydra._internal.utils import get_args_parser
-    except ImportError:  # pragma: no cover - hydra-core is a dependency
-        return {}
-    flags: dict[str, bool] = {}
-    for action in get_args_parser()._actions:
-        for option in action.option_strings:
-            flags[option] = action.nargs not in (0, "?")
-    return flags
-
-
-SHELL_SCRIPT = "shell-script"  # a launch script run with overrides it hands on (`bash run.sh a.b=1`)
-
-
-def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, str, int] | None:
-    """(launcher, entry, entry kind, index of the first argument after the entry)."""
-    i = 0
-    n = len(words)
-    launcher = None
-    while i < n:
-        word = words[i]
-        base = _basename(word)
-        if fields[i].static is False and not PYTHON.match(base) and "PYTHON" not in word.upper():
-            after = _launcher_after(words, i + 1)
-            if after is None:
-                return None
-            launcher = launcher or word  # `$UV_RUN [--with x] python3 -m M`: a prefix set at run time
-            i = after
-            continue
-        if base == "env":
-            i += 1
-            while i < n and (("=" in words[i] and not words[i].startswith("-")) or words[i] in ("-i", "-")):
-                i += 1
-            continue
-        if base in WRAPPERS:
-            i += 1
-            while i < n and words[i].startswith("-"):
-                takes_value = words[i] in WRAPPER_VALUE_OPTIONS.get(base, ())
-                i += 2 if takes_value else 1
-            if base in ("timeout", "nice", "chrt", "taskset") and i < n and not PYTHON.match(_basename(words[i])):
-                i += 1  # the duration, priority or CPU list
-            continue
-        if base == "ray" and words[i + 1 : i + 3] == ["job", "submit"]:
-            if "--" not in words[i:]:
-                return None
-            launcher = "ray job submit"
-            i = words.index("--", i) + 1
-            continue
-        if base in RUNNERS:
-            launcher = launcher or base
-            i += 1
-            while i < n and not (PYTHON.match(_basename(words[i])) or TORCHRUN.match(_basename(words[i]))):
-                if words[i].endswith(".py") and not words[i].startswith("-"):
-                    return launcher, words[i], "script", i + 1  # deepspeed / accelerate launch run a script
-                if words[i] in ("-m", "--module") and i + 1 < n and base in ("deepspeed", "accelerate", "uv"):
-                    return launcher, words[i + 1], "module", i + 2
-                i += 1
-            continue
-        if TORCHRUN.match(base):
-            return _torchrun(words, i + 1, launcher or "torchrun")
-        if PYTHON.match(base) or (not fields[i].static and "PYTHON" in word.upper()):
-            return _python(words, i + 1, launcher or "python")
-        if base in ("bash", "sh") and i + 1 < n and words[i + 1].endswith(".sh") and fields[i + 1].static:
-            return launcher or base, words[i + 1], SHELL_SCRIPT, i + 2
-        if word.endswith(".sh") and fields[i].static:
-            return launcher or "script", word, SHELL_SCRIPT, i + 1
-        return None
-    return None
-
-
-def _launcher_word(word: str) -> bool:
-    base = _basename(word)
-    return bool(PYTHON.match(base) or TORCHRUN.match(base)) or base in RUNNERS or base in WRAPPERS or base == "env"
-
-
-def _launcher_after(words: list[str], start: int, reach: int = 6) -> int | None:
-    """The index of a launcher word within the options that follow a run-time prefix, if there is one."""
-    for j in range(start, min(len(words), start + reach)):
-        if _launcher_word(words[j]):
-            return j
-        if ("=" in words[j] and not words[j].startswith("-")) or words[j].endswith((".py", ".sh")):
-            return None  # an override or a program: the prefix is not a wrapper of a launcher
-    return None
-
-
-def _python(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str, int] | None:
-    n = len(words)
-    while i < n:
-        word = words[i]
-        if word == "-m" and i + 1 < n:
-            module = words[i + 1]
-            if module in ("torch.distributed.run", "torch.distributed.launch"):
-                return _torchrun(words, i + 2, launcher + " -m " + module)
-            return launcher, module, "module", i + 2
-        if word.startswith("-m") and len(word) > 2:
-            return launcher, word[2:], "module", i + 1
-        if word in ("-c", "-"):
-            return None
-        if word in PYTHON_VALUE_OPTIONS:
-            i += 2
-            continue
-        if word.startswith("-"):
-            i += 1
-            continue
-        return launcher, word, "script", i + 1
-    return None
-
-
-def _torchrun(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str, int] | None:
-    n = len(words)
-    while i < n:
-        word = words[i]
-        if word in ("-m", "--module") and i + 1 < n:
-            return launcher, words[i + 1], "module", i + 2
-        if word.startswith("-"):
-            i += 1 if ("=" in word or word in TORCHRUN_FLAGS) else 2
-            continue
-        return launcher, word, "script", i + 1
-    return None
 
 
 def build_launches(site: CommandSite, words: list[list[list[Field]]], src: bytes,
@@ -284,7 +149,7 @@ def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch |
     launcher, entry, entry_kind, first = found
     launch = Launch(site, launcher, entry, entry_kind, line=int(site.node.start_point[0]) + 1, workdir=site.cwd)
     if launcher == "ray job submit":
-        launch.workdir = _ray_workdir(words[:first], fields, site.cwd)
+        launch.workdir = ray_workdir(words[:first], fields, site.cwd)
     if entry_kind in ("script", SHELL_SCRIPT) and first > 0:
         _script_dir_entry(launch, fields[first - 1])
     flags = hydra_flags()
@@ -303,11 +168,11 @@ def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch |
         if word.startswith("-") and name in flags:
             if "=" in word:
                 values = [f for f in _same_word(fields, i - 1) if f.text.startswith(name + "=")]
-                _record_flag(launch, name, [(f.text[len(name) + 1 :], f) for f in values])
+                record_flag(launch, name, [(f.text[len(name) + 1 :], f) for f in values])
             elif flags[name] and i < len(fields):
                 values = _same_word(fields, i)
                 i += len(values)
-                _record_flag(launch, name, [(f.text, f) for f in values])
+                record_flag(launch, name, [(f.text, f) for f in values])
             continue
         override = parse_override_field(item, src)
         if override is not None:
@@ -315,18 +180,6 @@ def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch |
     if entry_kind == SHELL_SCRIPT and not launch.overrides:
         return None  # running a script is a launch only when overrides are handed to it
     return launch
-
-
-def _ray_workdir(words: list[str], fields: list[Field], cwd: Workdir | None) -> Workdir | None:
-    """`ray job submit --working-dir DIR -- python3 -m M`: M is found in DIR (relative to where it is submitted)."""
-    for i, word in enumerate(words):
-        name, _, inline = word.partition("=")
-        if name != "--working-dir":
-            continue
-        if inline:
-            return directory_of(fields[i].chars(len(name) + 1, len(word)), cwd)
-        return directory_of(fields[i + 1].pieces, cwd) if i + 1 < len(fields) else None
-    return cwd
 
 
 def _same_word(fields: list[Field], index: int) -> list[Field]:
@@ -344,32 +197,6 @@ def _script_dir_entry(launch: Launch, entry: Field) -> None:
     if pieces and pieces[0].dynamic == SCRIPT_DIR and all(p.static for p in pieces[1:]):
         launch.entry = "".join(p.text for p in pieces[1:]).lstrip("/") or "."
         launch.entry_base = "script-dir"
-
-
-def _record_flag(launch: Launch, name: str, values: list[tuple[str, Field]]) -> None:
-    """A Hydra flag with the value(s) it takes in the script's branches; a run-time value is noted."""
-    if not values:
-        return
-    texts = [text for text, _ in values]
-    value: str | None = texts[0]
-    dynamic = next((f for _, f in values if not f.static), None)
-    if name in ("--config-path", "-cp") and dynamic is not None and len(values) == 1:
-        start = len(dynamic.text) - len(texts[0])  # the value's place in its field (after `--config-path=`)
-        directory = directory_of(dynamic.chars(start, len(dynamic.text)), launch.workdir)
-        if directory is not None:  # `$(pwd)/conf`, `"$SCRIPT_DIR/conf"`: a directory the script names
-            launch.config_path, launch.config_path_dir = value, directory
-            return
-    if name in ("--config-path", "-cp"):
-        launch.config_path = value
-    elif name in ("--config-name", "-cn"):
-        launch.config_name = value
-        launch.config_names = tuple(dict.fromkeys(texts))
-    elif name in ("--config-dir", "-cd"):
-        launch.config_dir = value
-    else:
-        return
-    if dynamic is not None:
-        launch.config_runtime = dynamic.text if dynamic.text.startswith(name) else f"{name} {dynamic.text}"
 
 
 def line_column(src: bytes, pos: int) -> tuple[int, int]:

@@ -7,10 +7,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from bot.lang.shell.calls import ScriptCall, script_call
+from bot.lang.shell.directories import tilde
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, build_launches
 from bot.lang.shell.quirks import masked
 from bot.lang.shell.text import Field, split_fields
-from bot.lang.shell.variables import Definition, tilde
+from bot.lang.shell.variables import Definition
 from bot.lang.shell.walk import Walker
 from bot.model import Span
 

@@ -1,4 +1,4 @@
-"""Shell variables: their definitions and the expansion of words that use them.
+"""Shell variables: the definitions that may reach a point of a script.
 
 An environment maps a name to the definitions that may reach a point of the script: one after
 a plain assignment, several after branches that assign differently, a `caller` definition
@@ -7,32 +7,9 @@ where the script never assigned it (the value comes from whoever runs the script
 
 from __future__ import annotations
 
-import itertools
-import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
-from bot.lang.shell.text import (
-    ANSI,
-    BARE,
-    BREAK,
-    DOUBLE,
-    SCRIPT_DIR,
-    SINGLE,
-    WORK_DIR,
-    Definition,
-    Items,
-    Piece,
-    Via,
-)
-from bot.model import Span
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
-
-MAX_ALTERNATIVES = 16
-MAX_NESTING = 40  # words inside words; deeper ones are read as run-time values, well within Python's stack
-
+from bot.lang.shell.text import Definition
 
 Env = Mapping[str, tuple[Definition, ...]]
 _CALLERS: dict[str, Definition] = {}
@@ -48,325 +25,25 @@ def reaching(env: Env, name: str) -> tuple[Definition, ...]:
     return env.get(name) or (caller_definition(name),)
 
 
-def _line(node: Node) -> int:
-    return int(node.start_point[0]) + 1
-
-
-def _text(src: bytes, node: Node) -> str:
-    return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
-
-class Expander:
-    """Expands word nodes of one file into alternatives of piece lists."""
-
-    def __init__(self, src: bytes) -> None:
-        self.src = src
-        self.depth = 0  # words being expanded inside one another (`${A:-${B:-...}}`)
-
-    # ---- literal text --------------------------------------------------------------
-    def _literal(self, start: int, end: int, ctx: str, quote: int) -> Piece:
-        """Characters of src[start:end] after removing backslash escapes valid in `ctx`."""
-        raw = self.src[start:end]
-        if b"\\" not in raw and raw.isascii():  # the common case: one byte per character, no escapes
-            return Piece(raw.decode("ascii"), range(start, end), range(start + 1, end + 1), ctx, quote)
-        text = raw.decode("utf-8", "replace")
-        chars: list[str] = []
-        starts: list[int] = []
-        ends: list[int] = []
-        pos = start
-        i = 0
-        escapable = None if ctx == BARE else '$`"\\\n'
-        while i < len(text):
-            ch = text[i]
-            width = len(ch.encode("utf-8"))
-            if ctx in (BARE, DOUBLE) and ch == "\\" and i + 1 < len(text):
-                nxt = text[i + 1]
-                if escapable is None or nxt in escapable:
-                    nwidth = len(nxt.encode("utf-8"))
-                    if nxt != "\n":
-                        chars.append(nxt)
-                        starts.append(pos)
-                        ends.append(pos + 1 + nwidth)
-                    pos += 1 + nwidth
-                    i += 2
-                    continue
-            chars.append(ch)
-            starts.append(pos)
-            ends.append(pos + width)
-            pos += width
-            i += 1
-        return Piece("".join(chars), tuple(starts), tuple(ends), ctx, quote)
-
-    def _dynamic(self, node: Node, reason: str, ctx: str) -> Piece:
-        return Piece(_text(self.src, node), ctx=ctx, dynamic=reason, splittable=ctx == BARE)
-
-    # ---- words ---------------------------------------------------------------------
-    def word(self, node: Node, env: Env, ctx: str = BARE, quote: int = -1) -> list[Items]:
-        """Alternatives, each a list of pieces and BREAKs, for one word node."""
-        if self.depth >= MAX_NESTING:
-            return [[self._dynamic(node, f"nested more than {MAX_NESTING} levels deep", ctx)]]
-        self.depth += 1
-        try:
-            return self._word(node, env, ctx, quote)
-        finally:
-            self.depth -= 1
-
-    def _word(self, node: Node, env: Env, ctx: str, quote: int) -> list[Items]:
-        kind = node.type
-        if kind in ("word", "number", "extglob_pattern", "special_variable_name", "variable_name"):
-            return [[self._literal(node.start_byte, node.end_byte, ctx, quote)]]
-        if kind == "raw_string":
-            return [[self._literal(node.start_byte + 1, node.end_byte - 1, SINGLE, node.start_byte)]]
-        if kind == "ansi_c_string":
-            inner = self._literal(node.start_byte + 2, node.end_byte - 1, ANSI, node.start_byte)
-            return [[inner]]
-        if kind in ("string", "translated_string"):
-            return self._string(node, env)
-        if kind == "concatenation":
-            return self._concat([self.word(c, env, ctx, quote) for c in node.children])
-        if kind in ("simple_expansion", "expansion"):
-            return self.expansion(node, env, ctx)
-        if kind == "command_substitution" and script_directory(_text(self.src, node)):
-            return [[self._dynamic(node, SCRIPT_DIR, ctx)]]
-        if kind == "command_substitution" and _PWD.fullmatch(_text(self.src, node)):
-            return [[self._dynamic(node, WORK_DIR, ctx)]]
-        if kind == "arithmetic_expansion" or (kind == "command_substitution" and self.src.startswith(
-                b"$((", node.start_byte)):  # tree-sitter reads `$((...))` in `${V:-...}` as `$( (...) )`
-            return [[self._dynamic(node, "computed by shell arithmetic", ctx)]]
-        if kind in ("command_substitution", "process_substitution"):
-            return [[self._dynamic(node, "computed by a command", ctx)]]
-        if kind == "arithmetic_expansion":
-            return [[self._dynamic(node, "computed by shell arithmetic", ctx)]]
-        if kind == "brace_expression":
-            return [[self._dynamic(node, "a brace expansion", ctx)]]
-        return [[self._dynamic(node, f"shell construct {kind}", ctx)]]
-
-    def _string(self, node: Node, env: Env) -> list[Items]:
-        parts: list[list[Items]] = []
-        pos = node.start_byte + (2 if node.type == "translated_string" else 1)
-        end = node.end_byte - 1
-        for child in node.children:
-            if child.type in ('"', "$"):
-                continue
-            start = child.start_byte
-            if child.type != "string_content":
-                # tree-sitter folds blanks before `$` into the expansion node: take them back.
-                body = self.src[start : child.end_byte]
-                start += len(body) - len(body.lstrip(b" \t\n"))
-            if start > pos:
-                parts.append([[self._literal(pos, start, DOUBLE, node.start_byte)]])
-            if child.type == "string_content":
-                parts.append([[self._literal(start, child.end_byte, DOUBLE, node.start_byte)]])
-            else:
-                parts.append(self.word(child, env, DOUBLE, node.start_byte))
-            pos = child.end_byte
-        if end > pos:
-            parts.append([[self._literal(pos, end, DOUBLE, node.start_byte)]])
-        if not parts:
-            return [[Piece("", ctx=DOUBLE, quote=node.start_byte, starts=(), ends=())]]
-        return self._concat(parts)
-
-    @staticmethod
-    def _concat(parts: list[list[Items]]) -> list[Items]:
-        combos: list[Items] = [[]]
-        for alternatives in parts:
-            combos = [a + b for a, b in itertools.product(combos, alternatives)][:MAX_ALTERNATIVES]
-        return combos
-
-    # ---- expansions ----------------------------------------------------------------
-    def expansion(self, node: Node, env: Env, ctx: str) -> list[Items]:
-        form = parse_expansion(node)
-        quoted = ctx == DOUBLE
-        if form is None:
-            return [[self._dynamic(node, "a parameter expansion the bot does not evaluate", ctx)]]
-        name, subscript, op, operand = form
-        use = Span(node.start_byte, node.end_byte)
-        if name.isdigit() and op in (":-", "-") and operand:
-            return [[as_default(p, f"${name}") for p in alt] for alt in self._operand(operand, env, ctx)]
-        if name.isdigit() or name in ("@", "*", "#", "?", "$", "!", "-", "0"):
-            what = f"${name}" if len(name) == 1 else "${" + name + "}"
-            return [[self._dynamic(node, f"from the caller ({what})", ctx)]]
-        if op is not None and op not in (":-", "-", ":=", "="):
-            return [[self._dynamic(node, f"computed by ${{{name}{op}...}}", ctx)]]
-        out: list[Items] = []
-        for definition in reaching(env, name):
-            via = Via(name, definition, use, ctx)
-            if definition.kind == "caller" and name == "PWD" and operand is None:
-                out.append([self._dynamic(node, WORK_DIR, ctx)])  # bash keeps PWD where `cd` leads
-                continue
-            if definition.kind == "caller":
-                if operand is not None:
-                    for alt in self._operand(operand, env, ctx):
-                        out.append([as_default(p, name) for p in alt])
-                else:
-                    reason = f"from {name}, which this script never assigns (the caller's environment)"
-                    out.append([self._dynamic(node, reason, ctx)])
-                continue
-            for alt in definition.values:
-                if op in (":-", ":=") and operand is not None and definition.kind == "scalar" and _empty(alt):
-                    out.extend(self._operand(operand, env, ctx))  # `${V:-x}` where V is set but empty: x
-                    continue
-                out.append(_splice(alt, via, definition.kind, subscript, quoted))
-        return out[:MAX_ALTERNATIVES] or [[]]
-
-    def _operand(self, nodes: list[Node], env: Env, ctx: str) -> list[Items]:
-        parts = [self.word(n, env, DOUBLE if ctx == DOUBLE else BARE) for n in nodes]
-        if not parts:
-            return [[Piece("", ctx=ctx)]]
-        alternatives = self._concat(parts)
-        # bash expands a leading ~ of `${V:-~/x}`, but not inside double quotes
-        return alternatives if ctx == DOUBLE else [tilde(alt) for alt in alternatives]
-
-
-HOME = "a home directory (~), expanded by the shell"
-_IDENTIFIER_EQUALS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-
-
-def tilde(items: Items, *, assignment: bool = False, argument: bool = False) -> Items:
-    """The word with bash's tilde expansion: a leading unquoted `~` (or `~user`) up to the first `/`
-    becomes the run-time home directory. `assignment`: also after each `:` of the value (bash does so
-    in assignments); `argument`: also after the `=` of a `name=~/x` argument (bash, outside POSIX mode,
-    for a valid variable name only: `a.b=~/x` keeps its tilde, and so does Hydra, which rejects it).
-    """
-    if not items or items[0] is None:
-        return items
-    first = items[0]
-    if not _from_source(first):
-        return items
-    starts = [0]
-    text = first.text
-    if argument:
-        match = _IDENTIFIER_EQUALS.match(text)
-        starts = [match.end()] if match else []
-    if assignment:
-        starts += [i + 1 for i, ch in enumerate(text) if ch == ":"]
-    cuts: list[tuple[int, int]] = []
-    for start in starts:
-        if text.startswith("~", start):
-            end = text.find("/", start)
-            stop = text.find(":", start) if assignment else -1
-            end = min(e for e in (end, stop, len(text)) if e >= 0)
-            if end == len(text) and len(items) > 1 and items[1] is not None:
-                continue  # the tilde prefix runs into a quoted or expanded part: bash leaves it
-            cuts.append((start, end))
-    if not cuts:
-        return items
-    out: Items = []
-    pos = 0
-    for start, end in cuts:
-        if start > pos:
-            out.append(first.sub(pos, start))
-        out.append(Piece(text[start:end], ctx=BARE, dynamic=HOME, default_of=first.default_of))
-        pos = end
-    if pos < len(text):
-        out.append(first.sub(pos, len(text)))
-    return out + items[1:]
-
-
-def _empty(items: Items) -> bool:
-    """A value known to be the empty string."""
-    return all(p is not None and p.static and not p.text for p in items)
-
-
-def _from_source(piece: Piece) -> bool:
-    """Unquoted characters written in the word itself (not the value of a variable it expands)."""
-    return piece.static and piece.ctx == BARE and not piece.via and bool(piece.starts)
-
-
-_PWD = re.compile(r"\$\(\s*pwd(?:\s+-[LP])?\s*\)|`\s*pwd(?:\s+-[LP])?\s*`")
-_SCRIPT_DIR_WORDS = {"cd", "pwd", "dirname", "readlink", "realpath", "-f", "-e", "-m", "-P", "-L", "--", "&&", ";",
-                     "echo", "$0", "${0}", "${BASH_SOURCE[0]}", "${BASH_SOURCE}", "$BASH_SOURCE", ">/dev/null",
-                     "&>/dev/null", "2>&1", "1>/dev/null", "2>/dev/null", ">", "&>", "/dev/null"}
-
-
-def script_directory(text: str) -> bool:
-    """`$(cd "$(dirname "$0")" && pwd)`, `$(dirname "${BASH_SOURCE[0]}")` and the like: the script's directory."""
-    if "dirname" not in text or not ("$0" in text or "${0}" in text or "BASH_SOURCE" in text):
-        return False
-    flat = text.replace("$(", " ").replace(")", " ").replace('"', " ").replace("'", " ").replace("`", " ")
-    return all(word in _SCRIPT_DIR_WORDS for word in flat.replace(";", " ; ").split())
-
-
-def as_default(piece: Piece | None, name: str) -> Piece | None:
-    """The piece marked as the `${V:-...}` default of V (the caller may override it)."""
-    if piece is None:
-        return None
-    from dataclasses import replace
-
-    return replace(piece, default_of=piece.default_of or name)
-
-
-def _splice(items: Items, via: Via, kind: str, subscript: str | None, quoted: bool) -> Items:
-    """A definition's value as seen through one use of the variable."""
-    if kind == "array":
-        elements = _elements(items)
-        if subscript in ("@", "*"):
-            chosen = elements
-        else:
-            index = int(subscript) if subscript and subscript.isdigit() else 0
-            chosen = elements[index : index + 1]
-        if subscript == "*" and quoted:
-            joined: Items = []
-            for i, element in enumerate(chosen):
-                if i:
-                    joined.append(Piece(" ", dynamic=None, splittable=False))
-                joined.extend(element)
-            chosen = [joined]
-        out: Items = []
-        for i, element in enumerate(chosen):
-            if i:
-                out.append(BREAK if quoted else Piece(" ", splittable=True))
-            out.extend(p.with_via(via, not quoted) if p is not None else None for p in element)
-        return out
-    return [p.with_via(via, not quoted) if p is not None else None for p in items]
-
-
-def _elements(items: Items) -> list[Items]:
-    out: list[Items] = [[]]
-    for item in items:
-        if item is BREAK:
-            out.append([])
-        else:
-            out[-1].append(item)
-    return [e for e in out if e]
-
-
-def parse_expansion(node: Node) -> tuple[str, str | None, str | None, list[Node] | None] | None:
-    """(name, subscript, operator, operand nodes) for `$V`, `${V}`, `${V:-x}`, `${A[@]}`."""
-    if node.type == "simple_expansion":
-        for child in node.children:
-            if child.type in ("variable_name", "special_variable_name"):
-                return child.text.decode() if child.text else "", None, None, None
-        return None
-    children = [c for c in node.children if c.type not in ("${", "}")]
-    if not children or any(c.type == "ERROR" or c.is_missing for c in children):
-        return None
-    first = children[0]
-    subscript = None
-    if first.type in ("variable_name", "special_variable_name"):
-        name = first.text.decode() if first.text else ""
-    elif first.type == "subscript":
-        sub_children = first.children
-        name = sub_children[0].text.decode() if sub_children and sub_children[0].text else ""
-        index = [c for c in sub_children[1:] if c.type not in ("[", "]")]
-        subscript = index[0].text.decode() if index and index[0].text else None
-    else:
-        return None
-    rest = children[1:]
-    if not rest:
-        return name, subscript, None, None
-    op = rest[0].type
-    return name, subscript, op, rest[1:]
+def merge(envs: list[Env]) -> Env:
+    """The environment after branches: each name may hold what any branch (or the caller) left in it."""
+    names: dict[str, None] = {}
+    for env in envs:
+        names.update(dict.fromkeys(env))
+    out: dict[str, tuple[Definition, ...]] = {}
+    for name in names:
+        seen: dict[int, Definition] = {}
+        for env in envs:
+            for definition in env.get(name) or (caller_definition(name),):
+                seen.setdefault(id(definition), definition)
+        out[name] = tuple(seen.values())
+    return out
 
 
 __all__ = [
-    "ANSI",
-    "BARE",
-    "DOUBLE",
-    "SINGLE",
     "Definition",
     "Env",
-    "Expander",
     "caller_definition",
+    "merge",
     "reaching",
 ]

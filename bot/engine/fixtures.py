@@ -67,8 +67,8 @@ def _line_endings(data: bytes) -> tuple[int, int]:
 
 
 def run_case(case: Case, rules: dict[str, Rule]) -> CaseResult:
-    from bot.lang import front_end
-    from bot.lang.kinds import SHELL, kind_for_path
+    from bot.lang import front_end, kind_for_path
+    from bot.lang.kinds import SHELL
 
     result = CaseResult(case)
     rule = rules.get(case.rule_id)

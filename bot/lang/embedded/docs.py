@@ -1,0 +1,169 @@
+"""Shell in Markdown and reStructuredText code blocks, as a view of the file with all else blanked out.
+
+A view keeps the file's length and its line breaks, so a byte offset in the view is the same offset
+in the file. In blocks written as a console session only the `$ ` lines and their continuations count.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.lang.embedded.views import ShellView
+
+# ---- masking ----------------------------------------------------------------------------
+
+def blank(data: bytes) -> bytearray:
+    """The file with every byte but line breaks turned into a space."""
+    return bytearray(b if b in (10, 13) else 32 for b in data)
+
+
+def reveal(view: bytearray, data: bytes, start: int, end: int) -> None:
+    view[start:end] = data[start:end]
+
+
+PROMPT = re.compile(rb"[ \t]*\$ ")
+CONTINUATION_PROMPT = re.compile(rb"[ \t]*> ")
+SHELL_LANGUAGES = {"bash", "sh", "shell", "zsh", "console", "shell-session", "bash-session", "shellsession"}
+PROMPT_LANGUAGES = {"console", "shell-session", "bash-session", "shellsession"}
+
+
+def _lines(data: bytes, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """(start, end) of each line in data[start:end], the end before its line break."""
+    stop = len(data) if end is None else end
+    out = []
+    pos = start
+    while pos < stop:
+        nl = data.find(b"\n", pos, stop)
+        line_end = stop if nl < 0 else nl
+        out.append((pos, line_end - 1 if line_end > pos and data[line_end - 1] == 13 else line_end))
+        pos = line_end + 1
+    return out
+
+
+def reveal_block(view: bytearray, data: bytes, lines: list[tuple[int, int]], prompts: bool) -> None:
+    """Show a code block's lines; with prompts only `$ ` lines and their continuations, minus the `$ `."""
+    has_prompt = prompts or any(PROMPT.match(data, s) for s, _ in lines)
+    continued = False
+    for start, end in lines:
+        if has_prompt and continued and CONTINUATION_PROMPT.match(data, start):
+            reveal(view, data, CONTINUATION_PROMPT.match(data, start).end(), end)  # type: ignore[union-attr]
+        elif not has_prompt or continued:
+            reveal(view, data, start, end)
+        else:
+            match = PROMPT.match(data, start)
+            if match is None or match.end() > end + 1:
+                continue
+            reveal(view, data, match.end(), end)
+        continued = end > start and data[end - 1] == ord("\\")
+
+
+# ---- Markdown ---------------------------------------------------------------------------
+
+FENCE = re.compile(rb"^([ \t]*)(`{3,}|~{3,})[ \t]*(\{[^}]*\}|[^\s`{]*)")
+
+
+def _fence_language(info: str) -> str:
+    """`bash`, `{.bash}`, `{.bash .numberLines}`, `{bash}` -> bash."""
+    if info.startswith("{"):
+        words = info.strip("{}").split()
+        classes = [w[1:] for w in words if w.startswith(".")]
+        info = classes[0] if classes else (words[0] if words and "=" not in words[0] else "")
+    return info.lower()
+
+
+def markdown_views(data: bytes) -> list[ShellView]:
+    view = blank(data)
+    lines = _lines(data)
+    found = False
+    i = 0
+    while i < len(lines):
+        match = FENCE.match(data[lines[i][0] : lines[i][1]])
+        i += 1
+        if match is None:
+            continue
+        fence = match.group(2)
+        language = _fence_language(match.group(3).decode("utf-8", "replace"))
+        body: list[tuple[int, int]] = []
+        while i < len(lines):
+            text = data[lines[i][0] : lines[i][1]].strip()
+            i += 1
+            if text.startswith(fence[:1] * len(fence)) and not text.strip(fence[:1]):
+                break
+            body.append(lines[i - 1])
+        if language in SHELL_LANGUAGES:
+            found = True
+            reveal_block(view, data, body, language in PROMPT_LANGUAGES)
+    return [ShellView(bytes(view))] if found else []
+
+
+# ---- reStructuredText -------------------------------------------------------------------
+
+DIRECTIVE = re.compile(rb"^([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*([\w+-]*)[ \t]*$")
+HIGHLIGHT = re.compile(rb"^[ \t]*\.\.[ \t]+highlight::[ \t]*([\w+-]+)")
+LITERAL_END = re.compile(rb"::[ \t]*$")
+SHELLISH = re.compile(rb"[ \t]*(?:\$ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*"
+                      rb"(?:python3?|torchrun|bash|sh|ray|deepspeed|accelerate|export|set|cd|pip3?|srun|sbatch)\b")
+
+
+def _indent(data: bytes, start: int, end: int) -> int:
+    line = data[start:end]
+    return len(line) - len(line.lstrip(b" \t"))
+
+
+def _is_comment(line: bytes) -> bool:
+    body = line.strip()
+    if body == b"..":
+        return True
+    return body.startswith(b".. ") and b"::" not in body and body[3:4] not in (b"_", b"|", b"[")
+
+
+def _skip_indented(data: bytes, lines: list[tuple[int, int]], i: int, base: int) -> int:
+    """The index of the first line after the block indented deeper than `base`."""
+    while i < len(lines):
+        s, e = lines[i]
+        if data[s:e].strip() and _indent(data, s, e) <= base:
+            break
+        i += 1
+    return i
+
+
+def rst_views(data: bytes) -> list[ShellView]:
+    view = blank(data)
+    lines = _lines(data)
+    default_language = ""
+    found = False
+    i = 0
+    while i < len(lines):
+        start, end = lines[i]
+        text = data[start:end]
+        i += 1
+        highlight = HIGHLIGHT.match(text)
+        if highlight:
+            default_language = highlight.group(1).decode().lower()
+            continue
+        directive = DIRECTIVE.match(text)
+        if directive is None and _is_comment(text):
+            i = _skip_indented(data, lines, i, _indent(data, start, end))  # a comment's body is not text
+            continue
+        if directive is None and text.lstrip().startswith(b".."):
+            continue  # another directive: its body may hold code blocks
+        literal = directive is None and LITERAL_END.search(text)
+        if directive is None and not literal:
+            continue
+        base = _indent(data, start, end)
+        while directive and i < len(lines) and data[lines[i][0] : lines[i][1]].strip().startswith(b":"):
+            i += 1  # directive options
+        body: list[tuple[int, int]] = []
+        while i < len(lines):
+            s, e = lines[i]
+            if data[s:e].strip() and _indent(data, s, e) <= base:
+                break
+            body.append(lines[i])
+            i += 1
+        language = (directive.group(2).decode().lower() if directive else "") or default_language
+        is_shell = language in SHELL_LANGUAGES or (
+            not directive and not language and any(SHELLISH.match(data, s) for s, _ in body))
+        if is_shell and body:
+            found = True
+            reveal_block(view, data, body, language in PROMPT_LANGUAGES)
+    return [ShellView(bytes(view))] if found else []

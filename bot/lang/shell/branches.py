@@ -1,0 +1,184 @@
+"""Compound statements of the shell walk (bot.lang.shell.walk): `if`, `case`, loops and functions.
+
+Branches are merged conservatively: after `if`/`case` a variable may hold the value of any
+branch (or the caller's value, where a branch did not assign it); loop bodies may not run.
+Function bodies are read with the variables defined before the function. The values a script
+tests a variable against (`case`, `[ "$V" = x ]`) are noted as they are met.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from bot.lang.shell.nodes import descendants, line_of, variable_of
+from bot.lang.shell.text import Piece
+from bot.lang.shell.variables import Definition, Env, merge
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from bot.lang.shell.directories import Workdir
+    from bot.lang.shell.expansion import Expander
+    from bot.lang.shell.walk import WalkResult
+
+LITERAL_WORDS = {"word", "string", "raw_string", "number", "extglob_pattern"}
+
+
+class BranchWalking:
+    """The part of the walker that follows statements with branches, loops and function bodies."""
+
+    src: bytes
+    expander: Expander
+    result: WalkResult
+    _function: str | None
+    _branch: str | None
+    _cwd: Workdir | None
+    _moved: bool
+
+    if TYPE_CHECKING:  # the statement walking itself: bot.lang.shell.walk.Walker
+        def block(self, nodes: list[Node], env: Env) -> Env: ...
+
+        def statement(self, node: Node, env: Env) -> Env: ...
+
+        def record_uses(self, node: Node, env: Env) -> None: ...
+
+    def compound(self, walk: Callable[[Node, Env], Env], node: Node, env: Env) -> Env:
+        """A statement with branches; a `cd` in any of them leaves the directory after it unknown."""
+        outer, self._moved = self._moved, False
+        try:
+            return walk(node, env)
+        finally:
+            if self._moved:
+                self._cwd = None
+            self._moved = outer or self._moved
+
+    def if_statement(self, node: Node, env: Env) -> Env:
+        condition: list[Node] = []
+        body: list[Node] = []
+        branches: list[Node] = []
+        target = condition
+        has_else = False
+        for child in node.children:
+            if child.type == "if":
+                continue
+            if child.type == "then":
+                target = body
+                continue
+            if child.type == "fi":
+                break
+            if child.type in ("elif_clause", "else_clause"):
+                branches.append(child)
+                has_else = has_else or child.type == "else_clause"
+                continue
+            target.append(child)
+        env = self.block(condition, env)
+        label = self._condition_text(condition)
+        outs = [self._branch_block(body, env, label)]
+        for clause in branches:
+            parts = [c for c in clause.children if c.type not in ("elif", "else", "then")]
+            clause_label = "else" if clause.type == "else_clause" else self._condition_text(parts[:1])
+            outs.append(self._branch_block(parts, env, clause_label))
+        if not has_else:
+            outs.append(env)
+        return merge(outs)
+
+    def case_statement(self, node: Node, env: Env) -> Env:
+        outs = []
+        has_default = False
+        subject: str | None = None
+        subject_var: str | None = None
+        for child in node.children:
+            if child.type == "case_item":
+                patterns: list[Node] = []
+                body: list[Node] = []
+                seen_paren = False
+                for part in child.children:
+                    if not seen_paren:
+                        if part.type == ")":
+                            seen_paren = True
+                        elif part.type not in ("(", "|"):
+                            patterns.append(part)
+                        continue
+                    body.append(part)
+                texts = [(p.text or b"").decode() for p in patterns]
+                has_default = has_default or "*" in texts
+                if subject_var is not None:
+                    for text in texts:
+                        self._tested(subject_var, text)
+                label = f"case {subject} in {'|'.join(texts)})" if subject else None
+                outs.append(self._branch_block(body, env, label))
+            elif child.type not in ("case", "in", "esac") and subject is None:
+                self.record_uses(child, env)
+                subject_var = variable_of(child)
+                subject = (child.text or b"").decode("utf-8", "replace")
+        if not has_default:
+            outs.append(env)
+        return merge(outs)
+
+    def loop(self, node: Node, env: Env) -> Env:
+        body = [c for c in node.children if c.type == "do_group"]
+        header = [c for c in node.children if c.type != "do_group"]
+        loop_env = dict(env)
+        if node.type == "for_statement":
+            var = next((c for c in header if c.type == "variable_name"), None)
+            words = [c for c in header if c.type not in ("for", "in", "variable_name", ";", "do")]
+            for word in words:
+                self.record_uses(word, env)
+            if var is not None and var.text:
+                name = var.text.decode()
+                alternatives = [alt for w in words for alt in self.expander.word(w, env)]
+                definition = Definition(name=name, kind="loop", line=line_of(var),
+                                        values=alternatives or [[Piece("", dynamic="loop")]])
+                loop_env[name] = (definition,)
+        else:
+            for part in header:
+                self.statement(part, env) if part.type not in ("while", "until", "for", "select") else None
+        after = self._branch_block(body, loop_env, "inside a loop")
+        return merge([env, after])
+
+    def function(self, node: Node, env: Env) -> Env:
+        name_node = next((c for c in node.children if c.type == "word"), None)
+        previous = self._function
+        self._function = (name_node.text or b"").decode() if name_node is not None else "function"
+        body = [c for c in node.children if c.type in ("compound_statement", "subshell")]
+        cwd = self._cwd
+        self.block(body, dict(env))
+        self._function, self._cwd = previous, cwd  # the body runs where it is called, later
+        return env
+
+    def _branch_block(self, nodes: list[Node], env: Env, label: str | None) -> Env:
+        previous = self._branch
+        cwd = self._cwd
+        self._branch = label or previous
+        try:
+            return self.block(nodes, dict(env))
+        finally:
+            self._branch = previous
+            self._moved |= self._cwd != cwd
+            self._cwd = cwd  # each branch starts where the `if` (or `case`, or loop) starts
+
+    def _condition_text(self, nodes: list[Node]) -> str | None:
+        if not nodes:
+            return None
+        text = self.src[nodes[0].start_byte : nodes[-1].end_byte].decode("utf-8", "replace")
+        return "if " + " ".join(text.split())
+
+    def _tested(self, name: str, value: str) -> None:
+        value = value.strip("\"'")
+        if value and not any(ch in value for ch in "*?[$") and value not in self.result.tested.setdefault(name, []):
+            self.result.tested[name].append(value)
+
+    def _record_tests(self, node: Node) -> None:
+        """`[ "$V" = x ]`, `[[ $V == x ]]`: the values a script itself tests a variable against."""
+        for expr in descendants(node, {"binary_expression"}):
+            parts = [c for c in expr.children if c.type not in ("=", "==", "!=")]
+            operators = [c for c in expr.children if c.type in ("=", "==", "!=")]
+            if len(parts) != 2 or not operators:
+                continue
+            left, right = parts
+            for var_side, value_side in ((left, right), (right, left)):
+                name = variable_of(var_side)
+                if name is not None and value_side.type in LITERAL_WORDS:
+                    self._tested(name, (value_side.text or b"").decode("utf-8", "replace"))
+

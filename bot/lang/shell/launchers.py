@@ -1,0 +1,136 @@
+"""Which program a command runs: the launcher words (python, torchrun, wrappers, runners) before the entry point.
+
+`find_entry` steps over wrappers (`nohup`, `env A=1`, `timeout 5`, `ray job submit ... --`) and runners
+(`srun`, `uv run`, `deepspeed`, ...) to the Python entry point, or to a shell script handed overrides.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.lang.shell.text import Field
+
+PYTHON = re.compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)*)?$")
+TORCHRUN = re.compile(r"^(?:.*/)?torchrun$")
+WRAPPERS = {"nohup", "exec", "time", "command", "builtin", "sudo", "nice", "stdbuf", "timeout",
+            "setsid", "numactl", "taskset", "xargs", "unbuffer", "chrt", "ionice"}
+RUNNERS = {"srun", "mpirun", "mpiexec", "deepspeed", "uv", "poetry", "conda", "pdm", "pipenv",
+           "accelerate", "hatch", "rye", "pixi", "micromamba", "mamba"}
+PYTHON_VALUE_OPTIONS = {"-X", "-W", "-Q"}
+WRAPPER_VALUE_OPTIONS = {"timeout": {"-s", "--signal", "-k", "--kill-after"}, "nice": {"-n"},
+                         "stdbuf": {"-i", "-o", "-e"}, "chrt": {"-p"}}
+TORCHRUN_FLAGS = {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
+                  "--module", "-m", "--redirects", "--tee"}
+SHELL_SCRIPT = "shell-script"  # a launch script run with overrides it hands on (`bash run.sh a.b=1`)
+
+
+def _basename(text: str) -> str:
+    return text.rsplit("/", 1)[-1]
+
+
+def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, str, int] | None:
+    """(launcher, entry, entry kind, index of the first argument after the entry)."""
+    i = 0
+    n = len(words)
+    launcher = None
+    while i < n:
+        word = words[i]
+        base = _basename(word)
+        if fields[i].static is False and not PYTHON.match(base) and "PYTHON" not in word.upper():
+            after = _launcher_after(words, i + 1)
+            if after is None:
+                return None
+            launcher = launcher or word  # `$UV_RUN [--with x] python3 -m M`: a prefix set at run time
+            i = after
+            continue
+        if base == "env":
+            i += 1
+            while i < n and (("=" in words[i] and not words[i].startswith("-")) or words[i] in ("-i", "-")):
+                i += 1
+            continue
+        if base in WRAPPERS:
+            i += 1
+            while i < n and words[i].startswith("-"):
+                takes_value = words[i] in WRAPPER_VALUE_OPTIONS.get(base, ())
+                i += 2 if takes_value else 1
+            if base in ("timeout", "nice", "chrt", "taskset") and i < n and not PYTHON.match(_basename(words[i])):
+                i += 1  # the duration, priority or CPU list
+            continue
+        if base == "ray" and words[i + 1 : i + 3] == ["job", "submit"]:
+            if "--" not in words[i:]:
+                return None
+            launcher = "ray job submit"
+            i = words.index("--", i) + 1
+            continue
+        if base in RUNNERS:
+            launcher = launcher or base
+            i += 1
+            while i < n and not (PYTHON.match(_basename(words[i])) or TORCHRUN.match(_basename(words[i]))):
+                if words[i].endswith(".py") and not words[i].startswith("-"):
+                    return launcher, words[i], "script", i + 1  # deepspeed / accelerate launch run a script
+                if words[i] in ("-m", "--module") and i + 1 < n and base in ("deepspeed", "accelerate", "uv"):
+                    return launcher, words[i + 1], "module", i + 2
+                i += 1
+            continue
+        if TORCHRUN.match(base):
+            return _torchrun(words, i + 1, launcher or "torchrun")
+        if PYTHON.match(base) or (not fields[i].static and "PYTHON" in word.upper()):
+            return _python(words, i + 1, launcher or "python")
+        if base in ("bash", "sh") and i + 1 < n and words[i + 1].endswith(".sh") and fields[i + 1].static:
+            return launcher or base, words[i + 1], SHELL_SCRIPT, i + 2
+        if word.endswith(".sh") and fields[i].static:
+            return launcher or "script", word, SHELL_SCRIPT, i + 1
+        return None
+    return None
+
+
+def _launcher_word(word: str) -> bool:
+    base = _basename(word)
+    return bool(PYTHON.match(base) or TORCHRUN.match(base)) or base in RUNNERS or base in WRAPPERS or base == "env"
+
+
+def _launcher_after(words: list[str], start: int, reach: int = 6) -> int | None:
+    """The index of a launcher word within the options that follow a run-time prefix, if there is one."""
+    for j in range(start, min(len(words), start + reach)):
+        if _launcher_word(words[j]):
+            return j
+        if ("=" in words[j] and not words[j].startswith("-")) or words[j].endswith((".py", ".sh")):
+            return None  # an override or a program: the prefix is not a wrapper of a launcher
+    return None
+
+
+def _python(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str, int] | None:
+    n = len(words)
+    while i < n:
+        word = words[i]
+        if word == "-m" and i + 1 < n:
+            module = words[i + 1]
+            if module in ("torch.distributed.run", "torch.distributed.launch"):
+                return _torchrun(words, i + 2, launcher + " -m " + module)
+            return launcher, module, "module", i + 2
+        if word.startswith("-m") and len(word) > 2:
+            return launcher, word[2:], "module", i + 1
+        if word in ("-c", "-"):
+            return None
+        if word in PYTHON_VALUE_OPTIONS:
+            i += 2
+            continue
+        if word.startswith("-"):
+            i += 1
+            continue
+        return launcher, word, "script", i + 1
+    return None
+
+
+def _torchrun(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str, int] | None:
+    n = len(words)
+    while i < n:
+        word = words[i]
+        if word in ("-m", "--module") and i + 1 < n:
+            return launcher, words[i + 1], "module", i + 2
+        if word.startswith("-"):
+            i += 1 if ("=" in word or word in TORCHRUN_FLAGS) else 2
+            continue
+        return launcher, word, "script", i + 1
+    return None
+

@@ -1,0 +1,111 @@
+"""Fixes planned as abstract actions and written into findings; a finding no fix fits becomes manual."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.hydra.grammar import bool_style, format_value, values_equal
+from bot.ir import Action, Plan, Realise, Setting, SettingGroup
+from bot.model import Edit, Finding, Status
+from bot.rules.matching import LaunchFacts
+from bot.rules.model import EnsureEntry, Rule
+
+
+def manual(finding: Finding, reason: str) -> Finding:
+    finding.status = Status.MANUAL
+    finding.message = f"{finding.message}; {reason}" if finding.message else reason
+    finding.edits = []
+    finding.fix_site = None
+    return finding
+
+
+def write_plans(path: str, rule: Rule, plans: list[Plan], realise: Realise) -> None:
+    """The front end realises every plan of the rule; each finding takes its edits or a reason."""
+    live = [p for p in plans if p.actions]
+    if live:
+        realise(live)
+    for plan in plans:
+        finding = plan.finding
+        if plan.refusal is not None:
+            manual(finding, f"{plan.words}; {plan.refusal}" if plan.words else plan.refusal)
+            continue
+        finding.edits = [Edit(path, span, text, rule.id) for span, text in plan.edits]
+        if finding.edits:
+            finding.fix_site = (path, plan.fix_line or finding.line)
+        if plan.words:
+            finding.message += f"; {plan.words}"
+        if plan.where:
+            finding.message += f" {plan.where}" if plan.where.startswith(("at ", "in ", "where ", "after ")) else (
+                f"; {plan.where}")
+
+
+def new_text(rule: Rule, setting: Setting) -> tuple[str, Any] | None:
+    """The value the fix writes for this setting, in the file's style (`True` or `true`); None: no mapping."""
+    assert rule.fix is not None
+    style = bool_style(setting.text)
+    if rule.fix.has_set:
+        return format_value(rule.fix.set, style), rule.fix.set
+    for old, new in rule.fix.map:
+        if setting.state == "static" and values_equal(old, setting.value):
+            return format_value(new, style), new
+    return None
+
+
+def renamed_key(rule: Rule, key: str) -> str:
+    assert rule.fix is not None and rule.fix.rename is not None
+    rename = rule.fix.rename
+    if "." in rename or "." not in key:
+        return rename
+    return key.rsplit(".", 1)[0] + "." + rename
+
+
+def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: SettingGroup) -> Plan | None:
+    fix = rule.fix
+    if fix is None:
+        manual(finding, "the rule reports this without a fix")
+        return None
+    first = variants[0]
+    if fix.remove:
+        return Plan(finding, group, [Action("remove", first)], "removed")
+    actions: list[Action] = []
+    words: list[str] = []
+    if fix.rename:
+        new_key = renamed_key(rule, first.key)
+        actions.append(Action("key", first, new_key))
+        words.append(f"renamed to {new_key}")
+    if fix.prefix is not None and fix.prefix != first.prefix:
+        actions.append(Action("prefix", first, fix.prefix))
+        words.append(f"prefix set to {fix.prefix!r}")
+    if fix.has_set or fix.map:
+        new = {new_text(rule, s) for s in variants}
+        if None in new:
+            manual(finding, f"no mapping for the value {first.text}")
+            return None
+        if len(new) > 1:
+            manual(finding, "the branches need different new values")
+            return None
+        (text, value), = new  # type: ignore[misc]
+        actions.append(Action("value", first, text, value=value, variants=variants))
+        words.append(f"set to {text}")
+    return Plan(finding, group, actions, " and ".join(words))
+
+
+def prefix_for(entry: EnsureEntry, group: SettingGroup, facts: LaunchFacts | None) -> str:
+    """`prefix: auto`: plain where the composed config has the key, `+` where not, `++` if unknown."""
+    if entry.prefix != "auto":
+        return entry.prefix
+    if facts is None or group.launch is None:
+        return "++"
+    found, _ = facts.value(group.launch, entry.key)
+    return "++" if found is None else "" if found else "+"
+
+
+def ensure_conflict(entries: list[EnsureEntry], present: dict[str, list[Setting]]) -> str | None:
+    """Why a set of `ensure_mode: together` cannot be completed: one of its keys has another value."""
+    for entry in entries:
+        for setting in present.get(entry.key, []):
+            if setting.state != "static" or not values_equal(entry.value, setting.value):
+                shown = setting.text if setting.state == "static" else "a value known only at run time"
+                return (f"inconsistent set: {entry.key} is {shown} at line {setting.line}, "
+                        f"where the rule's set has {format_value(entry.value)}; a person must decide")
+    return None

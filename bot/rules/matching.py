@@ -1,0 +1,82 @@
+"""Whether a rule applies: to a group of settings (its `when` conditions) and to a setting (`match`)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from bot.hydra.grammar import values_equal
+from bot.ir import Setting, SettingGroup
+from bot.rules.globs import any_match
+from bot.rules.model import Rule
+
+
+class LaunchFacts(Protocol):
+    """What the repository's composed Hydra config says about a launch (bot.hydra.compose.ConfigFacts)."""
+
+    def configs(self, launch: Any) -> set[str] | None: ...
+    def value(self, launch: Any, key: str) -> tuple[bool | None, Any]: ...  # None: cannot tell
+
+
+def config_conditions_hold(rule: Rule, group: SettingGroup, facts: LaunchFacts | None) -> bool:
+    """`when.config` and `when.value`; without a composed config (no launch, no facts) they cannot hold."""
+    if not rule.when_config and not rule.when_value:
+        return True
+    if facts is None or group.launch is None:
+        return False
+    if rule.when_config:
+        names = facts.configs(group.launch)
+        if names is None or not names & set(rule.when_config):
+            return False
+    for key, wanted in rule.when_value:
+        found, actual = facts.value(group.launch, key)
+        if found is not True or not values_equal(wanted, actual):
+            return False
+    return True
+
+
+def group_applies(rule: Rule, group: SettingGroup, facts: LaunchFacts | None = None) -> bool:
+    if not config_conditions_hold(rule, group, facts):
+        return False
+    if rule.when_entrypoint and not (group.entry and any_match(list(rule.when_entrypoint), group.entry)):
+        return False
+    keys = [s.key for s in group.settings if s.prefix != "~"]
+    if rule.when_sets and not any(any_match(list(rule.when_sets), k) for k in keys):
+        return False
+    return not (rule.when_unset and any(any_match(list(rule.when_unset), k) for k in keys))
+
+
+def key_matches(rule: Rule, setting: Setting) -> bool:
+    if not any_match(list(rule.match_key), setting.key):
+        return False
+    if rule.match_exclude and any_match(list(rule.match_exclude), setting.key):
+        return False
+    value_test = rule.match_value is not None or rule.match_value_not is not None
+    value_fix = rule.fix is not None and (rule.fix.has_set or bool(rule.fix.map))
+    if setting.state == "mapping" and (value_test or value_fix):
+        return False  # a value rule is about a leaf, never a whole subtree
+    if rule.match_prefix is not None:
+        return setting.prefix in rule.match_prefix
+    return not (value_test and setting.prefix == "~")
+
+
+def value_matches(rule: Rule, setting: Setting) -> bool | None:
+    """True, False, or None when the file does not say (a run-time value, an interpolation)."""
+    fix = rule.fix
+    if (fix is not None and fix.has_set and not fix.rename and fix.prefix is None and setting.state == "static"
+            and values_equal(fix.set, setting.value)):
+        return False  # already what the fix would write
+    needs_value = fix is not None and bool(fix.map)
+    if rule.match_value is None and rule.match_value_not is None:
+        if not needs_value:
+            return True
+        return None if setting.state in ("dynamic", "invalid") else setting.state != "none"
+    if setting.state == "none":
+        return False
+    if setting.state != "static":
+        return None
+    ok = True
+    if rule.match_value is not None:
+        ok = any(values_equal(v, setting.value) for v in rule.match_value)
+    if ok and rule.match_value_not is not None:
+        ok = not any(values_equal(v, setting.value) for v in rule.match_value_not)
+    return ok

@@ -1,0 +1,173 @@
+"""The validation checks (asserts, `if ...: raise`) of one Python file, with the guards they run under."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from bot.upstream.conditions import Constraint, conditions, dotted, reads_config
+
+
+@dataclass(frozen=True)
+class Check:
+    path: str
+    line: int
+    cls: str | None
+    holder: str  # the attribute chain holding the field, e.g. "self.engine_config"
+    field: str
+    kind: str  # truthy | falsy | equals | not_equals | in | not_none | bound | relation
+    values: tuple[Any, ...] = ()  # bound: (op, number); relation: (op, other field)
+    text: str = ""
+    message: str = ""
+    guard: str = ""  # the condition under which the check runs (`if a: assert b`, an early return)
+    guard_reads: tuple[tuple[str, str, tuple[Any, ...]], ...] | None = ()  # the guard as constraints
+
+    def identity(self) -> tuple[object, ...]:
+        return (self.cls, self.holder, self.field, self.kind, self.values, self.guard)
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def subject(self) -> tuple[object, ...]:
+        return (self.cls, self.holder, self.field)
+
+
+@dataclass(frozen=True)
+class NotUnderstood:
+    """A new check on a config field whose condition the bot cannot read as a rule."""
+
+    path: str
+    line: int
+    text: str
+    message: str
+    reason: str
+
+    def describe(self) -> str:
+        said = f' ("{self.message}")' if self.message else ""
+        return f"{self.path}:{self.line}: validation changed, not understood: `{self.text}`{said}: {self.reason}"
+
+
+def _is_exit(statement: cst.BaseStatement, kinds: tuple[type, ...]) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and any(isinstance(x, kinds) for x in statement.body)
+
+
+def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, str]], list[NotUnderstood]]:
+    """The checks of one file, per class the annotations of its attributes, and checks not understood."""
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return [], {}, []
+    wrapper = cst.MetadataWrapper(module)
+    positions = wrapper.resolve(PositionProvider)
+    found: list[Check] = []
+    unread: list[NotUnderstood] = []
+    types: dict[str, dict[str, str]] = {}
+
+    def shown(node: cst.CSTNode) -> str:
+        return module.code_for_node(node).strip().splitlines()[0]
+
+    class Visitor(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.classes: list[str] = []
+            self.guards: list[tuple[str, list[Constraint] | None]] = []
+            self.after_return: dict[int, tuple[str, list[Constraint] | None]] = {}  # after an early return
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            guard = self.after_return.get(id(node))
+            if guard is not None:
+                self.guards.append(guard)
+            return super().on_visit(node)
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            if id(original_node) in self.after_return:
+                self.guards.pop()
+            super().on_leave(original_node)
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            self.classes.append(node.name.value)
+
+        def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+            self.classes.pop()
+
+        def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+            guard: tuple[str, list[Constraint] | None] | None = None
+            for statement in node.body:
+                if guard is not None:
+                    self.after_return[id(statement)] = guard
+                if (isinstance(statement, cst.If) and isinstance(statement.body, cst.IndentedBlock)
+                        and statement.orelse is None and statement.body.body
+                        and all(_is_exit(s, (cst.Return, cst.Continue)) for s in statement.body.body[-1:])):
+                    guard = (f"not ({module.code_for_node(statement.test)})", conditions(statement.test, True))
+
+        def _note_type(self, name: str, annotation: cst.Annotation | None) -> None:
+            if annotation is not None and self.classes:
+                type_name = dotted(annotation.annotation)
+                if type_name:
+                    types.setdefault(self.classes[-1], {})[name] = type_name.rsplit(".", 1)[-1]
+
+        def visit_Param(self, node: cst.Param) -> None:
+            self._note_type(node.name.value, node.annotation)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            target = dotted(node.target)
+            if target:
+                self._note_type(target.removeprefix("self."), node.annotation)
+
+        def _add(self, node: cst.CSTNode, test: cst.BaseExpression, negate: bool, message: str) -> None:
+            read = conditions(test, negate)
+            line = positions[node].start.line
+            if read is None:
+                if reads_config(test):
+                    unread.append(NotUnderstood(path, line, shown(node), message,
+                                                "the condition is not one the bot can turn into a rule"))
+                return
+            active = [g for g in self.guards if g[0]]
+            guard = " and ".join(text for text, _ in active)
+            guard_reads: tuple[Constraint, ...] | None = ()
+            for _, reads in active:
+                guard_reads = None if reads is None or guard_reads is None else (*guard_reads, *reads)
+            for chain, kind, values in read:
+                holder, _, leaf = chain.rpartition(".")
+                found.append(Check(path, line, self.classes[-1] if self.classes else None, holder, leaf, kind,
+                                   values, shown(node), message, guard, guard_reads))
+
+        def visit_Assert(self, node: cst.Assert) -> None:
+            message = node.msg.evaluated_value if isinstance(node.msg, cst.SimpleString) else ""
+            self._add(node, node.test, False, str(message or ""))
+
+        def visit_If(self, node: cst.If) -> None:
+            body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+            if body and _is_exit(body[0], (cst.Raise,)):
+                self._add(node, node.test, True, _raise_message(body[0]))
+
+        def visit_If_body(self, node: cst.If) -> None:
+            body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+            raises = bool(body) and _is_exit(body[0], (cst.Raise,))
+            self.guards.append(("", []) if raises else (module.code_for_node(node.test), conditions(node.test)))
+
+        def leave_If_body(self, node: cst.If) -> None:
+            self.guards.pop()
+
+        def visit_If_orelse(self, node: cst.If) -> None:
+            self.guards.append((f"not ({module.code_for_node(node.test)})", conditions(node.test, True)))
+
+        def leave_If_orelse(self, node: cst.If) -> None:
+            self.guards.pop()
+
+    wrapper.visit(Visitor())
+    return found, types, unread
+
+
+def _raise_message(statement: cst.BaseStatement) -> str:
+    assert isinstance(statement, cst.SimpleStatementLine)
+    for item in statement.body:
+        if isinstance(item, cst.Raise) and isinstance(item.exc, cst.Call) and item.exc.args:
+            first = item.exc.args[0].value
+            if isinstance(first, cst.SimpleString):
+                return str(first.evaluated_value)
+    return ""
