@@ -18,7 +18,7 @@ from bot.hydra.compose import Composer, ComposeStats
 from bot.hydra.renames import Rename, config_renames, rename_fix
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
-from bot.model import ComposeSummary, Edit, Finding, Report, Status
+from bot.model import ComposeSummary, Edit, Finding, Reason, Report, Status
 from bot.rules.model import Rule
 
 RULE_ID = "hydra-compose"
@@ -89,8 +89,13 @@ def variants(script: ShellScript, launch: Launch) -> list[tuple[str, dict[int, s
 
 def _compose_file(root: Path, path: str, data: bytes, composer: Composer, renames: list[Rename],
                   report: Report) -> None:
-    """One shell file's launches composed, its verified fixes and findings added to `report`."""
-    from bot.engine.edits import apply_edits, outside_unchanged
+    """One shell file's launches composed, its verified fixes and findings added to `report`.
+
+    Fixes pass the same verification as every rule's (bot.engine.edits.verify): bytes outside the
+    edits unchanged, no new parse error, and composing the edited file again finds nothing to fix.
+    """
+    from bot.engine.check import make_manual
+    from bot.engine.edits import apply_edits, verify
     from bot.lang.shell.parse import analyse, count_errors
     from bot.model import FileChange
 
@@ -105,19 +110,21 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
     change = None
     if edits:
         after = apply_edits(data, edits)
-        counted = (composer.stats.launches, len(composer.stats.unresolved))
-        again = check_script(path, root, analyse(after, path=path), composer, renames)
-        composer.stats.launches = counted[0]
-        del composer.stats.unresolved[counted[1]:]
-        ok = outside_unchanged(data, after, edits) and count_errors(after) <= count_errors(data) and not any(
-            f.status is Status.FIXABLE for f in again)
-        if ok:
+
+        def compose_again(new: bytes) -> list[Finding]:
+            counted = (composer.stats.launches, len(composer.stats.unresolved))
+            again = check_script(path, root, analyse(new, path=path), composer, renames)
+            composer.stats.launches = counted[0]  # the edited copy's launches are not counted twice
+            del composer.stats.unresolved[counted[1]:]
+            return again
+
+        outcome = verify(data, after, edits, count_errors, compose_again)
+        if outcome.ok:
             change = FileChange(path, data, after)
         else:
             for finding in findings:
                 if finding.status is Status.FIXABLE:
-                    finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
-                    finding.message += "; the fix could not be verified"
+                    make_manual(finding, f"the fix could not be verified: {outcome.reason}", Reason.UNVERIFIED)
     report.files_parsed += 1
     report.launches += len(script.launches)
     if script.partly_parsed:
