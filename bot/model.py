@@ -36,18 +36,6 @@ class Span:
 
 
 @dataclass(frozen=True)
-class Origin:
-    """Where a value came from, in words a person can check against the file."""
-
-    kind: str  # literal | variable | default | caller | computed | branches
-    detail: str = ""
-    line: int | None = None
-
-    def describe(self) -> str:
-        return self.detail or self.kind
-
-
-@dataclass(frozen=True)
 class Edit:
     """Replace the bytes of `span` by `text`. An empty span is an insertion."""
 

@@ -23,7 +23,3 @@ def redact(text: str) -> str:
             text = text.replace(secret, _MASK)
     # URLs with credentials never leave the process either
     return re.sub(r"(https?://)[^/\s:@]+(?::[^/\s@]*)?@", r"\1***@", text)
-
-
-def forget_all() -> None:
-    _SECRETS.clear()

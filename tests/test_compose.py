@@ -193,3 +193,17 @@ def test_bot_run_compose_adds_the_section(repo: Path, capsys: pytest.CaptureFixt
     assert code == 0
     assert "hydra-compose" in {r["id"] for r in data["rules"]}
     assert {f["key"] for f in data["findings"] if f["rule"] == "hydra-compose"} >= {"trainer.nonexistent"}
+
+
+def test_a_file_both_change_keeps_the_scans_fix_and_claims_no_compose_fix(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    both = ("#!/bin/bash\npython3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer \\\n"
+            "    +trainer.val_before_train=False \\\n    actor_rollout_ref.actor.megatron.use_mbridge=False\n")
+    root = make_repo(tmp_path / "verl", {**TREE, "examples/both.sh": both})
+    main(["run", "--repo", str(root), "--write", "--compose", "--no-cache", "--format", "json"])
+    status = {f["rule"]: f["status"] for f in json.loads(capsys.readouterr().out)["findings"]}
+    assert status == {"megatron-use-mbridge": "fixed", "hydra-compose": "manual"}  # not "fixed": it was not made
+    written = (root / "examples/both.sh").read_text()
+    assert "use_mbridge=True" in written and "+trainer.val_before_train" in written
+    (left,) = [f for f in compose_scan(root)[0].findings if f.key == "trainer.val_before_train"]
+    assert left.status is Status.FIXABLE  # the next run makes it

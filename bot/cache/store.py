@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from bot.engine.edits import apply_edits, unique_edits
-from bot.model import Edit, FileChange, FileResult, Finding, Outcome, Reason, Skipped, Span, Status
+from bot.model import Edit, FileChange, FileResult, Finding, Outcome, Reason, SkipKind, Skipped, Span, Status
 from bot.rules.model import Rule
 
-FORMAT = 4
+FORMAT = 5
 PARSERS = ("tree-sitter", "tree-sitter-bash", "hydra-core", "omegaconf", "libcst", "ruamel.yaml")
 
 
@@ -162,7 +162,7 @@ def encode_outcome(outcome: Outcome, *, with_patch: bool = False) -> dict[str, A
 
     `with_patch` also keeps a change's unified diff (for dry runs, whose reports show it).
     """
-    data: dict[str, Any] = {"skipped": [s.reason for s in outcome.skipped]}
+    data: dict[str, Any] = {"skipped": [[s.reason, s.kind.value] for s in outcome.skipped]}
     result = outcome.result
     if result is not None:
         data["result"] = {"kind": result.kind, "findings": _encode_findings(result.findings),
@@ -183,7 +183,7 @@ def decode_outcome(path: str, data: dict[str, Any], current: bytes | None) -> Ou
     """
     raw = data.get("result")
     skipped = data["skipped"]
-    outcome = Outcome(path, skipped=[Skipped(path, str(reason)) for reason in skipped] if skipped else [])
+    outcome = Outcome(path, skipped=[Skipped(path, str(reason), SkipKind(kind)) for reason, kind in skipped])
     if raw is None:
         return outcome
     findings = _decode_findings(raw["findings"])

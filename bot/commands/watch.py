@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.commands.output import EXIT_OK, FORMATS, emit, load_rules, record_publish, remaining_code, rule_options
-from bot.engine.compose_check import compose_rule, compose_scan, merge_into
+from bot.engine.compose_check import RULE_ID, compose_rule, compose_scan, merge_into
 from bot.engine.scan import scan
 from bot.errors import UserError
 from bot.model import Inferred
@@ -171,7 +171,7 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     change = read_change(remote.local, before, after or f"{NAMESPACE}{default}")
     reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
     if any(path.endswith((".yaml", ".yml")) for path in change.paths):
-        reasons["hydra-compose"] = "the change edits config YAML: every launch is composed again"
+        reasons[RULE_ID] = "the change edits config YAML: every launch is composed again"
     suggestions: list[str] = []
     not_understood: list[str] = []
     if any(path.endswith(".py") for path in change.paths):
@@ -184,7 +184,7 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
         for finding in edited.findings:
             reasons.setdefault(finding.rule, f"the change edits {finding.path}, which breaks it")
         selected = [r if r.id in reasons else replace(r, enabled=False) for r in rules]
-        options.compose = "hydra-compose" in reasons
+        options.compose = RULE_ID in reasons
         result = WatchResult(change, [r for r in selected if r.enabled], reasons, suggestions=suggestions,
                              not_understood=not_understood)
         if options.compose:

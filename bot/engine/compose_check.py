@@ -215,15 +215,26 @@ def compose_rule() -> Rule:
 
 
 def merge_into(report: Report, composed: Report) -> None:
-    """compose-check's findings and verified fixes added to a scan's report (files it changed already stay)."""
+    """compose-check's findings, verified fixes and errors added to a scan's report: the one merge.
+
+    A file the scan already changes keeps the scan's change; compose-check's fixes in it are not
+    made in this run (manual, a conflict), so no finding claims a fix the written file lacks.
+    """
+    from bot.engine.check import make_manual
     from bot.model import RuleInfo
 
     rule = compose_rule()
     if all(r.id != rule.id for r in report.rules):
         report.rules.append(RuleInfo(rule.id, True, rule.title, rule.severity))
-    report.findings.extend(composed.findings)
-    report.findings.sort(key=Finding.sort_key)
     taken = {c.path for c in report.changes}
+    for finding in composed.findings:
+        if finding.path in taken and finding.status is Status.FIXABLE:
+            finding = replace(finding)  # the composed report keeps its own
+            make_manual(finding, "not edited in this run: other rules change this file; run again after their "
+                        "fixes", Reason.CONFLICT)
+        report.findings.append(finding)
+    report.findings.sort(key=Finding.sort_key)
     report.changes.extend(c for c in composed.changes if c.path not in taken)
     report.errors.extend(composed.errors)
+    report.errors.sort(key=lambda e: e.path)
     report.compose = composed.compose

@@ -138,3 +138,10 @@ def format_value(value: Any, style: str = "title") -> str:
     if _PLAIN.match(text) and text.lower() not in _BOOL_WORDS and text.lower() not in ("null", "nan", "inf"):
         return text
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def sibling_key(key: str, name: str) -> str:
+    """The key `name` beside `key` (same parent); a dotted `name` is already a full key path."""
+    if "." in name or "." not in key:
+        return name
+    return key.rsplit(".", 1)[0] + "." + name

@@ -17,7 +17,6 @@ from bot.secrets import redact
 MARKER = re.compile(r"<!-- followup-bot: (\{.*?\}) -->")
 COMMENT_MARKER = "<!-- followup-bot:comment -->"
 CLOSE_MARKER = "<!-- followup-bot:closing -->"
-BODY_LIMIT = 65_536
 SAFE_LIMIT = 60_000
 
 

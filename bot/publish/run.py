@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import sys
@@ -12,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bot.cache.store import default_directory
 from bot.config import RepoConfig
 from bot.engine.scan import recheck, scan
 from bot.errors import UserError
@@ -21,13 +21,6 @@ from bot.publish.forge import Forge, GitHubForge, RetryPolicy, auth_for
 from bot.publish.publisher import Group, Publisher, PublishResult, scan_errors
 from bot.publish.vcs import Remote, is_dirty, prepare_local
 from bot.rules.model import Rule
-
-
-def cache_dir() -> Path:
-    """BOT_CACHE_DIR, else $XDG_CACHE_HOME/followup-bot, else ~/.cache/followup-bot."""
-    if os.environ.get("BOT_CACHE_DIR"):
-        return Path(os.environ["BOT_CACHE_DIR"])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "followup-bot"
 
 
 @dataclass
@@ -69,7 +62,7 @@ def forge_host(base_url: str) -> str | None:
 
 def open_remote(repo: RepoConfig, token: str | None, url: str, shallow: bool = False) -> Remote:
     name = repo.name + ("-shallow" if shallow and repo.path is None else "")
-    return prepare_local(repo.path, cache_dir(), name, url, token, forge_host(api_url()))
+    return prepare_local(repo.path, default_directory(), name, url, token, forge_host(api_url()))
 
 
 def publish(repo: RepoConfig, rules: list[Rule], options: PublishOptions,
@@ -125,10 +118,10 @@ def group_reports(worktree: Path, rules: list[Rule], group: str, compose: bool,
     else:
         groups = [Group(r.id, [r], recheck(worktree, full, [r]), scan_errors(full, [r])) for r in enabled]
     if compose:
-        from bot.engine.compose_check import RULE_ID, compose_rule, compose_scan
+        from bot.engine.compose_check import RULE_ID, compose_rule, compose_scan, merge_into
 
         composed = compose_scan(worktree, label=full.repo)[0]
-        full.findings.extend(composed.findings)
+        merge_into(full, composed)
         groups.append(Group(RULE_ID, [compose_rule()], composed, scan_errors(composed, [compose_rule()])))
     return full, groups
 
@@ -138,7 +131,7 @@ def repo_lock(repo: RepoConfig) -> Iterator[None]:
     """One publishing run per repository at a time on this machine (Actions adds a concurrency group)."""
     import fcntl
 
-    directory = cache_dir()
+    directory = default_directory()
     directory.mkdir(parents=True, exist_ok=True)
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", repo.github or repo.name)
     with open(directory / f"{name}.lock", "w") as handle:

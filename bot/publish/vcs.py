@@ -111,9 +111,6 @@ class Remote:
         out = self.git("log", "--format=%H%x00%an%x00%ae%x00%cn%x00%ce", f"{NAMESPACE}{base}..{NAMESPACE}{branch}")
         return [tuple(line.split("\0")) for line in out.splitlines() if line]  # type: ignore[misc]
 
-    def tree_of(self, branch: str) -> str:
-        return self.git("rev-parse", f"{NAMESPACE}{branch}^{{tree}}")
-
     # ---- writing -------------------------------------------------------------------
     @contextmanager
     def worktree(self, branch: str) -> Iterator[Path]:

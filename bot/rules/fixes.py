@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.hydra.grammar import bool_style, format_value, values_equal
+from bot.hydra.grammar import bool_style, format_value, sibling_key, values_equal
 from bot.ir import Action, Plan, Realise, Setting, SettingGroup
 from bot.model import Edit, Finding, Status
 from bot.rules.matching import LaunchFacts
@@ -53,10 +53,7 @@ def new_text(rule: Rule, setting: Setting) -> tuple[str, Any] | None:
 
 def renamed_key(rule: Rule, key: str) -> str:
     assert rule.fix is not None and rule.fix.rename is not None
-    rename = rule.fix.rename
-    if "." in rename or "." not in key:
-        return rename
-    return key.rsplit(".", 1)[0] + "." + rename
+    return sibling_key(key, rule.fix.rename)
 
 
 def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: SettingGroup) -> Plan | None:

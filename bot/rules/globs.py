@@ -11,8 +11,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bot.errors import UserError
-
 _SEGMENT_CHARS = re.compile(r"[A-Za-z0-9_\-@/$\[\]]")
 
 
@@ -179,10 +177,3 @@ def path_glob(pattern: str) -> Glob:
 
 def any_match(globs: list[Glob], text: str) -> bool:
     return any(g.matches(text) for g in globs)
-
-
-def must_compile_key(pattern: str, where: str) -> Glob:
-    try:
-        return key_glob(pattern)
-    except GlobError as exc:
-        raise UserError(f"{where}: {exc}") from None

@@ -70,10 +70,6 @@ class Rule:
     relation: Relation | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
-    @property
-    def has_match(self) -> bool:
-        return bool(self.match_key)
-
     def prefilter_tokens(self) -> list[bytes] | None:
         """Byte strings of which a file must contain one for this rule to fire; None: no filter."""
         tokens: set[str] = set()

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bot.hydra.grammar import sibling_key
 from bot.rules.globs import any_match
 from bot.rules.model import Rule
 
@@ -42,8 +43,6 @@ def _number(value: Any) -> float | None:
     return None
 
 
-def right_key(left: str, right: str) -> str:
-    return right if "." in right else (left.rsplit(".", 1)[0] + "." + right if "." in left else right)
 
 
 def violations(rule: Rule, sides: list[Side]) -> list[tuple[Side, Side | None, str]]:
@@ -60,7 +59,7 @@ def violations(rule: Rule, sides: list[Side]) -> list[tuple[Side, Side | None, s
             continue
         other: Side | None = None
         if relation.right is not None:
-            other = by_key.get(right_key(side.key, relation.right))
+            other = by_key.get(sibling_key(side.key, relation.right))
             if other is None:
                 continue
             right = _number(other.value)
