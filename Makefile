@@ -36,10 +36,10 @@ bench: venv
 # The real-world check on verl's history (../shared/corpus): every command, no internal error allowed.
 CORPUS ?= ../shared/corpus
 realworld: venv
-	$(BIN)/python benchmarks/realworld.py --corpus $(CORPUS) --json realworld.json
+	$(BIN)/python benchmarks/realworld.py --corpus $(CORPUS) --json realworld.json --golden tests/realworld/golden.json
 
 realworld-quick: venv
-	$(BIN)/python benchmarks/realworld.py --corpus $(CORPUS) --quick --jobs 2
+	$(BIN)/python benchmarks/realworld.py --corpus $(CORPUS) --quick --jobs 2 --golden tests/realworld/golden.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
