@@ -12,6 +12,9 @@ class Status(str, Enum):
     MANUAL = "manual"
 
 
+NOTE = "note"  # a finding's severity that never fails --check and is never a problem in a pull request
+
+
 class Reason(str, Enum):
     """Why a fix was taken back, where code (not only a person) acts on it."""
 
@@ -62,6 +65,11 @@ class Finding:
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.rule, self.key)
+
+    @property
+    def is_note(self) -> bool:
+        """A note never fails --check and is never a problem in a pull request."""
+        return self.severity == NOTE
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ def test_enable_and_only(tmp_path: Path) -> None:
         ("id: r\nmatch: {key: ['a.b']}\nfix: {sett: true}\n", "fix.sett: unknown field"),
         ("id: r\nmatch: {key: ['a.b']}\nfix: {set: true}\ncolour: red\n", "colour: unknown field"),
         ("id: r\nmatch: {key: 'a..b'}\n", "match.key[0]: expected a key glob"),
-        ("id: r\nmatch: {key: ['a.b']}\nseverity: fatal\n", "severity: expected error or warning"),
+        ("id: r\nmatch: {key: ['a.b']}\nseverity: fatal\n", "severity: expected error, warning or note"),
         ("id: r\nmatch: {key: ['a.b'], prefix: ['+++']}\n", "match.prefix[0]: expected one of"),
         ("id: r\nmatch: {key: ['a.b']}\nenabled: 'yes'\n", "enabled: expected true or false"),
         ("id: r\nmatch: {key: ['a.b']}\nfix: {remove: true, set: 1}\n", "fix.remove: expected remove alone"),

@@ -108,10 +108,10 @@ def announce_errors(report: Report) -> None:
 
 
 def remaining_code(args: argparse.Namespace, report: Report, code: int = EXIT_OK) -> int:
-    """With --check, 1 while findings remain or a file could not be checked; else the code as it is."""
+    """With --check, 1 while findings (not notes) remain or a file could not be checked; else the code as it is."""
     from bot.model import Status
 
-    remaining = [f for f in report.findings if f.status is not Status.FIXED]
+    remaining = [f for f in report.findings if f.status is not Status.FIXED and not f.is_note]
     if code == EXIT_OK and getattr(args, "check", False) and (remaining or report.errors):
         return EXIT_FINDINGS
     return code

@@ -145,3 +145,34 @@ def sibling_key(key: str, name: str) -> str:
     if "." in name or "." not in key:
         return name
     return key.rsplit(".", 1)[0] + "." + name
+
+
+_REFERENCE = re.compile(r"\$\{\s*(?:(oc\.select)\s*:\s*)?([A-Za-z_][\w\-]*(?:\.[\w\-]+)*)\s*(?:,(.*))?\}", re.S)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A value that is another config key's: `${a.b}`, or `${oc.select:a.b,fallback}`."""
+
+    key: str  # absolute key path
+    fallback: str | None  # oc.select's fallback as written, used where the key is not in the config
+
+
+def config_reference(text: str) -> Reference | None:
+    """The key a whole-value interpolation refers to; None for anything else (resolvers, relative keys, text)."""
+    match = _REFERENCE.fullmatch(text.strip())
+    if match is None or (match.group(3) is not None and match.group(1) is None):
+        return None
+    fallback = match.group(3)
+    if fallback is not None and ("${" in fallback or "}" in fallback.replace("{}", "")):
+        return None  # a nested interpolation or a second value: not read here
+    return Reference(match.group(2), fallback.strip() if fallback is not None else None)
+
+
+def fallback_value(text: str) -> tuple[bool, Any]:
+    """(True, value) of an oc.select fallback read as an override value; (False, None) when unreadable."""
+    try:
+        parsed = parse_override(f"k={text}")
+    except HydraSyntaxError:
+        return False, None
+    return parsed.has_value, parsed.value

@@ -79,7 +79,7 @@ def body(rules: list[Rule], report: Report, findings: list[Finding], identity: I
          upstream_ref: str | None = None, notes: list[str] | None = None) -> str:
     after_lines = {c.path: c.after.decode("utf-8", "replace").splitlines() for c in report.changes}
     fixed = [f for f in findings if f.status in (Status.FIXABLE, Status.FIXED)]
-    manual = [f for f in findings if f.status is Status.MANUAL]
+    manual = [f for f in findings if f.status is Status.MANUAL and not f.is_note]
     parts = ["### What does this PR do?", ""]
     lead = (f"Follow-up to {upstream_ref}: " if upstream_ref else "")
     parts.append(f"{lead}fixes {len(fixed)} launch-script override{'s' if len(fixed) != 1 else ''} in "

@@ -72,7 +72,7 @@ def _open(state: GroupState, pr: PullInfo) -> Step:
         if state.scan_errors is not None:
             return Step("kept", f"the scan had errors ({state.scan_errors}): nothing is closed after such a scan",
                         pr)
-        if any(f.status is Status.MANUAL for f in state.findings):
+        if any(f.status is Status.MANUAL and not f.is_note for f in state.findings):
             return Step("kept", "no fix left, but manual findings remain", pr)
         editor = state.editor(pr.number)
         if editor is not None:
@@ -104,7 +104,7 @@ def _leftover(state: GroupState, ours: list[PullInfo]) -> Step:
 
 
 def _nothing(findings: list[Finding]) -> str:
-    manual = sum(1 for f in findings if f.status is Status.MANUAL)
+    manual = sum(1 for f in findings if f.status is Status.MANUAL and not f.is_note)
     return f"nothing to fix ({manual} manual findings in the report)" if manual else "nothing to fix"
 
 

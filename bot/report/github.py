@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.model import Finding, Report
 from bot.report.summary import summary_line
 
-_LEVELS = {"error": "error", "warning": "warning"}
+_LEVELS = {"error": "error", "warning": "warning", "note": "notice"}
 
 
 def render(report: Report) -> str:

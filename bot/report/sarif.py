@@ -13,7 +13,7 @@ from bot.model import Edit, Finding, Report, RuleInfo, Status
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL = "followup-bot"
-_LEVELS = {"error": "error", "warning": "warning"}
+_LEVELS = {"error": "error", "warning": "warning", "note": "note"}
 _GITHUB_REPO = re.compile(r"[\w.-]+/[\w.-]+")
 
 

@@ -23,6 +23,9 @@ def summary_line(report: Report) -> str:
         f"{plural(len(report.findings), 'finding')}, {report.fixable} {fixable}, {report.manual} manual; "
         f"{plural(files_changed(report), 'file')} {change}"
     )
+    notes = sum(1 for f in report.findings if f.is_note)
+    if notes:
+        line += f"; {notes} of the manual are notes (they never fail --check)"
     if report.errors:
         line += f"; {plural(len(report.errors), 'file')} not checked (errors)"
     return line

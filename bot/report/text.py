@@ -64,7 +64,8 @@ def _findings(report: Report, color: bool) -> Iterator[str]:
 
 def finding_line(finding: Finding, color: bool = False) -> str:
     rule = _paint(f"[{finding.rule}]", RED if finding.severity == "error" else "", color)
-    status = _paint(finding.status.value, _STATUS_COLOR[finding.status], color)
+    status = _paint("note" if finding.is_note else finding.status.value,
+                    "" if finding.is_note else _STATUS_COLOR[finding.status], color)
     message = " ".join(finding.message.splitlines())
     return f"{finding.path}:{finding.line}:{finding.column}: {rule} {status} {message}"
 

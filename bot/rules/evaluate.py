@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.hydra.grammar import bool_style, format_value
+from bot.hydra.grammar import bool_style, config_reference, format_value
 from bot.ir import CALLER, SCRIPT, Action, Plan, Realise, Setting, SettingGroup
-from bot.model import Finding, Status
+from bot.model import NOTE, Finding, Status
 from bot.rules.fixes import ensure_conflict, manual, plan_fix, prefix_for, write_plans
 from bot.rules.globs import any_match
-from bot.rules.matching import LaunchFacts, group_applies, key_matches, value_matches
+from bot.rules.matching import LaunchFacts, group_applies, key_matches, referenced_verdict, value_matches
 from bot.rules.model import EnsureEntry, Rule
 
 
@@ -31,6 +31,14 @@ def describe(setting: Setting) -> str:
     if setting.state == "mapping":
         return f"{shown} is a mapping"
     return f"{shown} is {setting.text}" + (f", {setting.origin}" if setting.origin else "")
+
+
+def fallback_note(setting: Setting) -> str:
+    text = setting.value if isinstance(setting.value, str) else setting.text or ""
+    reference = config_reference(text)
+    assert reference is not None
+    return (f"{setting.prefix}{setting.key} takes {reference.key} (checked where that is set), or the fallback "
+            f"{reference.fallback} where the config has no {reference.key}")
 
 
 @dataclass
@@ -78,11 +86,17 @@ class Evaluator:
                 variants.setdefault(setting.identity, setting)
             values = list(variants.values())
             verdicts = [value_matches(rule, s) for s in values]
+            noted = [referenced_verdict(rule, s) if v is None else None for s, v in zip(values, verdicts)]
+            verdicts = [False if n is False else v for v, n in zip(verdicts, noted)]
             if all(v is False for v in verdicts):
-                continue
+                continue  # also a value that is another key's: the rule checks that key where it is set
             first = values[0]
             finding = self.finding(rule, first.line, first.column, first.key, first.text, describe(first))
             findings.append(finding)
+            if all(v is False or n is True for v, n in zip(verdicts, noted)):
+                finding.severity, finding.message = NOTE, fallback_note(first)
+                manual(finding, "check that every config this one is composed into sets that key")
+                continue
             if not all(applies):
                 lines = sorted({g.line for g, ok in zip(site.groups, applies) if not ok})
                 manual(finding, "shared with launches the rule does not apply to (line "

@@ -55,8 +55,8 @@ def parse_rule(data: Any, path: Path) -> Rule:
     if rule_id != path.stem:
         raise c.fail("id", f"expected the file name's stem {path.stem!r}, got {rule_id!r}")
     severity = doc.get("severity", "error")
-    if severity not in ("error", "warning"):
-        raise c.fail("severity", f"expected error or warning, got {severity!r}")
+    if severity not in ("error", "warning", "note"):
+        raise c.fail("severity", f"expected error, warning or note, got {severity!r}")
 
     trigger = c.mapping(doc.get("trigger", {}), "trigger", TRIGGER_FIELDS)
     when = c.mapping(doc.get("when", {}), "when", WHEN_FIELDS)

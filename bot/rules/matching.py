@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Protocol
 
-from bot.hydra.grammar import values_equal
+from bot.hydra.grammar import config_reference, fallback_value, values_equal
 from bot.ir import Setting, SettingGroup
 from bot.rules.globs import any_match
 from bot.rules.model import Rule
@@ -80,3 +81,20 @@ def value_matches(rule: Rule, setting: Setting) -> bool | None:
     if ok and rule.match_value_not is not None:
         ok = not any(values_equal(v, setting.value) for v in rule.match_value_not)
     return ok
+
+
+def referenced_verdict(rule: Rule, setting: Setting) -> bool | None:
+    """For a value that is another key's (`${k}`, `${oc.select:k,fallback}`) the rule checks where `k`
+    is set: False when nothing is left to check here, True when oc.select's fallback breaks the rule
+    (worth a note: it applies wherever `k` is not in the config), None when the value says nothing."""
+    text = setting.value if isinstance(setting.value, str) else setting.text
+    reference = config_reference(text) if setting.state == "dynamic" and text else None
+    if reference is None or not key_matches(rule, replace(setting, key=reference.key, prefix="")):
+        return None
+    if reference.fallback is None:
+        return False
+    readable, value = fallback_value(reference.fallback)
+    if not readable:
+        return None
+    fallback = replace(setting, state="static", value=value, text=reference.fallback)
+    return value_matches(rule, fallback)
