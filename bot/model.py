@@ -66,6 +66,14 @@ class Finding:
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.rule, self.key)
 
+    def make_manual(self, words: str, reason: Reason) -> None:
+        """Take the fix back: a person must act; `words` say why, `reason` says it to code."""
+        self.status = Status.MANUAL
+        self.message = f"{self.message}; {words}"
+        self.edits = []
+        self.fix_site = None
+        self.reason = reason
+
     @property
     def is_note(self) -> bool:
         """A note never fails --check and is never a problem in a pull request."""
@@ -204,6 +212,7 @@ class FileResult:
     unreadable: str | None = None  # why the file could not be read as its kind
     reads: tuple[str, ...] = ()  # other repository files the result depends on (scripts it calls)
     unsure: tuple[str, ...] = ()  # rules the file's parse errors may hide something from
+    composed: bool = False  # Hydra judged its edits: the result depends on the repository's config tree
 
 
 @dataclass

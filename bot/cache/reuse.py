@@ -17,8 +17,10 @@ from bot.cache.content_ids import ContentIds, blob_id, indexed_ids
 from bot.cache.store import Entry, ResultCache, changed, decode_outcome, encode_outcome
 from bot.discover import SourceFile, is_git_worktree
 from bot.lang import whole_repository_inputs
+from bot.lang.kinds import PYTHON, YAML
 from bot.model import CacheStats, Outcome
 
+COMPOSED = frozenset({YAML, PYTHON})  # a result Hydra judged reads every config, and the apps naming them
 _LAYOUT = "\0layout:"  # a dependency on every file of some kinds: "\0layout:python,yaml"
 
 
@@ -64,7 +66,7 @@ class CachedResults:
         if outcome.result is not None:
             for path in outcome.result.reads:
                 deps[path] = self._id(path)
-            kinds = whole_repository_inputs(source.kind)
+            kinds = whole_repository_inputs(source.kind) | (COMPOSED if outcome.result.composed else frozenset())
             if kinds:
                 key = _LAYOUT + ",".join(sorted(kinds))
                 deps[key] = self._dep_id(key)

@@ -73,7 +73,14 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
             if any(e in clashing for e in finding.edits):
                 others = sorted({c.second.rule if c.first in finding.edits else c.first.rule for c in conflicts
                                  if c.first in finding.edits or c.second in finding.edits})
-                make_manual(finding, f"conflicting fixes (with {', '.join(others)}): not edited", Reason.CONFLICT)
+                finding.make_manual(f"conflicting fixes (with {', '.join(others)}): not edited", Reason.CONFLICT)
+        edits = unique_edits(findings)
+        if not edits:
+            return result
+    if root is not None and kind == SHELL:  # a script's launches; docs and notebooks are not composed yet
+        from bot.engine.compose_judge import keep_composing
+
+        result.composed = keep_composing(root, path, data, findings)
         edits = unique_edits(findings)
         if not edits:
             return result
@@ -83,7 +90,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
     if problem is not None:
         for finding in findings:
             if finding.status is Status.FIXABLE:
-                make_manual(finding, f"the fix could not be verified: {problem}", Reason.UNVERIFIED)
+                finding.make_manual(f"the fix could not be verified: {problem}", Reason.UNVERIFIED)
         return result
     result.change = FileChange(path, data, after)
     return result
@@ -104,10 +111,3 @@ def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd
     outcome = verify(data, after, edits, front.errors, rescan)
     return front.problem(data, after) if outcome.ok else outcome.reason
 
-
-def make_manual(finding: Finding, words: str, reason: Reason) -> None:
-    finding.status = Status.MANUAL
-    finding.message = f"{finding.message}; {words}"
-    finding.edits = []
-    finding.fix_site = None
-    finding.reason = reason

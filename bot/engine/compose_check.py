@@ -94,7 +94,6 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
     Fixes pass the same verification as every rule's (bot.engine.edits.verify): bytes outside the
     edits unchanged, no new parse error, and composing the edited file again finds nothing to fix.
     """
-    from bot.engine.check import make_manual
     from bot.engine.edits import apply_edits, verify
     from bot.lang.shell.parse import analyse, count_errors
     from bot.model import FileChange
@@ -124,7 +123,7 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
         else:
             for finding in findings:
                 if finding.status is Status.FIXABLE:
-                    make_manual(finding, f"the fix could not be verified: {outcome.reason}", Reason.UNVERIFIED)
+                    finding.make_manual(f"the fix could not be verified: {outcome.reason}", Reason.UNVERIFIED)
     report.files_parsed += 1
     report.launches += len(script.launches)
     if script.partly_parsed:
@@ -220,7 +219,6 @@ def merge_into(report: Report, composed: Report) -> None:
     A file the scan already changes keeps the scan's change; compose-check's fixes in it are not
     made in this run (manual, a conflict), so no finding claims a fix the written file lacks.
     """
-    from bot.engine.check import make_manual
     from bot.model import RuleInfo
 
     rule = compose_rule()
@@ -230,7 +228,7 @@ def merge_into(report: Report, composed: Report) -> None:
     for finding in composed.findings:
         if finding.path in taken and finding.status is Status.FIXABLE:
             finding = replace(finding)  # the composed report keeps its own
-            make_manual(finding, "not edited in this run: other rules change this file; run again after their "
+            finding.make_manual("not edited in this run: other rules change this file; run again after their "
                         "fixes", Reason.CONFLICT)
         report.findings.append(finding)
     report.findings.sort(key=Finding.sort_key)

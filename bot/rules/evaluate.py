@@ -94,7 +94,7 @@ class Evaluator:
             finding = self.finding(rule, first.line, first.column, first.key, first.text, describe(first))
             findings.append(finding)
             if all(v is False or n is True for v, n in zip(verdicts, noted)):
-                finding.severity, finding.message = NOTE, fallback_note(first)
+                finding.severity, finding.message, finding.value = NOTE, fallback_note(first), None
                 manual(finding, "check that every config this one is composed into sets that key")
                 continue
             if not all(applies):

@@ -11,7 +11,7 @@ ACTOR=(
 )
 REF=(
     actor_rollout_ref.ref.megatron.tensor_model_parallel_size=4
-    +actor_rollout_ref.ref.megatron.override_transformer_config.use_flash_attn=True
+    ++actor_rollout_ref.ref.megatron.override_transformer_config.use_flash_attn=True
     actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=4
 )
 

@@ -3,5 +3,5 @@ python3 -m verl.trainer.main_ppo \
     actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2 \
     +actor_rollout_ref.actor.megatron.override_transformer_config.use_flash_attn=True \
     actor_rollout_ref.ref.megatron.tensor_model_parallel_size=2 \
-    +actor_rollout_ref.ref.megatron.override_transformer_config.use_flash_attn=True \
+    ++actor_rollout_ref.ref.megatron.override_transformer_config.use_flash_attn=True \
     trainer.total_epochs=1

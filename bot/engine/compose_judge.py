@@ -1,0 +1,80 @@
+"""Every edit composes: a launch that composes before the bot's edits must compose after them.
+
+Hydra is the judge: each launch of the file whose app is found in the repository is composed
+(bot.hydra.compose) as written and once per value the script tests, before and after the edits.
+A rule whose edits alone make a composing launch fail keeps none of them in that file: its
+findings become manual, quoting Hydra. Launches that did not compose before are not judged.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from bot.engine.compose_check import variants
+from bot.engine.edits import apply_edits, unique_edits
+from bot.hydra.app import AppProblem, resolve_app
+from bot.hydra.compose import Composer
+from bot.lang.shell.parse import analyse
+from bot.model import Finding, Reason, Status
+
+
+@lru_cache(maxsize=4)
+def _composer(root: Path) -> Composer:
+    return Composer()  # one per repository and process: composed bases are shared between files
+
+
+def _failures(root: Path, path: str, data: bytes) -> tuple[int, dict[int, str]]:
+    """(launches, Hydra's first message per launch that does not compose) for the file's bytes."""
+    script = analyse(data, path=path)
+    composer = _composer(root)
+    failing: dict[int, str] = {}
+    for index, launch in enumerate(script.launches):
+        app = resolve_app(root, launch)
+        if isinstance(app, AppProblem):
+            continue
+        for condition, replaced in variants(script, launch):
+            problems = composer.failures(app, launch, replaced=replaced)
+            if problems:
+                override, message = problems[0]
+                where = f"{override.prefix}{override.key}: " if override is not None else ""
+                when = f" (when {condition})" if condition else ""
+                failing[index] = f"line {launch.line}{when}: {where}{message}"
+                break
+    return len(script.launches), failing
+
+
+def newly_failing(root: Path, path: str, before: bytes, after: bytes,
+                  known: tuple[int, dict[int, str]] | None = None) -> list[str]:
+    """Hydra's messages for the launches that compose with `before` and not with `after`."""
+    count, failing = known if known is not None else _failures(root, path, before)
+    count_after, failing_after = _failures(root, path, after)
+    if count_after != count:
+        return []  # the edits moved launches: nothing to pair them with (verify judges the shell)
+    return [message for index, message in sorted(failing_after.items()) if index not in failing]
+
+
+def keep_composing(root: Path, path: str, data: bytes, findings: list[Finding]) -> bool:
+    """Take back, rule by rule, the fixes that would make one of the file's launches stop composing.
+
+    True when Hydra was asked (the result then depends on the repository's config tree).
+    """
+    edits = unique_edits(findings)
+    if not edits or (b"python" not in data and b"torchrun" not in data and b"PYTHON" not in data):
+        return False
+    before = _failures(root, path, data)
+    if not newly_failing(root, path, data, apply_edits(data, edits), before):
+        return True
+    rules = sorted({f.rule for f in findings if f.status is Status.FIXABLE})
+    for rule in rules:
+        mine = [f for f in findings if f.rule == rule and f.status is Status.FIXABLE]
+        broken = newly_failing(root, path, data, apply_edits(data, unique_edits(mine)), before)
+        for finding in mine if broken else []:
+            finding.make_manual(f"not edited: the launch would no longer compose ({broken[0]})", Reason.UNVERIFIED)
+    left = [f for f in findings if f.status is Status.FIXABLE]
+    together = unique_edits(left)
+    broken = newly_failing(root, path, data, apply_edits(data, together), before) if together else []
+    for finding in left if broken else []:
+        finding.make_manual(f"not edited: with the other rules' fixes the launch would no longer compose "
+                            f"({broken[0]})", Reason.UNVERIFIED)
+    return True

@@ -1,0 +1,81 @@
+"""Every edit composes: a launch that composed before the bot's edits composes after them (Hydra judges)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from bot.engine.compose_check import compose_scan
+from bot.engine.scan import scan
+from bot.model import Reason, Status
+from bot.rules.loader import parse_rule
+from bot.rules.model import Rule
+from tests.conftest import make_repo
+
+APP = '''\
+import hydra
+
+
+@hydra.main(config_path="config", config_name="train", version_base=None)
+def main(config):
+    pass
+'''
+CONFIG = """\
+policy:
+  engine:
+    tuning: {}
+    layers: 2
+reference:
+  engine:
+    tuning: ${oc.select:policy.engine.tuning,{}}
+    layers: 2
+"""
+SCRIPT = """\
+#!/bin/bash
+python3 -m trainer.main \\
+    policy.engine.layers=4 \\
+    reference.engine.layers=4
+"""
+
+
+def _rule(ref_prefix: str) -> Rule:
+    return parse_rule(yaml.safe_load(f"""
+id: tuning-flag
+title: Turn the tuning flag on
+when: {{sets: ["policy.engine.**"]}}
+ensure:
+  - {{key: policy.engine.tuning.flag, value: true, prefix: "+"}}
+  - {{key: reference.engine.tuning.flag, value: true, prefix: "{ref_prefix}"}}
+"""), Path("tuning-flag.yaml"))
+
+
+def _repo(tmp_path: Path, script: str = SCRIPT) -> Path:
+    return make_repo(tmp_path / "repo", {"trainer/main.py": APP, "trainer/config/train.yaml": CONFIG,
+                                         "run.sh": script})
+
+
+def test_an_edit_that_would_break_a_composing_launch_is_not_made(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    assert compose_scan(root)[0].findings == []  # the launch composes as written
+    report = scan(root, [_rule("+")])
+    assert report.changes == []
+    assert report.findings and all(f.status is Status.MANUAL and f.reason is Reason.UNVERIFIED for f in report.findings)
+    assert "would no longer compose" in report.findings[0].message
+    assert "An item is already at 'reference.engine.tuning.flag'" in report.findings[0].message
+
+
+def test_the_prefix_that_composes_is_written(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    report = scan(root, [_rule("++")])
+    (change,) = report.changes
+    assert b"++reference.engine.tuning.flag=True" in change.after
+    (root / "run.sh").write_bytes(change.after)
+    assert compose_scan(root)[0].findings == []  # and the edited launch still composes
+
+
+def test_a_launch_that_did_not_compose_before_is_not_judged(tmp_path: Path) -> None:
+    root = _repo(tmp_path, SCRIPT.replace("policy.engine.layers=4", "policy.engine.missing=4"))
+    assert compose_scan(root)[0].findings  # Hydra rejects it as written
+    report = scan(root, [_rule("+")])
+    assert report.changes and all(f.status is Status.FIXABLE for f in report.findings)
