@@ -36,7 +36,7 @@ bench: venv
 # The real-world check on verl's history (../shared/corpus): every command, no internal error allowed.
 CORPUS ?= ../shared/corpus
 realworld: venv
-	$(BIN)/python benchmarks/realworld.py --corpus $(CORPUS) --json realworld.json --golden tests/realworld/golden.json
+	$(BIN)/python benchmarks/realworld.py --corpus $(CORPUS) --json realworld.json --golden tests/realworld/golden.json --edits-compose
 
 realworld-quick: venv
 	$(BIN)/python benchmarks/realworld.py --corpus $(CORPUS) --quick --jobs 2 --golden tests/realworld/golden.json

@@ -105,10 +105,30 @@ class Bot:
                 "stderr": err.decode("utf-8", "replace")}
 
 
-def optional_rules(bot: Bot) -> list[str]:
-    listed = bot("rules", "list", "--rules", str(RULES))
+def optional_rules(bot: Bot, *extra: str) -> list[str]:
+    listed = bot("rules", "list", *extra)
     return [line.split()[0] for line in listed["stdout"].splitlines() if len(line.split()) > 1
             and line.split()[1] == "optional"]
+
+
+def edits_compose(bot: Bot, scratch: Path, tree: Path, bundled_optional: list[str],
+                  before: dict[str, Any]) -> dict[str, Any]:
+    """The bot's edits (every bundled rule, the optional ones enabled) written to a copy of the tree, and
+    compose-check again: each (file, key) Hydra rejects after them and not before is a launch they broke."""
+    copy = scratch / "edited"
+    shutil.copytree(tree, copy, symlinks=True)
+    enables = [a for rule in bundled_optional for a in ("--enable", rule)]
+    write = bot("run", "--repo", str(copy), "--write", "--no-cache", "--format", "json", *enables)
+    after = bot("compose-check", "--repo", str(copy), "--format", "json", cwd=Path("/"))
+    shutil.rmtree(copy, ignore_errors=True)
+
+    def failing(report: Any) -> set[tuple[str, str]]:
+        return {(f["path"], f["key"]) for f in (report or {}).get("findings", [])}
+
+    written = write["report"] if isinstance(write["report"], dict) else {}
+    return {"seconds": write["seconds"], "changed": len(written.get("files", [])),
+            "errors": internal_errors("run --write", write) + internal_errors("compose-check (edited)", after),
+            "broken": sorted(failing(after["report"]) - failing(before))}
 
 
 def internal_errors(step: str, result: dict[str, Any]) -> list[str]:
@@ -199,7 +219,7 @@ def watch_upstream(corpus: Corpus, scratch: Path, commit: str) -> Path:
 
 
 def check_snapshot(bot: Bot, corpus: Corpus, scratch: Path, full: str, tree: Path, label: str, enable: list[str],
-                   thorough: bool, watch_it: bool) -> dict[str, Any]:
+                   thorough: bool, watch_it: bool, judge_edits: list[str] | None = None) -> dict[str, Any]:
     row: dict[str, Any] = {"commit": full[:10], "label": label, "errors": [], "canonical": {}}
     enables = [a for rule in enable for a in ("--enable", rule)]
     run = bot("run", "--repo", str(tree), "--dry-run", "--no-cache", "--format", "json", "--rules", str(RULES),
@@ -230,6 +250,11 @@ def check_snapshot(bot: Bot, corpus: Corpus, scratch: Path, full: str, tree: Pat
         row["compose"]["same_from_any_directory"] = same
         if not same:
             row["errors"].append("compose-check: reports differ between working directories")
+    if judge_edits is not None:
+        judged = edits_compose(bot, scratch, tree, judge_edits, composed)
+        row["errors"] += judged.pop("errors")
+        row["errors"] += [f"edits: {path}: {key} no longer composes" for path, key in judged["broken"]]
+        row["edits_compose"] = judged
     launches = bot("launches", "--repo", str(tree), "--format", "json")
     if launches["exit"] == 2 and "invalid choice" in launches["stderr"]:
         row["launches"] = None  # this version of the bot has no `launches` command
@@ -340,13 +365,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--golden", type=Path, help="compare each command's canonical report with this file")
     parser.add_argument("--write-golden", type=Path, help="write each command's canonical report digest here")
     parser.add_argument("--dump", type=Path, help="write every canonical report here, one file per snapshot")
+    parser.add_argument("--edits-compose", action="store_true",
+                        help="also write the bot's edits (optional bundled rules on) to a copy and compose again: "
+                             "every launch they break is an error")
     args = parser.parse_args(argv)
     corpus = Corpus(args.corpus)
     chosen = snapshots(args.quick, args.only)
     newest = max((label for _, label, _ in chosen if DATE.fullmatch(label)), default="")
     with tempfile.TemporaryDirectory(prefix="bot-realworld-") as scratch_dir:
         scratch = Path(scratch_dir)
-        enable = optional_rules(Bot(args.bot, scratch))
+        enable = optional_rules(Bot(args.bot, scratch), "--rules", str(RULES))
+        judge_edits = optional_rules(Bot(args.bot, scratch)) if args.edits_compose else None
         trees = [(commit, label, flags, corpus.resolve(commit)) for commit, label, flags in chosen]
         trees = [(c, label, flags, full, corpus.tree(full)) for c, label, flags, full in trees]  # one at a time
 
@@ -356,13 +385,16 @@ def main(argv: list[str] | None = None) -> int:
             own.mkdir()
             watch_it = not args.quick or "watch" in flags
             return check_snapshot(Bot(args.bot, own), corpus, own, full, tree, label, enable,
-                                  thorough=args.quick or label == newest, watch_it=watch_it)
+                                  thorough=args.quick or label == newest, watch_it=watch_it, judge_edits=judge_edits)
 
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             rows = list(pool.map(one, trees))
         for row in rows:
+            judged = row.get("edits_compose")
+            edited = (f"; edits: {judged['changed']} files, {len(judged['broken'])} launches broken"
+                      if judged else "")
             print(f"{row['commit']} {row['label']}: run {row['run']['seconds']} s, {row['run']['findings']} "
-                  f"findings; compose {row['compose']['findings']}; launches {row.get('launches')}; "
+                  f"findings; compose {row['compose']['findings']}; launches {row.get('launches')}{edited}; "
                   f"{len(row['errors'])} internal errors", file=sys.stderr)
             for error in row["errors"]:
                 print(f"  {error}", file=sys.stderr)

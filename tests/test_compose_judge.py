@@ -79,3 +79,18 @@ def test_a_launch_that_did_not_compose_before_is_not_judged(tmp_path: Path) -> N
     assert compose_scan(root)[0].findings  # Hydra rejects it as written
     report = scan(root, [_rule("+")])
     assert report.changes and all(f.status is Status.FIXABLE for f in report.findings)
+
+
+def test_another_rules_fix_in_the_same_file_is_still_made(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    layers = parse_rule(yaml.safe_load("""
+id: layers-eight
+title: Eight layers
+match: {key: ["policy.engine.layers"], value_not: [8]}
+fix: {set: 8}
+"""), Path("layers-eight.yaml"))
+    report = scan(root, [_rule("+"), layers])
+    status = {f.rule: f.status for f in report.findings}
+    assert status == {"tuning-flag": Status.MANUAL, "layers-eight": Status.FIXABLE}  # not "a second run would ..."
+    (change,) = [c for c in report.changes if c.path == "run.sh"]
+    assert b"policy.engine.layers=8" in change.after and b"tuning" not in change.after

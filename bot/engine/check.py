@@ -85,7 +85,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
         if not edits:
             return result
     after = apply_edits(data, edits)
-    refused = {(f.rule, f.key) for f in findings if f.reason is Reason.CONFLICT}
+    refused = {(f.rule, f.key) for f in findings if f.reason is not None}  # conflicts, and what Hydra refused
     problem = _verified(path, data, after, edits, front, rules, facts, refused)
     if problem is not None:
         for finding in findings:
