@@ -119,6 +119,7 @@ class ComposeSummary:
     launches: int = 0
     base_composes: int = 0
     unresolved: list[tuple[str, int, str]] = field(default_factory=list)  # path, line, why not checked
+    readings: int = 0  # ways through the launches' branches composed
 
 
 @dataclass

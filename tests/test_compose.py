@@ -184,7 +184,7 @@ esac
     group = group.replace('if [ "$STRATEGY" = megatron ]', 'if [ "$ACTOR" = no_such_actor ] || [ "$ACTOR" = dp_actor ]')
     (repo / "examples" / "run.sh").write_text(group)
     (finding,) = compose_scan(repo)[0].findings
-    assert finding.key == "actor" and "(when ACTOR=no_such_actor)" in finding.message
+    assert finding.key == "actor" and "(when ACTOR=no_such_actor" in finding.message
 
 
 def test_bot_run_compose_adds_the_section(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

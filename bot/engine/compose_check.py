@@ -7,12 +7,12 @@ by composing again. One file that fails is an error entry; the others are still 
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
+from bot.engine.readings import Reading, describe, failures, readings
 from bot.hydra.app import AppProblem, HydraApp, resolve_app
 from bot.hydra.compose import Composer, ComposeStats
 from bot.hydra.renames import Rename, config_renames, rename_fix
@@ -29,6 +29,7 @@ ALREADY_THERE = "Could not append to config. An item is already at"
 
 def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
                  renames: list[Rename] | None = None) -> list[Finding]:
+    """Each launch composed once per way through the script's branches (bot.engine.readings)."""
     findings: list[Finding] = []
     reported: set[object] = set()
     for launch in script.launches:
@@ -37,54 +38,30 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
         if isinstance(app, AppProblem):
             composer.stats.unresolved.append((path, launch.line, app.reason))
             continue
-        for condition, replaced in variants(script, launch):
-            for override, message in composer.failures(app, launch, replaced=replaced):
-                site = override.key_span if override is not None else ("launch", launch.line)
-                if site in reported:
-                    continue
-                reported.add(site)
-                if override is None:
-                    finding = _launch_finding(path, script, launch, app, message)
-                else:
-                    finding = _finding(path, script, override, message, launch, renames or [])
-                if condition:
-                    finding.message += f" (when {condition})"
-                findings.append(finding)
+        found: dict[object, tuple[Override | None, str, list[Reading]]] = {}
+        composed = 0
+        for reading in readings(script, launch, app, composer):
+            if reading.unchecked is not None:
+                composer.stats.unresolved.append((path, launch.line, f"partly checked: {reading.unchecked}"))
+                continue
+            composed += 1
+            for override, message in failures(reading, launch, app, composer):
+                place: object = override.key_span if override is not None else ("launch", launch.line)
+                found.setdefault(place, (override, message, []))[2].append(reading)
+        composer.stats.readings += composed
+        for spot, (failing, message, where) in found.items():
+            if spot in reported:
+                continue
+            reported.add(spot)
+            override = failing
+            if override is None:
+                finding = _launch_finding(path, script, launch, app, message)
+            else:
+                finding = _finding(path, script, override, message, launch, renames or [])
+            if len(where) < composed:  # not in every way the script runs: name the one
+                finding.message += describe(where[0])
+            findings.append(finding)
     return findings
-
-
-_VARIABLE = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)(?::?-[^}]*)?\}?$")
-
-
-def value_variable(override: Override) -> str | None:
-    """The one shell variable an override's whole value comes from, if any."""
-    pieces = override.value_pieces
-    if not pieces:
-        return None
-    defaults = {p.default_of for p in pieces if p.default_of}
-    if len(defaults) == 1:
-        return next(iter(defaults)).lstrip("$")
-    if len(pieces) == 1 and not pieces[0].static:
-        match = _VARIABLE.match(pieces[0].text)
-        return match.group(1) if match else None
-    chain = override.key_chain
-    names = {p.via[len(chain)].var for p in pieces if len(p.via) > len(chain)}
-    return next(iter(names)) if len(names) == 1 and all(len(p.via) > len(chain) for p in pieces) else None
-
-
-def variants(script: ShellScript, launch: Launch) -> list[tuple[str, dict[int, str] | None]]:
-    """The launch as written, then once for each value the script itself tests a variable against."""
-    out: list[tuple[str, dict[int, str] | None]] = [("", None)]
-    by_variable: dict[str, list[Override]] = {}
-    for override in launch.overrides:
-        name = value_variable(override)
-        if name is not None and name in script.tested:
-            by_variable.setdefault(name, []).append(override)
-    for name, overrides in by_variable.items():
-        for value in script.tested[name]:
-            replaced = {id(o): f"{o.prefix}{o.key}={value}" for o in overrides}
-            out.append((f"{name}={value}", replaced))
-    return out
 
 
 def _compose_file(root: Path, path: str, data: bytes, composer: Composer, renames: list[Rename],
@@ -111,10 +88,11 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
         after = apply_edits(data, edits)
 
         def compose_again(new: bytes) -> list[Finding]:
-            counted = (composer.stats.launches, len(composer.stats.unresolved))
+            counted = (composer.stats.launches, len(composer.stats.unresolved), composer.stats.readings)
             again = check_script(path, root, analyse(new, path=path), composer, renames)
             composer.stats.launches = counted[0]  # the edited copy's launches are not counted twice
             del composer.stats.unresolved[counted[1]:]
+            composer.stats.readings = counted[2]
             return again
 
         outcome = verify(data, after, edits, count_errors, compose_again)
@@ -156,17 +134,17 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
         data = read_source(source, report.skipped)
         if data is None or (b"python" not in data and b"torchrun" not in data and b"PYTHON" not in data):
             continue
-        counted = (composer.stats.launches, len(composer.stats.unresolved))
+        counted = (composer.stats.launches, len(composer.stats.unresolved), composer.stats.readings)
         work = partial(_compose_file, root, source.path, data, composer, renames, report)
         _, error = isolated(source.path, "composing", work, seconds)
         if error is not None:
-            composer.stats.launches = counted[0]
+            composer.stats.launches, composer.stats.readings = counted[0], counted[2]
             del composer.stats.unresolved[counted[1]:]
             report.errors.append(replace(error, rules=(RULE_ID,)))
     report.errors.sort(key=lambda e: e.path)
     report.findings.sort(key=Finding.sort_key)
     report.compose = ComposeSummary(composer.stats.launches, composer.stats.base_composes,
-                                    list(composer.stats.unresolved))
+                                    list(composer.stats.unresolved), composer.stats.readings)
     return report, composer.stats
 
 

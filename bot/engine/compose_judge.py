@@ -1,7 +1,8 @@
 """Every edit composes: a launch that composes before the bot's edits must compose after them.
 
 Hydra is the judge: each launch of the file whose app is found in the repository is composed
-(bot.hydra.compose) as written and once per value the script tests, before and after the edits.
+(bot.hydra.compose) once per way through the script's branches (bot.engine.readings), before and
+after the edits.
 A rule whose edits alone make a composing launch fail keeps none of them in that file: its
 findings become manual, quoting Hydra. Launches that did not compose before are not judged.
 """
@@ -11,8 +12,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from bot.engine.compose_check import variants
 from bot.engine.edits import apply_edits, unique_edits
+from bot.engine.readings import describe, failures, readings
 from bot.hydra.app import AppProblem, resolve_app
 from bot.hydra.compose import Composer
 from bot.lang.shell.parse import analyse
@@ -33,13 +34,12 @@ def _failures(root: Path, path: str, data: bytes) -> tuple[int, dict[int, str]]:
         app = resolve_app(root, launch)
         if isinstance(app, AppProblem):
             continue
-        for condition, replaced in variants(script, launch):
-            problems = composer.failures(app, launch, replaced=replaced)
+        for reading in readings(script, launch, app, composer):
+            problems = failures(reading, launch, app, composer) if reading.unchecked is None else []
             if problems:
                 override, message = problems[0]
                 where = f"{override.prefix}{override.key}: " if override is not None else ""
-                when = f" (when {condition})" if condition else ""
-                failing[index] = f"line {launch.line}{when}: {where}{message}"
+                failing[index] = f"line {launch.line}{describe(reading)}: {where}{message}"
                 break
     return len(script.launches), failing
 

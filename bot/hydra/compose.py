@@ -20,6 +20,7 @@ from bot.lang.shell.launches import Launch, Override
 class ComposeStats:
     launches: int = 0
     composed: int = 0
+    readings: int = 0  # ways through the launches' branches composed (bot.engine.readings)
     base_composes: int = 0
     unresolved: list[tuple[str, int, str]] = field(default_factory=list)  # path, line, reason
 
@@ -52,11 +53,16 @@ def _message(exc: BaseException) -> str:
 class Composer:
     """Keeps Hydra initialised per config dir and the composed bases in a cache."""
 
-    def __init__(self) -> None:
+    def __init__(self, plain_copies: bool = False) -> None:
+        self.plain_copies = plain_copies  # copy bases with OmegaConf's `copy()` (the reference for fresh_copy)
         self._bases: dict[tuple[Path, str | None, tuple[str, ...], tuple[str, ...]], Any] = {}
+        self._applied: dict[tuple[int, tuple[str, ...]], list[tuple[int, str]]] = {}
+        self._parsed: dict[str, list[Any]] = {}
+        self._pickled: dict[int, bytes] = {}
+        self._parser: Any = None
         self.stats = ComposeStats()
 
-    def _is_group(self, app: HydraApp, key: str) -> bool:
+    def is_group(self, app: HydraApp, key: str) -> bool:
         assert app.config_dir is not None
         relative = key.replace(".", "/")
         return "/" in key or any((Path(d) / relative).is_dir() for d in (str(app.config_dir), *app.search_path))
@@ -97,35 +103,47 @@ class Composer:
         except (HydraException, OmegaConfBaseException, ValueError):
             return None
 
-    def _split(self, app: HydraApp, launch: Launch, replaced: dict[int, str] | None = None
+    def options(self, app: HydraApp, key: str) -> set[str]:
+        """The options of config group `key` (its YAML files' names), in the config dir and search path."""
+        assert app.config_dir is not None
+        relative = key.replace(".", "/")
+        found: set[str] = set()
+        for directory in (app.config_dir, *map(Path, app.search_path)):
+            group = directory / relative
+            if group.is_dir():
+                found.update(p.stem for p in group.glob("*.yaml") if p.is_file())
+        return found
+
+    def _split(self, app: HydraApp, launch: Launch, replaced: dict[int, str] | None = None,
+               overrides: list[Override] | None = None
                ) -> tuple[list[tuple[Override, str]], list[tuple[Override, str]]]:
-        """The launch's overrides as Hydra gets them: (config-group choices, the others)."""
+        """The launch's overrides as Hydra gets them: (config-group choices, the others); `overrides`:
+        those of one combination of the script's branches (bot.lang.shell.combinations)."""
         seen: set[object] = set()
         plain: list[tuple[Override, str]] = []
         group_items: list[tuple[Override, str]] = []
-        for override in launch.overrides:
+        for override in launch.overrides if overrides is None else overrides:
             if override.key_span in seen:
                 continue  # alternatives of one word (branches): the first one speaks for them
             seen.add(override.key_span)
             text = (replaced or {}).get(id(override)) or override_text(override)
             if text is None:
                 continue
-            is_group = self._is_group(app, override.key) and override.prefix != "~"
+            is_group = self.is_group(app, override.key) and override.prefix != "~"
             if is_group and text.endswith("=null") and id(override) not in (replaced or {}):
                 continue  # a config-group choice made at run time: the script's default choice stands
             (group_items if is_group else plain).append((override, text))
         return group_items, plain
 
-    def failures(self, app: HydraApp, launch: Launch,
-                 replaced: dict[int, str] | None = None) -> list[tuple[Override | None, str]]:
+    def failures(self, app: HydraApp, launch: Launch, replaced: dict[int, str] | None = None,
+                 overrides: list[Override] | None = None) -> list[tuple[Override | None, str]]:
         """(override, Hydra's message) for each override that does not compose; None: the launch itself."""
         from hydra._internal.config_loader_impl import ConfigLoaderImpl
-        from hydra.core.override_parser.overrides_parser import OverridesParser
         from hydra.errors import HydraException
         from omegaconf import OmegaConf
         from omegaconf.errors import OmegaConfBaseException
 
-        group_items, plain = self._split(app, launch, replaced)
+        group_items, plain = self._split(app, launch, replaced, overrides)
         self.stats.composed += 1
         try:
             base = self.base(app, tuple(t for _, t in group_items))
@@ -138,16 +156,40 @@ class Composer:
                     culprit = override
                     break
             return [(culprit, _message(exc))]
-        cfg = base.copy()
-        OmegaConf.set_struct(cfg, True)
-        parser = OverridesParser.create()
-        out: list[tuple[Override | None, str]] = []
-        for override, text in plain:
-            try:
-                ConfigLoaderImpl._apply_overrides_to_config(parser.parse_overrides([text]), cfg)
-            except (HydraException, OmegaConfBaseException) as exc:
-                out.append((override, _message(exc)))
-        return out
+        ident = (id(base), tuple(t for _, t in plain))
+        if ident not in self._applied:  # the same texts on the same base: Hydra answers the same
+            cfg = self.fresh_copy(base)
+            OmegaConf.set_struct(cfg, True)
+            failed: list[tuple[int, str]] = []
+            for index, (_, text) in enumerate(plain):
+                try:
+                    ConfigLoaderImpl._apply_overrides_to_config(self._parse(text), cfg)
+                except (HydraException, OmegaConfBaseException) as exc:
+                    failed.append((index, _message(exc)))
+            self._applied[ident] = failed
+        return [(plain[index][0], message) for index, message in self._applied[ident]]
+
+    def fresh_copy(self, base: Any) -> Any:
+        """A copy of a composed base to apply overrides to. OmegaConf's own pickling round trip gives
+        the same config as `base.copy()` (flags, node types, parents) at a third of its cost; the
+        test suite compares the two on every fixture launch."""
+        import pickle
+
+        if self.plain_copies:
+            return base.copy()
+        blob = self._pickled.get(id(base))
+        if blob is None:
+            blob = self._pickled[id(base)] = pickle.dumps(base)
+        return pickle.loads(blob)
+
+    def _parse(self, text: str) -> list[Any]:
+        """Hydra's parse of one override; parsing is pure and applying does not change the result."""
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+
+        if text not in self._parsed:
+            self._parser = self._parser or OverridesParser.create()
+            self._parsed[text] = self._parser.parse_overrides([text])
+        return self._parsed[text]
 
 
 class ConfigFacts:

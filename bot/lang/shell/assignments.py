@@ -16,6 +16,7 @@ from bot.model import Span
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+    from bot.lang.shell.arms import Guard
     from bot.lang.shell.expansion import Expander
     from bot.lang.shell.walk import WalkResult
 
@@ -27,6 +28,7 @@ class AssignmentTracking:
     result: WalkResult
     _function: str | None
     _branch: str | None
+    _guard: Guard
 
     if TYPE_CHECKING:  # the statement walking itself: bot.lang.shell.walk.Walker
         def record_uses(self, node: Node, env: Env) -> None: ...
@@ -67,6 +69,7 @@ class AssignmentTracking:
             span=Span(value.start_byte, value.end_byte) if value is not None else None,
             values=alternatives,
             conditional=self._branch is not None or self._function is not None,
+            guard=self._guard,
         )
         self.result.definitions.append(definition)
         return {**env, name: (definition,)}
@@ -85,7 +88,7 @@ class AssignmentTracking:
 
     def _computed(self, name: str, node: Node, why: str) -> Definition:
         piece = Piece((node.text or b"").decode("utf-8", "replace"), dynamic=why)
-        return Definition(name=name, kind="scalar", line=line_of(node), values=[[piece]])
+        return Definition(name=name, kind="scalar", line=line_of(node), values=[[piece]], guard=self._guard)
 
 
     def _assign_defaults(self, node: Node, env: Env) -> Env:
@@ -104,7 +107,7 @@ class AssignmentTracking:
             alternatives = self.expander._operand(operand or [], env, "b")
             marked = [[as_default(p, name) for p in alt] for alt in alternatives]
             definition = Definition(name=name, kind="scalar", line=line_of(sub),
-                                    span=Span(sub.start_byte, sub.end_byte), values=marked)
+                                    span=Span(sub.start_byte, sub.end_byte), values=marked, guard=self._guard)
             self.result.definitions.append(definition)
             updated = updated if updated is not None else dict(env)
             updated[name] = (*[d for d in defs if d.kind != "caller"], definition)

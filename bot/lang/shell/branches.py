@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from bot.lang.shell.arms import Arm, Guard, Statement, Test, case_tests, condition_tests
 from bot.lang.shell.nodes import descendants, line_of, variable_of
 from bot.lang.shell.text import Piece
 from bot.lang.shell.variables import Definition, Env, merge
@@ -33,6 +34,7 @@ class BranchWalking:
     result: WalkResult
     _function: str | None
     _branch: str | None
+    _guard: Guard
     _cwd: Workdir | None
     _moved: bool
 
@@ -74,12 +76,28 @@ class BranchWalking:
             target.append(child)
         env = self.block(condition, env)
         label = self._condition_text(condition)
-        outs = [self._branch_block(body, env, label)]
+        statement = self._statement_arms(node)
+        when_true, ruled_out = condition_tests(condition)
+        first = (label or "if").rstrip(";").rstrip()
+        statement.arms.append(Arm(first, when_true))
+        outs = [self._branch_block(body, env, label, (node.start_byte, 0))]
         for clause in branches:
             parts = [c for c in clause.children if c.type not in ("elif", "else", "then")]
-            clause_label = "else" if clause.type == "else_clause" else self._condition_text(parts[:1])
-            outs.append(self._branch_block(parts, env, clause_label))
+            true: list[Test] = []
+            false: list[Test] = []
+            if clause.type == "else_clause":
+                clause_label = "else"
+            else:
+                condition = [c for c in parts if c.type not in ("compound_statement",)][:1]
+                clause_label = self._condition_text(parts[:1]) or "elif"
+                true, false = condition_tests(condition)
+            arm_label = clause_label.rstrip(";").rstrip().replace("if ", "elif ", 1)
+            statement.arms.append(Arm(f"{first}: else" if clause_label == "else" else arm_label,
+                                      [*ruled_out, *true]))
+            ruled_out = [*ruled_out, *false]
+            outs.append(self._branch_block(parts, env, clause_label, (node.start_byte, len(statement.arms) - 1)))
         if not has_else:
+            statement.arms.append(Arm(f"{first}: not taken", ruled_out))
             outs.append(env)
         return merge(outs)
 
@@ -88,6 +106,8 @@ class BranchWalking:
         has_default = False
         subject: str | None = None
         subject_var: str | None = None
+        statement: Statement | None = None
+        ruled_out: list[Test] = []
         for child in node.children:
             if child.type == "case_item":
                 patterns: list[Node] = []
@@ -107,12 +127,19 @@ class BranchWalking:
                     for text in texts:
                         self._tested(subject_var, text)
                 label = f"case {subject} in {'|'.join(texts)})" if subject else None
-                outs.append(self._branch_block(body, env, label))
+                statement = statement or self._statement_arms(node)
+                test = case_tests(subject_var, patterns)
+                statement.arms.append(Arm(label or "case", [*ruled_out, *([test] if test else [])]))
+                if test is not None:
+                    ruled_out = [*ruled_out, test.negated()]
+                outs.append(self._branch_block(body, env, label, (node.start_byte, len(statement.arms) - 1)))
             elif child.type not in ("case", "in", "esac") and subject is None:
                 self.record_uses(child, env)
                 subject_var = variable_of(child)
                 subject = (child.text or b"").decode("utf-8", "replace")
         if not has_default:
+            statement = statement or self._statement_arms(node)
+            statement.arms.append(Arm(f"no arm of case {subject}", ruled_out))
             outs.append(env)
         return merge(outs)
 
@@ -129,12 +156,12 @@ class BranchWalking:
                 name = var.text.decode()
                 alternatives = [alt for w in words for alt in self.expander.word(w, env)]
                 definition = Definition(name=name, kind="loop", line=line_of(var),
-                                        values=alternatives or [[Piece("", dynamic="loop")]])
+                                        values=alternatives or [[Piece("", dynamic="loop")]], guard=self._guard)
                 loop_env[name] = (definition,)
         else:
             for part in header:
                 self.statement(part, env) if part.type not in ("while", "until", "for", "select") else None
-        after = self._branch_block(body, loop_env, "inside a loop")
+        after = self._branch_block(body, loop_env, "inside a loop", (-node.start_byte - 1, 0))
         return merge([env, after])
 
     def function(self, node: Node, env: Env) -> Env:
@@ -147,14 +174,21 @@ class BranchWalking:
         self._function, self._cwd = previous, cwd  # the body runs where it is called, later
         return env
 
-    def _branch_block(self, nodes: list[Node], env: Env, label: str | None) -> Env:
-        previous = self._branch
+    def _statement_arms(self, node: Node) -> Statement:
+        statement = Statement(self._guard)
+        self.result.statements[node.start_byte] = statement
+        return statement
+
+    def _branch_block(self, nodes: list[Node], env: Env, label: str | None, arm: tuple[int, int]) -> Env:
+        """One arm; a loop's body is an arm of a statement no launch is split on (it may run or not)."""
+        previous, guard = self._branch, self._guard
         cwd = self._cwd
         self._branch = label or previous
+        self._guard = (*guard, arm)
         try:
             return self.block(nodes, dict(env))
         finally:
-            self._branch = previous
+            self._branch, self._guard = previous, guard
             self._moved |= self._cwd != cwd
             self._cwd = cwd  # each branch starts where the `if` (or `case`, or loop) starts
 

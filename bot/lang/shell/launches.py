@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from bot.lang.shell.arms import Guard
 from bot.lang.shell.directories import ROOT, Workdir, ray_workdir
 from bot.lang.shell.hydra_flags import hydra_flags, record_flag
 from bot.lang.shell.launchers import SHELL_SCRIPT as SHELL_SCRIPT
@@ -93,6 +94,7 @@ class Launch:
     source_path: str | None = None  # the file that holds the launch, relative to the repository
     workdir: Workdir | None = ROOT  # where it runs (after the script's `cd`, ray's --working-dir); None: unknown
     config_path_dir: Workdir | None = None  # `--config-path=$(pwd)/conf`: the directory, where the script says
+    head_guard: Guard = ()  # branch arms every way of running it takes (`COMMAND` assigned in one arm)
 
     @property
     def module(self) -> str | None:
@@ -133,12 +135,25 @@ def build_launches(site: CommandSite, words: list[list[list[Field]]], src: bytes
         if launch is None:
             continue
         launch.source_path = path
+        launch.head_guard = _guard_of(head)
         known = launches.get((launch.entry, launch.entry_kind))
         if known is None:
             launches[(launch.entry, launch.entry_kind)] = launch
-        elif launch.launcher not in known.launcher.split(" | "):
+            continue
+        known.head_guard = tuple(arm for arm in known.head_guard if arm in launch.head_guard)
+        if launch.launcher not in known.launcher.split(" | "):
             known.launcher += f" | {launch.launcher}"
     return list(launches.values())
+
+
+def _guard_of(fields: list[Field]) -> Guard:
+    """The branch arms the definitions read by these fields were assigned in."""
+    arms: dict[tuple[int, int], None] = {}
+    for item in fields:
+        for piece in item.pieces:
+            for via in piece.via:
+                arms.update(dict.fromkeys(via.definition.guard))
+    return tuple(arms)
 
 
 def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch | None:

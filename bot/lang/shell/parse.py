@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from bot.lang.shell.arms import Statement
 from bot.lang.shell.calls import ScriptCall, script_call
 from bot.lang.shell.directories import tilde
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, build_launches
@@ -54,6 +55,8 @@ class ShellScript:
     errors: list[Span] = field(default_factory=list)
     tested: dict[str, list[str]] = field(default_factory=dict)
     calls: list[ScriptCall] = field(default_factory=list)  # repository scripts run with environment values
+    statements: dict[int, Statement] = field(default_factory=dict)  # `if`/`case` arms (bot.lang.shell.arms)
+    reaching: dict[tuple[int, int], tuple[Definition, ...]] = field(default_factory=dict)  # defs at each use
 
     @property
     def partly_parsed(self) -> bool:
@@ -110,7 +113,8 @@ def analyse(src: bytes, all_exported: bool = False, path: str | None = None) -> 
     walker = Walker(src)
     result = walker.run(tree.root_node)
     errors = sorted([*error_spans(tree.root_node), *result.too_deep], key=lambda s: (s.start, s.end))
-    script = ShellScript(src=src, tree=tree, definitions=result.definitions, errors=errors, tested=result.tested)
+    script = ShellScript(src=src, tree=tree, definitions=result.definitions, errors=errors, tested=result.tested,
+                         statements=result.statements, reaching=result.reaching)
     for site in result.commands:
         words = command_words(site.node, site.env, walker)
         fields = [f for alternatives in words for alternative in alternatives for f in alternative]

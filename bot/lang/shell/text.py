@@ -80,6 +80,7 @@ class Definition:
     values: list[Items] = field(default_factory=list)  # alternatives
     uses: list[Span] = field(default_factory=list)
     conditional: bool = False
+    guard: tuple[tuple[int, int], ...] = ()  # the branch arms it was assigned in (bot.lang.shell.arms)
 
     def describe(self) -> str:
         if self.kind == "caller":

@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bot.lang.shell.arms import Guard, Statement
 from bot.lang.shell.assignments import AssignmentTracking
 from bot.lang.shell.branches import BranchWalking
 from bot.lang.shell.directories import ROOT, Workdir, change_dir
 from bot.lang.shell.expansion import Expander
 from bot.lang.shell.nodes import command_name, descendants, outermost, parse_expansion
-from bot.lang.shell.variables import Definition, Env
+from bot.lang.shell.variables import Definition, Env, reaching
 from bot.model import Span
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ class CommandSite:
     in_function: str | None
     branch: str | None  # the nearest condition the command sits under, as written
     cwd: Workdir | None = ROOT  # where the command runs, as far as the script's `cd`s say (None: unknown)
+    guard: Guard = ()  # the branch arms it sits in (bot.lang.shell.arms)
 
 
 @dataclass
@@ -42,6 +44,8 @@ class WalkResult:
     definitions: list[Definition] = field(default_factory=list)
     tested: dict[str, list[str]] = field(default_factory=dict)  # values the script compares a variable with
     too_deep: list[Span] = field(default_factory=list)  # statements nested too deeply to follow
+    statements: dict[int, Statement] = field(default_factory=dict)  # `if`/`case` by start byte, with their arms
+    reaching: dict[tuple[int, int], tuple[Definition, ...]] = field(default_factory=dict)  # at each use
 
 
 class Walker(BranchWalking, AssignmentTracking):
@@ -51,6 +55,7 @@ class Walker(BranchWalking, AssignmentTracking):
         self.result = WalkResult()
         self._function: str | None = None
         self._branch: str | None = None
+        self._guard: Guard = ()
         self._depth = 0
         self._cwd: Workdir | None = ROOT
         self._moved = False  # a branch of the current compound statement ran `cd`
@@ -116,7 +121,8 @@ class Walker(BranchWalking, AssignmentTracking):
 
     def command(self, node: Node, env: Env) -> Env:
         self.record_uses(node, env)
-        self.result.commands.append(CommandSite(node, env, self._function, self._branch, self._cwd))
+        self.result.commands.append(CommandSite(node, env, self._function, self._branch, self._cwd,
+                                                   self._guard))
         name = command_name(node)
         if name in ("cd", "pushd", "popd"):
             self._cwd = change_dir(self.expander, node, env, self._cwd) if name != "popd" else None
@@ -148,5 +154,6 @@ class Walker(BranchWalking, AssignmentTracking):
             if form is None:
                 continue
             span = Span(sub.start_byte, sub.end_byte)
+            self.result.reaching[(span.start, span.end)] = reaching(env, form[0])
             for definition in env.get(form[0], ()):
                 definition.uses.append(span)

@@ -1,0 +1,127 @@
+"""The ways a launch runs, as Hydra gets them: one reading per combination of the script's branches.
+
+Each combination (bot.lang.shell.combinations) keeps its arms' overrides. A variable the arms
+test gives its value to the overrides read from it: `backend` is `fsdp` in `if [ "$backend" =
+fsdp ]`. Where the arms only say what it is not (the `else`), a config-group choice read from it
+takes each option of the group that is left, and the launch fails there only if it fails with
+every one of them: a finding is always one that Hydra raises for that branch.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from bot.hydra.app import HydraApp
+from bot.hydra.compose import Composer
+from bot.lang.shell.combinations import MAX_COMBINATIONS, Combination, combinations
+from bot.lang.shell.launches import Launch, Override
+from bot.lang.shell.parse import ShellScript
+
+MAX_CHOICES = 8  # group options composed for one reading whose choice the branches leave open
+
+
+@dataclass
+class Reading:
+    label: str  # the arms taken, as written
+    overrides: list[Override]
+    choices: list[dict[int, str]] = field(default_factory=lambda: [{}])  # replaced texts, by id(override);
+    # the reading fails where every one of them fails (group options the branches leave open)
+    choice_label: str = ""  # the values chosen, when the branches decide them
+    unchecked: str | None = None  # why this reading is not composed
+
+
+def readings(script: ShellScript, launch: Launch, app: HydraApp, composer: Composer) -> list[Reading]:
+    found = combinations(launch, script.statements, script.reaching)
+    out = [reading for c in found.items for reading in _readings(c, app, composer)]
+    if found.total > MAX_COMBINATIONS:
+        out.append(Reading("", [], [], unchecked=f"{found.total} ways through the script's branches; the "
+                                                 f"first {MAX_COMBINATIONS} were composed"))
+    return out
+
+
+def _text(override: Override, value: str) -> str:
+    key = override.key + (f"@{override.package}" if override.package is not None else "")
+    return f"{override.prefix}{key}={value}"
+
+
+Choice = tuple[str, dict[int, str]]  # how it reads ("backend=fsdp"), the replaced texts by id(override)
+
+
+def _readings(combination: Combination, app: HydraApp, composer: Composer) -> list[Reading]:
+    """A reading per value the script's tests name for its variables (each a way it is run); where
+    the tests only rule values out, one reading composed with every group option left."""
+    by_variable: dict[str, list[Override]] = {}
+    for override in combination.overrides:
+        name = combination.variable_of(override)
+        if name is not None and override.value_start is not None:
+            by_variable.setdefault(name, []).append(override)
+    named: list[list[Choice]] = []
+    open_ended: list[list[Choice]] = []
+    for name, overrides in by_variable.items():
+        narrowed = combination.variables[name]
+        values = narrowed.values()
+        if values is not None:
+            named.append([(f"{name}={v}", {id(o): _text(o, v) for o in overrides}) for v in values])
+            continue
+        written = _written(overrides)
+        if written is not None and written not in narrowed.excluded:
+            continue  # the value as written (a default) is one the branch allows
+        groups = [o for o in overrides if composer.is_group(app, o.key) and o.prefix != "~"]
+        if not groups:
+            open_ended.append([("", {id(o): _text(o, "null") for o in overrides})])
+            continue
+        left = set.intersection(*(composer.options(app, o.key) for o in groups)) - narrowed.excluded
+        if not left or len(left) > MAX_CHOICES:
+            what = "no option" if not left else f"{len(left)} options"
+            why = f"{name} is chosen at run time ({combination.label}): {what} of {groups[0].key} left"
+            return [Reading(combination.label, combination.overrides, [], unchecked=why)]
+        open_ended.append([(f"{name}={v}", {id(o): _text(o, v) for o in overrides}) for v in sorted(left)])
+    choices = list(itertools.product(*open_ended))[:MAX_CHOICES]
+    out = []
+    for picked in list(itertools.product(*named))[:MAX_CHOICES]:
+        reading = Reading(combination.label, combination.overrides)
+        reading.choices = [_merge([*picked, *choice]) for choice in choices]
+        fixed = ", ".join(label for label, _ in picked if label)
+        ranging = [", ".join(label for label, _ in choice if label) for choice in choices]
+        ranging = [r for r in ranging if r]
+        reading.choice_label = ", ".join(p for p in (fixed, ("each of " + " | ".join(ranging)) if len(ranging) > 1
+                                                  else "".join(ranging)) if p)
+        out.append(reading)
+    return out
+
+
+def _merge(parts: list[Choice]) -> dict[int, str]:
+    return {k: v for _, part in parts for k, v in part.items()}
+
+
+def _written(overrides: list[Override]) -> str | None:
+    """The value the overrides are written with, when it is known before run time and they agree."""
+    values = set()
+    for override in overrides:
+        pieces = override.value_pieces
+        if not pieces or not all(p.static for p in pieces):
+            return None
+        values.add(override.value_text)
+    return values.pop() if len(values) == 1 else None
+
+
+def failures(reading: Reading, launch: Launch, app: HydraApp,
+             composer: Composer) -> list[tuple[Override | None, str]]:
+    """What Hydra raises for the reading with every choice it leaves open (a site failing in all)."""
+    results = [composer.failures(app, launch, replaced=choice, overrides=reading.overrides)
+               for choice in reading.choices]
+    if not results:
+        return []
+    common = set.intersection(*({_site(o) for o, _ in result} for result in results))
+    return [(o, message) for o, message in results[0] if _site(o) in common]
+
+
+def _site(override: Override | None) -> object:
+    return override.key_span if override is not None else "launch"
+
+
+def describe(reading: Reading) -> str:
+    """How the finding's message names the reading: the arms taken and the values chosen."""
+    parts = [p for p in (reading.label, reading.choice_label) if p]
+    return f" (when {'; '.join(parts)})" if parts else ""
