@@ -112,7 +112,7 @@ def describe(root: Path, path: str, kind: str, line: int, launch: Launch,
     else:
         cls = HYDRA
         config_dir = app.config_dir.relative_to(root).as_posix() if app.config_dir is not None else None
-        evidence = f"@hydra.main in {app.source}"
+        evidence = f"{app.style} in {app.source}"
         app_info = {"source": app.source, "config_dir": config_dir, "config_name": app.config_name,
                     "search_path": [Path(p).relative_to(root).as_posix() for p in app.search_path]}
     flags = {name: value for name, value in (("config_path", launch.config_path), ("config_name", launch.config_name),

@@ -14,10 +14,13 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bot.hydra.entry import SOURCE_ROOTS, entry_file, inside, missing_reason, repository_dir
+from bot.hydra.entry import SOURCE_ROOTS, entry_file, inside, missing_reason, repository_dir, run_dir
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch
+
+if TYPE_CHECKING:
+    from bot.hydra.api_app import ApiApp, Source
 
 # What a launch runs, as classes of `bot launches`
 HYDRA = "hydra"  # a Hydra app of the repository, with its config directory
@@ -33,6 +36,7 @@ class HydraApp:
     config_dir: Path | None
     config_name: str | None
     search_path: tuple[str, ...] = ()  # extra config directories, absolute, in Hydra's order
+    style: str = "@hydra.main"  # how the app composes its config: or "the compose API"
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,12 @@ def resolve_app(root: Path, launch: Launch) -> HydraApp | AppProblem:
     source = path.relative_to(root).as_posix()
     config_path, name, found = _decorator(path)
     if not found:
-        return AppProblem(f"{source} has no @hydra.main decorator", NOT_HYDRA)
+        from bot.hydra.api_app import compose_api_app  # libcst, only for files without the decorator
+
+        api = compose_api_app(path)
+        if api is None:
+            return AppProblem(f"{source} has no @hydra.main decorator", NOT_HYDRA)
+        return api_app(root, launch, path, source, api)
     if launch.config_path is not None:
         config_path = launch.config_path
     if launch.config_name is not None:
@@ -158,6 +167,60 @@ def resolve_app(root: Path, launch: Launch) -> HydraApp | AppProblem:
         dirs.append(str(found_dir))
     return HydraApp(source, directory, name, tuple(dirs))
 
+
+
+def api_app(root: Path, launch: Launch, path: Path, source: str, api: ApiApp) -> HydraApp | AppProblem:
+    """A compose-API app's config as this launch chooses it: literals, or the argparse options'
+    values in the launch (their defaults where it does not pass them)."""
+    if api.loads is not None:
+        loaded = flag_value(launch, api.loads)
+        what = loaded if isinstance(loaded, str) else "a file chosen at run time"
+        return AppProblem(f"{source} loads its config with OmegaConf.load ({what}), not Hydra", NOT_HYDRA)
+    location, name = flag_value(launch, api.location), flag_value(launch, api.name)
+    for value, what in ((location, api.location_kind), (name, "config_name")):
+        if value is None:
+            return AppProblem(f"{source}: the compose API's {what} is not given", NOT_HYDRA)
+        if isinstance(value, Runtime):
+            return AppProblem(f"{source}: the compose API's {what} is {value.text}, known at run time", RUNTIME)
+    assert isinstance(location, str) and isinstance(name, str)
+    if api.location_kind == "config_module":
+        directory = search_dir(root, f"pkg://{location}", root)
+    elif api.location_kind == "config_dir":
+        here = run_dir(launch)
+        directory = search_dir(root, location, root / here if here and not here.startswith("/") else root)
+    else:
+        directory = search_dir(root, location, path.parent)
+    if directory is None:
+        return AppProblem(f"config directory {location} of {source} is not in the repository", OUTSIDE)
+    name = config_name(name) or name
+    dirs = [search_dir(root, entry, root) for entry in primary_search_path(directory, name)]
+    if any(d is None for d in dirs):
+        return AppProblem(f"a config search path of {name} is not in the repository", OUTSIDE)
+    return HydraApp(source, directory, name, tuple(str(d) for d in dirs), style="the compose API")
+
+
+@dataclass(frozen=True)
+class Runtime:
+    text: str
+
+
+def flag_value(launch: Launch, source: Source) -> str | Runtime | None:
+    """The value of a literal, or of the first of its argparse options the launch passes (`--opt v`,
+    `--opt=v`); the option's default when the launch does not pass it."""
+    if source.literal is not None:
+        return source.literal
+    words = launch.argv
+    for index, word in enumerate(words):
+        for option in source.options:
+            value = words[index + 1] if word.text == option and index + 1 < len(words) else None
+            if word.text.startswith(option + "="):
+                value = word
+                if not word.static:
+                    return Runtime(word.text)
+                return word.text[len(option) + 1 :]
+            if value is not None:
+                return value.text if value.static else Runtime(value.text)
+    return source.default
 
 
 def launch_search_path(launch: Launch) -> list[str] | None:

@@ -127,8 +127,8 @@ class Composer:
                 continue  # alternatives of one word (branches): the first one speaks for them
             seen.add(override.key_span)
             text = (replaced or {}).get(id(override)) or override_text(override)
-            if text is None:
-                continue
+            if text is None or override.key.startswith("-"):
+                continue  # Hydra's own settings, or an option of the app's argument parser (`--config=x`)
             is_group = self.is_group(app, override.key) and override.prefix != "~"
             if is_group and text.endswith("=null") and id(override) not in (replaced or {}):
                 continue  # a config-group choice made at run time: the script's default choice stands

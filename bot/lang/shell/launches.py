@@ -94,6 +94,7 @@ class Launch:
     source_path: str | None = None  # the file that holds the launch, relative to the repository
     workdir: Workdir | None = ROOT  # where it runs (after the script's `cd`, ray's --working-dir); None: unknown
     config_path_dir: Workdir | None = None  # `--config-path=$(pwd)/conf`: the directory, where the script says
+    argv: list[Field] = field(default_factory=list)  # the words after the entry point, as expanded
     head_guard: Guard = ()  # branch arms every way of running it takes (`COMMAND` assigned in one arm)
 
     @property
@@ -163,6 +164,7 @@ def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch |
         return None
     launcher, entry, entry_kind, first = found
     launch = Launch(site, launcher, entry, entry_kind, line=int(site.node.start_point[0]) + 1, workdir=site.cwd)
+    launch.argv = fields[first:]
     if launcher == "ray job submit":
         launch.workdir = ray_workdir(words[:first], fields, site.cwd)
     if entry_kind in ("script", SHELL_SCRIPT) and first > 0:
