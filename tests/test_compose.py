@@ -207,3 +207,25 @@ def test_a_file_both_change_keeps_the_scans_fix_and_claims_no_compose_fix(
     assert "use_mbridge=True" in written and "+trainer.val_before_train" in written
     (left,) = [f for f in compose_scan(root)[0].findings if f.key == "trainer.val_before_train"]
     assert left.status is Status.FIXABLE  # the next run makes it
+
+
+def test_since_reports_only_what_the_config_change_broke(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Drift: the launches that composed with the config at SHA and fail with today's."""
+    from tests.conftest import git
+
+    (repo / "examples" / "run.sh").write_text(
+        "python3 -m verl.trainer.main_ppo trainer.total_epochs=3 trainer.nonexistent=1 \\\n"
+        "    actor_rollout_ref.model.path=/m\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "script")
+    before = git(repo, "rev-parse", "HEAD").strip()
+    config = repo / "verl" / "trainer" / "config" / "ppo_trainer.yaml"
+    config.write_text(config.read_text().replace("  total_epochs: 15\n", "  epochs: 15\n"))
+    git(repo, "commit", "-qam", "rename total_epochs to epochs")
+    code = main(["compose-check", "--repo", str(repo), "--since", before, "--format", "json"])
+    out, err = capsys.readouterr()
+    (finding,) = json.loads(out)["findings"]
+    assert code == 0 and finding["key"] == "trainer.total_epochs"  # trainer.nonexistent failed before too
+    assert "1 failures that the config at" in err
+    assert main(["compose-check", "--repo", str(repo), "--since=--output=/tmp/x"]) == 2  # never a git option
+    assert "--since --output=/tmp/x: no such commit" in capsys.readouterr().err

@@ -21,6 +21,7 @@ class ComposeStats:
     launches: int = 0
     composed: int = 0
     readings: int = 0  # ways through the launches' branches composed (bot.engine.readings)
+    known: int = 0  # failures left out because they failed before the change too (--since)
     base_composes: int = 0
     unresolved: list[tuple[str, int, str]] = field(default_factory=list)  # path, line, reason
 
