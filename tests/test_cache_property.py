@@ -135,7 +135,11 @@ EDITS: list[Edit] = [_set_launch, _set_caller, _set_config, _move_app, _set_doc,
 
 
 def _rules() -> list[Rule]:
-    return [replace(rule, enabled=True) for rule in load_rules()]
+    """Every bundled rule the cache serves: one that reads the composed config is never cached."""
+    from bot.rules.model import consults_config
+
+    rules = [replace(rule, enabled=True) for rule in load_rules()]
+    return [rule for rule in rules if not consults_config([rule])]
 
 
 def _report(root: Path, rules: list[Rule], memo: CachedResults | None) -> str:

@@ -116,6 +116,11 @@ def test_optional_rules_only_with_enable(tmp_path: Path, capsys: pytest.CaptureF
     _, out, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--format", "json")
     assert {f["rule"] for f in json.loads(out)["findings"]} == {"megatron-use-mbridge"}
     _, out, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--format", "json",
+                    "--enable", "megatron-flash-attn")  # a GPU launch: the NPU-only rule adds nothing
+    assert {f["rule"] for f in json.loads(out)["findings"]} == {"megatron-use-mbridge"}
+    npu = make_repo(tmp_path / "npu", {"run.sh": SCRIPT.replace(
+        "verl.trainer.main_ppo", "verl.trainer.main_ppo trainer.device=npu", 1)})
+    _, out, _ = run(capsys, "run", "--repo", str(npu), "--dry-run", "--format", "json",
                     "--enable", "megatron-flash-attn")
     assert {f["rule"] for f in json.loads(out)["findings"]} == {"megatron-use-mbridge", "megatron-flash-attn"}
     _, out, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--format", "json",

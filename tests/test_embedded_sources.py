@@ -117,7 +117,7 @@ def test_workflow_folded_run_ensure_stays_one_line() -> None:
         "          python3 -m verl.trainer.main_ppo\n"
         "          actor_rollout_ref.actor.megatron.param_offload=True\n"
         "          trainer.total_epochs=1\n")
-    result = check(WORKFLOW, before, "megatron-flash-attn")
+    result = check(WORKFLOW, before, "npu-flash-attn-demo")
     script = YAML(typ="safe").load(after(result, before))["jobs"]["megatron"]["steps"][0]["run"]
     assert script == ("python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.megatron.param_offload=True "
                       "+actor_rollout_ref.actor.megatron.override_transformer_config.use_flash_attn=True "
@@ -351,7 +351,7 @@ def test_notebook_inserted_line_is_its_own_json_string() -> None:
                                "    actor_rollout_ref.actor.megatron.param_offload=True \\\n"
                                "    trainer.total_epochs=1", "c1"))
     before = jupyter(nb)
-    result = check("flash.ipynb", before, "megatron-flash-attn")
+    result = check("flash.ipynb", before, "npu-flash-attn-demo")
     assert result.change is not None
     expected = copy.deepcopy(nb)
     expected["cells"][0]["source"].insert(
@@ -362,7 +362,7 @@ def test_notebook_inserted_line_is_its_own_json_string() -> None:
 def test_notebook_inserted_line_at_cell_end_without_final_newline() -> None:
     nb = notebook(cell("code", "%%bash\npython3 -m verl.trainer.main_ppo \\\n"
                                "    actor_rollout_ref.actor.megatron.param_offload=True", "c1"))
-    result = check("flash.ipynb", jupyter(nb), "megatron-flash-attn")
+    result = check("flash.ipynb", jupyter(nb), "npu-flash-attn-demo")
     assert result.change is not None
     expected = copy.deepcopy(nb)
     expected["cells"][0]["source"][-1] += " \\\n"
@@ -376,7 +376,7 @@ def test_notebook_crlf_and_ascii_escaped_layouts_are_kept() -> None:
                                "    actor_rollout_ref.actor.megatron.param_offload=True \\\n"
                                "    trainer.experiment_name=模型", "c1"))
     before = (json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=True) + "\n").replace("\n", "\r\n").encode()
-    result = check("win.ipynb", before, "megatron-flash-attn")
+    result = check("win.ipynb", before, "npu-flash-attn-demo")
     assert result.change is not None
     expected = copy.deepcopy(nb)
     expected["cells"][0]["source"].insert(
@@ -439,7 +439,7 @@ def test_markdown_prompt_lines_edited_output_lines_not() -> None:
 def test_markdown_ensure_inside_prompt_continuation() -> None:
     before = ("```console\n$ python3 -m verl.trainer.main_ppo \\\n"
               "    actor_rollout_ref.actor.megatron.param_offload=True \\\n    trainer.total_epochs=1\nstep:0\n```\n")
-    result = check("docs/run.md", before, "megatron-flash-attn")
+    result = check("docs/run.md", before, "npu-flash-attn-demo")
     assert after(result, before) == before.replace(
         "param_offload=True \\\n",
         "param_offload=True \\\n"

@@ -46,9 +46,9 @@ def test_a_registered_kind_is_found_checked_fixed_and_verified(tmp_path: Path, r
 def test_what_the_kind_cannot_write_is_manual(tmp_path: Path, registered: None) -> None:
     from dataclasses import replace
 
-    rules = [replace(r, enabled=True) for r in load_rules()]  # flash-attn adds a key: not in an overrides file
+    rules = [replace(r, enabled=True) for r in load_rules()]  # recompute adds keys: not in an overrides file
     root = make_repo(tmp_path / "repo", {"train.overrides": AFTER})
     report = scan(root, rules)
-    added = [f for f in report.findings if f.rule == "megatron-flash-attn"]
+    added = [f for f in report.findings if f.rule == "megatron-recompute-uniform"]
     assert added and all(f.status.value == "manual" and "value changes only" in f.message for f in added)
     assert report.changes == []

@@ -216,14 +216,14 @@ def test_merged_means_nothing_left(bed: Bed) -> None:
 
 
 def test_group_all_opens_one_pull_request_for_every_rule(bed: Bed) -> None:
-    result = publish(bed.repo, load_rules(enable=["megatron-flash-attn"]),
+    result = publish(bed.repo, load_rules(enable=["megatron-recompute-uniform"]),
                      PublishOptions(group="all", retry=RetryPolicy(attempts=2, base=0.01, cap=0.02), throttle=False),
                      Credentials(kind="token", token=TOKEN, token_source="BOT_GITHUB_TOKEN"))
     assert [d.action for d in result.decisions] == ["opened"]
     (pr,) = bed.ours()
     assert pr["head"] == "bot/all"
     text = bed.branch_file("bot/all", "examples/actor.sh")
-    assert "use_mbridge=True" in text and "use_flash_attn=True" in text
+    assert "use_mbridge=True" in text and "recompute_method=uniform" in text
 
 
 def test_dirty_local_checkout_is_refused(bed: Bed) -> None:

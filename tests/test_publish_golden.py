@@ -27,7 +27,7 @@ _SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
 
 
 def _run(bed: Bed) -> list[list[object]]:
-    result = publish(bed.repo, load_rules(enable=["megatron-flash-attn"]),
+    result = publish(bed.repo, load_rules(enable=["megatron-recompute-uniform"]),
                      PublishOptions(retry=RetryPolicy(attempts=2, base=0.01, cap=0.02), throttle=False),
                      Credentials(kind="token", token=TOKEN, token_source="BOT_GITHUB_TOKEN"))
     return [[d.group, d.action, _SHA.sub("<sha>", d.detail), d.number] for d in result.decisions]
@@ -42,11 +42,11 @@ def test_publish_decisions_over_a_life_cycle(tmp_path: Path, monkeypatch: pytest
                             "a recipe with the old form")
         steps.append(["upstream adds a violation", _run(bed)])
         git(bed.work, "fetch", "-q", "origin")
-        git(bed.work, "checkout", "-q", "-b", "human", "origin/bot/megatron-flash-attn")
+        git(bed.work, "checkout", "-q", "-b", "human", "origin/bot/megatron-recompute-uniform")
         (bed.work / "examples" / "notes.md").write_text("tuned by hand\n")
         git(bed.work, "add", "-A")
         git(bed.work, "commit", "-qm", "mine", "--author=Alice <alice@example.invalid>")
-        git(bed.work, "push", "-q", "origin", "HEAD:bot/megatron-flash-attn")
+        git(bed.work, "push", "-q", "origin", "HEAD:bot/megatron-recompute-uniform")
         bed.commit_upstream({"recipe/other.sh": ACTOR}, "another")
         steps.append(["a person commits to one branch", _run(bed)])
         bed.commit_upstream({"examples/actor.sh": ACTOR.replace("False", "True"),

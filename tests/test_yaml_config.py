@@ -268,7 +268,7 @@ def test_remove_and_insert_around_keys_without_a_value() -> None:
     _, after = fix(src, [RULES["drop-dynamic-bsz"]])
     assert after == b"actor_rollout_ref:\n  rollout:\n    n:\n"
     src = "actor_rollout_ref:\n  actor:\n    megatron:\n      seed:\ntrainer: {}\n"
-    _, after = fix(src, [RULES["megatron-flash-attn"]])
+    _, after = fix(src, [RULES["npu-flash-attn-demo"]])
     assert after == (b"actor_rollout_ref:\n  actor:\n    megatron:\n      seed:\n"
                      b"      override_transformer_config:\n        use_flash_attn: True\ntrainer: {}\n")
 
@@ -292,7 +292,7 @@ def test_remove_refusals(src: str, reason: str) -> None:
 def test_insert_creates_missing_mappings_with_the_files_indent() -> None:
     src = ("actor_rollout_ref:\n    actor:\n        megatron:\n            seed: 1\n\n"
            "    # the rollout block\n    rollout:\n        name: vllm\n")
-    _, after = fix(src, [RULES["megatron-flash-attn"]])
+    _, after = fix(src, [RULES["npu-flash-attn-demo"]])
     assert after.decode() == (
         "actor_rollout_ref:\n    actor:\n        megatron:\n            seed: 1\n"
         "            override_transformer_config:\n                use_flash_attn: True\n\n"
@@ -301,7 +301,7 @@ def test_insert_creates_missing_mappings_with_the_files_indent() -> None:
 
 def test_inserts_from_two_rules_share_one_new_mapping() -> None:
     src = "actor_rollout_ref:\n  actor:\n    megatron:\n      use_mbridge: true\n"
-    findings, after = fix(src, [RULES["megatron-flash-attn"], RULES["megatron-recompute-uniform"]])
+    findings, after = fix(src, [RULES["npu-flash-attn-demo"], RULES["megatron-recompute-uniform"]])
     assert len(findings) == 4 and all(f.status is Status.FIXABLE for f in findings)
     assert after.decode() == (
         "actor_rollout_ref:\n  actor:\n    megatron:\n      use_mbridge: true\n"
@@ -311,14 +311,14 @@ def test_inserts_from_two_rules_share_one_new_mapping() -> None:
 
 def test_insert_after_non_ascii_text_lands_on_the_right_byte() -> None:
     src = "# 说明\nactor_rollout_ref:\n  actor:\n    megatron:\n      name: 'ü'  # é\n---\nx: 1\n"
-    _, after = fix(src, [RULES["megatron-flash-attn"]])
+    _, after = fix(src, [RULES["npu-flash-attn-demo"]])
     assert after.decode() == src.replace("# é\n", "# é\n      override_transformer_config:\n"
                                          "        use_flash_attn: True\n")
 
 
 def test_insert_keeps_crlf_and_a_missing_final_newline() -> None:
     src = b"actor_rollout_ref:\r\n  actor:\r\n    megatron:\r\n      seed: 1"
-    _, after = fix(src, [RULES["megatron-flash-attn"]])
+    _, after = fix(src, [RULES["npu-flash-attn-demo"]])
     assert after == src + b"\r\n      override_transformer_config:\r\n        use_flash_attn: True"
 
 
@@ -329,7 +329,7 @@ def test_insert_keeps_crlf_and_a_missing_final_newline() -> None:
     ("m: &m\n  seed: 1\nactor_rollout_ref:\n  actor:\n    megatron:\n      <<: *m\n      x: 1\n", "merge key"),
 ])
 def test_insert_refusals(src: str, reason: str) -> None:
-    findings, after = fix(src, [RULES["megatron-flash-attn"]])
+    findings, after = fix(src, [RULES["npu-flash-attn-demo"]])
     assert [f.status for f in findings] == [Status.MANUAL]
     assert reason in findings[0].message and after == src.encode()
 
@@ -368,7 +368,7 @@ def test_the_engine_verifies_and_applies_yaml_fixes() -> None:
     src = b"megatron:\n  use_mbridge: False\n  override_transformer_config: {}\n"
     placed = {"cfg/actor/megatron_actor.yaml": "actor_rollout_ref.actor"}
     result = check_file("cfg/actor/megatron_actor.yaml", src,
-                        [RULES["megatron-use-mbridge"], RULES["megatron-flash-attn"]], packages=placed)
+                        [RULES["megatron-use-mbridge"], RULES["npu-flash-attn-demo"]], packages=placed)
     assert statuses(result.findings) == [(2, "fixable"), (1, "fixable")]
     assert result.change is not None and result.change.after == (
         b"megatron:\n  use_mbridge: True\n  override_transformer_config:\n    use_flash_attn: True\n")

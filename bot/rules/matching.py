@@ -19,8 +19,19 @@ class LaunchFacts(Protocol):
 
 
 def config_conditions_hold(rule: Rule, group: SettingGroup, facts: LaunchFacts | None) -> bool:
-    """`when.config` and `when.value`; without a composed config (no launch, no facts) they cannot hold."""
+    """`when.config` and `when.value`. A value the launch itself sets (a literal) decides `when.value`
+    as Hydra would read it; anything else needs the composed config (no launch, no facts: no)."""
     if not rule.when_config and not rule.when_value:
+        return True
+    undecided = []
+    for key, wanted in rule.when_value:
+        own = [s for s in group.settings if s.key == key and s.prefix != "~"]
+        if own and all(s.state == "static" for s in own):
+            if not all(values_equal(wanted, s.value) for s in own):
+                return False
+        else:
+            undecided.append((key, wanted))
+    if not rule.when_config and not undecided:
         return True
     if facts is None or group.launch is None:
         return False
@@ -28,7 +39,7 @@ def config_conditions_hold(rule: Rule, group: SettingGroup, facts: LaunchFacts |
         names = facts.configs(group.launch)
         if names is None or not names & set(rule.when_config):
             return False
-    for key, wanted in rule.when_value:
+    for key, wanted in undecided:
         found, actual = facts.value(group.launch, key)
         if found is not True or not values_equal(wanted, actual):
             return False
