@@ -116,10 +116,9 @@ def test_optional_rules_only_with_enable(tmp_path: Path, capsys: pytest.CaptureF
     _, out, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--format", "json")
     assert {f["rule"] for f in json.loads(out)["findings"]} == {"megatron-use-mbridge"}
     _, out, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--format", "json",
-                    "--enable", "megatron-flash-attn")  # a GPU launch: the NPU-only rule adds nothing
+                    "--enable", "megatron-flash-attn")  # not an NPU script: the NPU-only rule adds nothing
     assert {f["rule"] for f in json.loads(out)["findings"]} == {"megatron-use-mbridge"}
-    npu = make_repo(tmp_path / "npu", {"run.sh": SCRIPT.replace(
-        "verl.trainer.main_ppo", "verl.trainer.main_ppo trainer.device=npu", 1)})
+    npu = make_repo(tmp_path / "npu", {"examples/run_npu.sh": SCRIPT})
     _, out, _ = run(capsys, "run", "--repo", str(npu), "--dry-run", "--format", "json",
                     "--enable", "megatron-flash-attn")
     assert {f["rule"] for f in json.loads(out)["findings"]} == {"megatron-use-mbridge", "megatron-flash-attn"}
