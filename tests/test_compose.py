@@ -229,3 +229,23 @@ def test_since_reports_only_what_the_config_change_broke(repo: Path, capsys: pyt
     assert "1 failures that the config at" in err
     assert main(["compose-check", "--repo", str(repo), "--since=--output=/tmp/x"]) == 2  # never a git option
     assert "--since --output=/tmp/x: no such commit" in capsys.readouterr().err
+
+
+def test_since_sees_what_a_change_to_config_and_scripts_together_broke(repo: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """One commit moves the launch to another config (already there) and keeps a key that config lacks:
+    the script as it was composed, so this is drift and not a failure older than the change."""
+    from tests.conftest import git
+
+    (repo / "examples" / "run.sh").write_text("python3 -m verl.trainer.main_ppo trainer.total_epochs=3\n")
+    (repo / "verl" / "trainer" / "config" / "lean.yaml").write_text("trainer:\n  epochs: 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "script")
+    before = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "examples" / "run.sh").write_text(
+        "python3 -m verl.trainer.main_ppo --config-name=lean trainer.total_epochs=3\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the script moved to the lean config")
+    main(["compose-check", "--repo", str(repo), "--since", before, "--format", "json"])
+    (finding,) = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["key"] == "trainer.total_epochs"

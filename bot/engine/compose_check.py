@@ -65,7 +65,7 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
 
 
 def _compose_file(root: Path, path: str, data: bytes, composer: Composer, renames: list[Rename],
-                  report: Report, known: set[tuple[str, int, str]] | None = None) -> None:
+                  report: Report, known: set[tuple[str, str, str | None]] | None = None) -> None:
     """One shell file's launches composed, its verified fixes and findings added to `report`.
 
     Fixes pass the same verification as every rule's (bot.engine.edits.verify): bytes outside the
@@ -78,7 +78,7 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
     script = analyse(data, path=path)
     findings = check_script(path, root, script, composer, renames)
     if known is not None:  # --since: only what the config change broke (bot.engine.drift)
-        drift = [f for f in findings if (path, f.line, f.key) not in known]
+        drift = [f for f in findings if (path, f.key, f.value) not in known]
         composer.stats.known += len(findings) - len(drift)
         findings = drift
     near = script.error_lines()
@@ -121,11 +121,11 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
 
 def compose_scan(root: Path, label: str | None = None, since: str | None = None,
                  seconds: float | None = DEFAULT_SECONDS,
-                 known: set[tuple[str, int, str]] | None = None) -> tuple[Report, ComposeStats]:
+                 known: set[tuple[str, str, str | None]] | None = None) -> tuple[Report, ComposeStats]:
     """Every launch of every shell file, composed; `+` fixes verified by composing again.
 
     A file that fails or takes too long becomes an error entry; the others are still composed.
-    `known`: failures (path, line, key) not to report, those that composed before a change.
+    `known`: failures (path, key, value) not to report: those older than a change (bot.engine.drift).
     """
     from bot.discover import head_commit, read_source, shell_sources
     from bot.model import RuleInfo

@@ -1,8 +1,11 @@
 """Drift: which launches a config change breaks (`compose-check --since SHA`).
 
-The repository's tree at SHA is exported to a temporary directory with the working tree's shell
-files laid over it, and composed: the same launches against the config as it was. A failure that
-Hydra raised there too is older than the change and is not reported as drift.
+The repository's tree at SHA is exported to a temporary directory and composed: each script as it
+was at SHA against the config as it was (a script added since is laid over it, so its launches
+meet the old config too). An override (file, key, value) that Hydra rejected there as well is
+older than the change and is not reported as drift. Comparing the old script, not today's, keeps a
+change that edits a config and its scripts in one commit (new keys, an entry point switched) from
+hiding what it broke.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from pathlib import Path
 
 from bot.errors import UserError
 
-Key = tuple[str, int, str]  # path, line, key of a failing override
+Key = tuple[str, str, str | None]  # path, key and value of a failing override
 
 
 def failing_before(root: Path, since: str, seconds: float | None) -> set[Key]:
@@ -27,10 +30,12 @@ def failing_before(root: Path, since: str, seconds: float | None) -> set[Key]:
         export(root, since, old)
         for source in shell_sources(root, []):
             target = old / source.path
+            if target.exists() or target.is_symlink():
+                continue  # the script as it was at SHA
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source.absolute, target)
         report, _ = compose_scan(old, seconds=seconds)
-    return {(f.path, f.line, f.key) for f in report.findings}
+    return {(f.path, f.key, f.value) for f in report.findings}
 
 
 def export(root: Path, since: str, into: Path) -> None:
