@@ -21,6 +21,10 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 OWNER_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+# What may be handed to git: never an option (a leading `-`), never a control character or space.
+CLONE_URL = re.compile(r"^(?![-])[^\x00-\x20\x7f]+$")
+# A branch name part as `git check-ref-format` allows it, and never an option
+BRANCH_PART = re.compile(r"^(?![-/.])(?!.*(?:\.\.|//|@\{|/\.|\.lock/|\.lock$))[^\x00-\x20\x7f~^:?*\[\\]*$")
 REPO_FIELDS = {"github", "path", "clone_url", "default_branch", "branch_prefix", "group", "labels", "draft",
                "title", "modules", "rule_modules", "bot_name", "bot_email"}
 
@@ -118,6 +122,13 @@ def _entry(path: Path, name: str, raw: Any, base: dict[str, Any]) -> RepoConfig:
             raise UserError(f"{where}.{key}: expected a string")
     if "github" in data and not OWNER_NAME.match(data["github"]):
         raise UserError(f"{where}.github: expected owner/name, got {data['github']!r}")
+    if "clone_url" in data and not CLONE_URL.match(data["clone_url"]):
+        raise UserError(f"{where}.clone_url: expected a URL or path that does not start with '-' and has no "
+                        f"spaces or control characters, got {data['clone_url']!r}")
+    for key in ("branch_prefix", "default_branch"):
+        if key in data and not (data[key] and BRANCH_PART.match(data[key])):
+            raise UserError(f"{where}.{key}: expected a git branch name (no leading '-', '/' or '.', no '..', "
+                            f"spaces, '~^:?*[\\' or '@{{'), got {data[key]!r}")
     if data.get("group", "rule") not in ("rule", "all"):
         raise UserError(f"{where}.group: expected \"rule\" or \"all\"")
     labels = data.get("labels", [])

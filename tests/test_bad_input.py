@@ -27,13 +27,31 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     [("[repos.verl\n", "expected TOML"), ("[repos.verl]\ngithub = 3\n", "repos.verl.github: expected a string"),
      ("[repos.verl]\ncolour = 1\n", "repos.verl.colour: unknown field"),
      ("[repos.verl]\ngithub = \"no-slash\"\n", "expected owner/name"), ("[other]\n", "other: unknown table"),
-     ("[repos.verl]\ntitle = \"{nope}\"\n", "repos.verl.title: expected a template")],
+     ("[repos.verl]\ntitle = \"{nope}\"\n", "repos.verl.title: expected a template"),
+     ("[repos.verl]\nclone_url = \"--upload-pack=touch pwned\"\n", "repos.verl.clone_url: expected a URL or path"),
+     *[(f"[repos.verl]\ngithub = \"o/n\"\n{field} = \"{value}\"\n", f"repos.verl.{field}: expected a git branch")
+       for field, value in (("branch_prefix", "--force"), ("branch_prefix", "a..b/"), ("branch_prefix", "bot fix/"),
+                            ("default_branch", "-main"))]],
 )
 def test_bad_config_files(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str) -> None:
     config = tmp_path / "bot.toml"
     config.write_text(text)
     code, _, err = run(capsys, "run", "--repo", "verl", "--config", str(config), "--dry-run")
     assert code == 2 and expected in err and err.count("\n") == 1 and str(config) in err
+
+
+def test_a_url_is_never_an_option_to_git(tmp_path: Path) -> None:
+    """Even past the config's check, the remote's URL reaches git after `--`: nothing is run."""
+    from bot.publish.vcs import GitError, Remote
+
+    local = make_repo(tmp_path / "local", {"a.txt": "x\n"})
+    marker = tmp_path / "pwned"
+    remote = Remote(local, f"--upload-pack=touch {marker}")
+    with pytest.raises(GitError):
+        remote.default_branch()
+    with pytest.raises(GitError):
+        remote.fetch("main", "bot/")
+    assert not marker.exists()
 
 
 def test_empty_and_shallow_repositories(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

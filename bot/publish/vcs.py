@@ -80,7 +80,7 @@ class Remote:
 
     # ---- reading the remote --------------------------------------------------------
     def default_branch(self) -> str:
-        out = self.git("ls-remote", "--symref", self.url, "HEAD", network=True)
+        out = self.git("ls-remote", "--symref", "--", self.url, "HEAD", network=True)  # the URL is never an option
         match = re.search(r"^ref: refs/heads/(\S+)\tHEAD", out, re.M)
         if match is None:
             raise GitError(redact(f"{self.url}: cannot tell the default branch (empty repository?)"))
@@ -98,7 +98,7 @@ class Remote:
                 options.append("--unshallow")  # a dry-run by name left it shallow: history matters now
             if _is_http(self.url):
                 options.append("--filter=blob:none")
-        self.git("fetch", *options, self.url, *refspecs, network=True)
+        self.git("fetch", *options, "--", self.url, *refspecs, network=True)
 
     def sha(self, branch: str) -> str | None:
         try:
@@ -139,11 +139,11 @@ class Remote:
     def push(self, sha: str, branch: str, expected: str | None) -> None:
         """Push `sha` to `branch`, only if the branch is still where we saw it (or absent)."""
         lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
-        self.git("push", "--quiet", "--no-verify", lease, self.url, f"{sha}:refs/heads/{branch}", network=True)
+        self.git("push", "--quiet", "--no-verify", lease, "--", self.url, f"{sha}:refs/heads/{branch}", network=True)
 
     def delete(self, branch: str, expected: str) -> None:
         lease = f"--force-with-lease=refs/heads/{branch}:{expected}"
-        self.git("push", "--quiet", "--no-verify", lease, self.url, f":refs/heads/{branch}", network=True)
+        self.git("push", "--quiet", "--no-verify", lease, "--", self.url, f":refs/heads/{branch}", network=True)
 
 
 def prepare_local(path: Path | None, cache: Path, name: str, url: str, token: str | None,
