@@ -99,7 +99,21 @@ def _inside(root_real: str, target: str) -> bool:
     return target == root_real or target.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
+def is_bare_repository(root: Path) -> bool:
+    """A git repository without a working tree (`X.git`): its files are git's, not the project's."""
+    if (root / ".git").exists() or not ((root / "HEAD").is_file() and (root / "objects").is_dir()):
+        return False
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--is-bare-repository"],
+                             capture_output=True, text=True, check=False)
+    except OSError:
+        return False
+    return out.returncode == 0 and out.stdout.strip() == "true"
+
+
 def list_files(root: Path) -> list[str]:
+    if is_bare_repository(root):
+        raise UserError(f"{root}: a bare git repository (no working tree); expected a checkout of the repository")
     return sorted(git_files(root) if is_git_worktree(root) else walk_files(root))
 
 

@@ -40,6 +40,16 @@ def test_bad_config_files(tmp_path: Path, capsys: pytest.CaptureFixture[str], te
     assert code == 2 and expected in err and err.count("\n") == 1 and str(config) in err
 
 
+@pytest.mark.parametrize("command", ["run", "compose-check", "launches"])
+def test_a_bare_repository_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str) -> None:
+    source = make_repo(tmp_path / "src", {"run.sh": BAD})
+    bare = tmp_path / "src.git"
+    git(tmp_path, "clone", "-q", "--bare", str(source), str(bare))
+    extra = ["--dry-run"] if command == "run" else []
+    code, _, err = run(capsys, command, "--repo", str(bare), *extra)
+    assert code == 2 and "a bare git repository" in err and str(bare) in err and err.count("\n") == 1
+
+
 def test_a_url_is_never_an_option_to_git(tmp_path: Path) -> None:
     """Even past the config's check, the remote's URL reaches git after `--`: nothing is run."""
     from bot.publish.vcs import GitError, Remote
