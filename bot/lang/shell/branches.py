@@ -2,8 +2,9 @@
 
 Branches are merged conservatively: after `if`/`case` a variable may hold the value of any
 branch (or the caller's value, where a branch did not assign it); loop bodies may not run.
-Function bodies are read with the variables defined before the function. The values a script
-tests a variable against (`case`, `[ "$V" = x ]`) are noted as they are met.
+Function bodies are read with the variables defined before the function. Each `if` and `case`
+records its arms and what their tests say of a variable (bot.lang.shell.arms); definitions and
+commands carry the arms they sit in.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bot.lang.shell.arms import Arm, Guard, Statement, Test, case_tests, condition_tests
-from bot.lang.shell.nodes import descendants, line_of, variable_of
+from bot.lang.shell.nodes import line_of, variable_of
 from bot.lang.shell.text import Piece
 from bot.lang.shell.variables import Definition, Env, merge
 
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
     from bot.lang.shell.expansion import Expander
     from bot.lang.shell.walk import WalkResult
 
-LITERAL_WORDS = {"word", "string", "raw_string", "number", "extglob_pattern"}
 
 
 class BranchWalking:
@@ -123,9 +123,6 @@ class BranchWalking:
                     body.append(part)
                 texts = [(p.text or b"").decode() for p in patterns]
                 has_default = has_default or "*" in texts
-                if subject_var is not None:
-                    for text in texts:
-                        self._tested(subject_var, text)
                 label = f"case {subject} in {'|'.join(texts)})" if subject else None
                 statement = statement or self._statement_arms(node)
                 test = case_tests(subject_var, patterns)
@@ -197,22 +194,3 @@ class BranchWalking:
             return None
         text = self.src[nodes[0].start_byte : nodes[-1].end_byte].decode("utf-8", "replace")
         return "if " + " ".join(text.split())
-
-    def _tested(self, name: str, value: str) -> None:
-        value = value.strip("\"'")
-        if value and not any(ch in value for ch in "*?[$") and value not in self.result.tested.setdefault(name, []):
-            self.result.tested[name].append(value)
-
-    def _record_tests(self, node: Node) -> None:
-        """`[ "$V" = x ]`, `[[ $V == x ]]`: the values a script itself tests a variable against."""
-        for expr in descendants(node, {"binary_expression"}):
-            parts = [c for c in expr.children if c.type not in ("=", "==", "!=")]
-            operators = [c for c in expr.children if c.type in ("=", "==", "!=")]
-            if len(parts) != 2 or not operators:
-                continue
-            left, right = parts
-            for var_side, value_side in ((left, right), (right, left)):
-                name = variable_of(var_side)
-                if name is not None and value_side.type in LITERAL_WORDS:
-                    self._tested(name, (value_side.text or b"").decode("utf-8", "replace"))
-

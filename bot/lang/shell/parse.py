@@ -53,7 +53,6 @@ class ShellScript:
     launches: list[Launch] = field(default_factory=list)
     definitions: list[Definition] = field(default_factory=list)
     errors: list[Span] = field(default_factory=list)
-    tested: dict[str, list[str]] = field(default_factory=dict)
     calls: list[ScriptCall] = field(default_factory=list)  # repository scripts run with environment values
     statements: dict[int, Statement] = field(default_factory=dict)  # `if`/`case` arms (bot.lang.shell.arms)
     reaching: dict[tuple[int, int], tuple[Definition, ...]] = field(default_factory=dict)  # defs at each use
@@ -113,7 +112,7 @@ def analyse(src: bytes, all_exported: bool = False, path: str | None = None) -> 
     walker = Walker(src)
     result = walker.run(tree.root_node)
     errors = sorted([*error_spans(tree.root_node), *result.too_deep], key=lambda s: (s.start, s.end))
-    script = ShellScript(src=src, tree=tree, definitions=result.definitions, errors=errors, tested=result.tested,
+    script = ShellScript(src=src, tree=tree, definitions=result.definitions, errors=errors,
                          statements=result.statements, reaching=result.reaching)
     for site in result.commands:
         words = command_words(site.node, site.env, walker)

@@ -42,7 +42,6 @@ class CommandSite:
 class WalkResult:
     commands: list[CommandSite] = field(default_factory=list)
     definitions: list[Definition] = field(default_factory=list)
-    tested: dict[str, list[str]] = field(default_factory=dict)  # values the script compares a variable with
     too_deep: list[Span] = field(default_factory=list)  # statements nested too deeply to follow
     statements: dict[int, Statement] = field(default_factory=dict)  # `if`/`case` by start byte, with their arms
     reaching: dict[tuple[int, int], tuple[Definition, ...]] = field(default_factory=dict)  # at each use
@@ -141,8 +140,6 @@ class Walker(BranchWalking, AssignmentTracking):
         return b"$" in text or b"`" in text
 
     def record_uses(self, node: Node, env: Env) -> None:
-        if node.type == "test_command":
-            self._record_tests(node)
         if not self._may_expand(node):
             return
         cwd = self._cwd
