@@ -57,6 +57,7 @@ class SettingGroup:
     role: str = CONFIG  # LAUNCH, SCRIPT, CALLER or CONFIG
     launch: Any = None  # what the repository's composed config is asked about (a shell launch)
     handle: Any = None
+    lines: tuple[int, int] | None = None  # first and last line of the command it is (None: not a command)
 
 
 @dataclass

@@ -12,6 +12,7 @@ class Status(str, Enum):
     MANUAL = "manual"
 
 
+INLINE, BASELINE = "inline", "baseline"  # how a finding was silenced
 NOTE = "note"  # a finding's severity that never fails --check and is never a problem in a pull request
 
 
@@ -20,6 +21,7 @@ class Reason(str, Enum):
 
     CONFLICT = "conflict"  # two rules' fixes overlap: neither is made
     UNVERIFIED = "unverified"  # the edited file failed verification: nothing of it is made
+    SILENCED = "silenced"  # the same fix would change what a silenced finding says: not made
 
 
 class SkipKind(str, Enum):
@@ -62,6 +64,9 @@ class Finding:
     edits: list[Edit] = field(default_factory=list)
     severity: str = "error"
     reason: Reason | None = None  # why a fix was taken back (the message says it in words)
+    silenced: str | None = None  # INLINE or BASELINE: a maintainer silenced it (not reported, not fixed)
+    # (first, last) lines of the launches it was read in, where a silencing comment also applies
+    scope: tuple[tuple[int, int], ...] = field(default=(), compare=False, repr=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.rule, self.key)
@@ -78,6 +83,20 @@ class Finding:
     def is_note(self) -> bool:
         """A note never fails --check and is never a problem in a pull request."""
         return self.severity == NOTE
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """Findings a maintainer accepted, as (rule, path, key, value): no line, so edits elsewhere keep them."""
+
+    entries: frozenset[tuple[str, str, str, str | None]] = frozenset()
+    source: str = ""  # the file it was read from
+
+    def holds(self, finding: Finding) -> bool:
+        return (finding.rule, finding.path, finding.key, finding.value) in self.entries
+
+    def paths(self) -> set[str]:
+        return {path for _, path, _, _ in self.entries}
 
 
 @dataclass(frozen=True)
@@ -178,6 +197,9 @@ class Report:
     cache: CacheStats | None = None  # per-file results taken from the cache, when one was used
     publish: PublishSummary | None = None  # what publishing decided, when it ran
     inferred: Inferred | None = None  # rules inferred from a change but not run, checks not understood
+    silenced: list[Finding] = field(default_factory=list)  # findings a maintainer silenced: counted, not fixed
+    baseline: Baseline | None = None  # the baseline the scan honoured
+    files_quiet: dict[str, int] = field(default_factory=dict)  # by kind: files with nothing for the rules
 
     def kind_counts(self) -> dict[str, dict[str, int]]:
         """Per source kind: files scanned and parsed, findings, fixable and manual."""
@@ -214,6 +236,7 @@ class FileResult:
     reads: tuple[str, ...] = ()  # other repository files the result depends on (scripts it calls)
     unsure: tuple[str, ...] = ()  # rules the file's parse errors may hide something from
     composed: bool = False  # Hydra judged its edits: the result depends on the repository's config tree
+    silenced: list[Finding] = field(default_factory=list)  # findings a maintainer silenced
 
 
 @dataclass

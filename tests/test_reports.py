@@ -95,7 +95,7 @@ def test_render_rejects_unknown_format(report: Report) -> None:
 def test_json_matches_contract_v1(report: Report) -> None:
     data = json.loads(render("json", report))
     assert set(data) == {"version", "repo", "commit", "rules", "findings", "files", "skipped", "summary",
-                         "partly_parsed", "errors"}
+                         "partly_parsed", "errors", "suppressed"}
     assert data["version"] == 1 and data["repo"] == "verl-project/verl" and isinstance(data["commit"], str)
     assert all(set(r) == {"id", "enabled"} and isinstance(r["enabled"], bool) for r in data["rules"])
     types = {"rule": str, "path": str, "line": int, "column": int, "key": str, "value": str, "status": str,
@@ -148,7 +148,8 @@ def test_json_fix_site_null_and_empty_report() -> None:
     data = json.loads(render("json", empty_report()))
     assert data["commit"] is None and data["findings"] == [] and data["files"] == []
     assert data["summary"] == {"files_scanned": 3, "findings": 0, "fixable": 0, "manual": 0, "files_parsed": 0,
-                               "launches": 0, "files_changed": 0, "written": False, "kinds": {}, "errors": 0}
+                               "launches": 0, "files_changed": 0, "written": False, "kinds": {}, "errors": 0,
+                               "files_quiet": 3, "suppressed": {"inline": 0, "baseline": 0}}
     one = empty_report()
     one.findings.append(manual("x.sh", 1))
     assert json.loads(render("json", one))["findings"][0]["fix_site"] is None
@@ -345,7 +346,8 @@ def test_github_escaping() -> None:
 def test_github_levels_and_summary(report: Report) -> None:
     lines = render("github", report).splitlines()
     assert [line.split(" ", 1)[0] for line in lines] == ["::error", "::error", "::warning", "::notice"]
-    assert lines[-1].startswith("::notice title=followup-bot::scanned 16 files")
+    assert lines[-1].startswith("::notice title=followup-bot::read 16 files: 12 hold what the rules look for")
+    assert lines[-1].endswith(". 3 findings, 2 fixable, 1 manual; 2 files would change")
     assert all("\n" not in line for line in lines)
 
 
@@ -358,8 +360,10 @@ def test_text_plain(report: Report) -> None:
     assert "a/crlf.sh:2:17: [megatron-use-mbridge] fixable Megatron engines require" in out
     assert "z/last.sh:7:3: [megatron-flash-attn] manual check `a|b` and 100% of *this* next line\n" in out
     assert "  bin/x.sh: not UTF-8" in out and "partly parsed" in out
-    assert out.rstrip().endswith("scanned 16 files (12 parsed, 14 launches): 3 findings, 2 fixable, 1 manual; "
-                                 "2 files would change")
+    # what was read, and why the rest was not parsed: nothing for the rules, unreadable, errors
+    assert out.rstrip().endswith("read 16 files: 12 hold what the rules look for and were parsed (14 launches), "
+                                 "2 had nothing for them, 2 unreadable (skipped), 0 errors\n"
+                                 "3 findings, 2 fixable, 1 manual; 2 files would change")
 
 
 def test_text_color(report: Report) -> None:

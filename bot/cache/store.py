@@ -31,7 +31,7 @@ from bot.engine.edits import apply_edits, unique_edits
 from bot.model import Edit, FileChange, FileResult, Finding, Outcome, Reason, SkipKind, Skipped, Span, Status
 from bot.rules.model import Rule
 
-FORMAT = 5
+FORMAT = 6
 PARSERS = ("tree-sitter", "tree-sitter-bash", "hydra-core", "omegaconf", "libcst", "ruamel.yaml")
 
 
@@ -168,7 +168,8 @@ def encode_outcome(outcome: Outcome, *, with_patch: bool = False) -> dict[str, A
         data["result"] = {"kind": result.kind, "findings": _encode_findings(result.findings),
                           "partly_parsed": result.partly_parsed, "unsure": list(result.unsure),
                           "launches": result.launches,
-                          "unreadable": result.unreadable, "changed": result.change is not None}
+                          "unreadable": result.unreadable, "changed": result.change is not None,
+                          "silenced": _encode_findings(result.silenced)}
         if with_patch and result.change is not None:
             from bot.report.diff import unified_diff
 
@@ -196,7 +197,8 @@ def decode_outcome(path: str, data: dict[str, Any], current: bytes | None) -> Ou
         if isinstance(patch, str):  # made from these very bytes (checked by the caller) and edits
             change.patch = patch.encode("utf-8", "surrogateescape")
     outcome.result = FileResult(findings, change, bool(raw["partly_parsed"]), int(raw["launches"]), str(raw["kind"]),
-                                raw["unreadable"], unsure=tuple(str(r) for r in raw.get("unsure", ())))
+                                raw["unreadable"], unsure=tuple(str(r) for r in raw.get("unsure", ())),
+                                silenced=_decode_findings(raw["silenced"]))
     return outcome
 
 
@@ -209,15 +211,15 @@ def _encode_findings(findings: list[Finding]) -> list[list[Any]]:
     return [[f.rule, f.path, f.line, f.column, f.key, f.value, f.status.value, f.message,
              list(f.fix_site) if f.fix_site else None,
              [[e.path, e.span.start, e.span.end, e.text, e.rule] for e in f.edits], f.severity,
-             f.reason.value if f.reason else None]
+             f.reason.value if f.reason else None, f.silenced]
             for f in findings]
 
 
 def _decode_findings(raw: list[list[Any]]) -> list[Finding]:
     findings = []
-    for rule, path, line, column, key, value, status, message, site, edits, severity, reason in raw:
+    for rule, path, line, column, key, value, status, message, site, edits, severity, reason, silenced in raw:
         findings.append(Finding(rule, path, line, column, key, value, Status(status), message,
                                 (site[0], site[1]) if site else None,
                                 [Edit(p, Span(start, end), text, r) for p, start, end, text, r in edits], severity,
-                                Reason(reason) if reason else None))
+                                Reason(reason) if reason else None, silenced))
     return findings

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bot.commands.output import FORMATS, emit, file_timeout_option, remaining_code
+from bot.commands.output import FORMATS, baseline_for, baseline_options, emit, file_timeout_option, remaining_code
 from bot.errors import UserError
 
 
@@ -23,6 +23,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                          help="report only what fails now and composed with the config at SHA (drift); "
                               "keys the YAML changed since SHA renamed are fixed")
     compose.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    baseline_options(compose, write=False)
     file_timeout_option(compose)
 
 
@@ -36,7 +37,8 @@ def main(args: argparse.Namespace) -> int:
         raise UserError(f"--repo {args.repo}: expected a local repository directory")
     seconds = args.file_timeout or None
     known = failing_before(root.resolve(), args.since, seconds) if args.since else None
-    report, stats = compose_scan(root, label=str(root.resolve()), since=args.since, seconds=seconds, known=known)
+    report, stats = compose_scan(root, label=str(root.resolve()), since=args.since, seconds=seconds, known=known,
+                                 baseline=baseline_for(args))
     if args.write:
         write_changes(root, report)
     emit(args, report)

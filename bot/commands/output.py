@@ -15,7 +15,7 @@ from bot.errors import UserError
 from bot.secrets import redact
 
 if TYPE_CHECKING:
-    from bot.model import Report
+    from bot.model import Baseline, Report
     from bot.publish.publisher import PublishResult
     from bot.rules.model import Rule
 
@@ -29,6 +29,44 @@ def rule_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rule", action="append", default=[], metavar="ID", help="run only this rule")
     parser.add_argument("--enable", action="append", default=[], metavar="ID", help="enable an optional rule")
     parser.add_argument("--no-bundled", action="store_true", help="do not load the bundled rules")
+
+
+def baseline_options(parser: argparse.ArgumentParser, write: bool = True) -> None:
+    parser.add_argument("--baseline", type=Path, metavar="FILE",
+                        help="silence the findings listed in this baseline (default: the repository's "
+                             ".followup-bot-baseline.json, when it has one)")
+    parser.add_argument("--no-baseline", action="store_true", help="use no baseline, not even the repository's")
+    if write:
+        parser.add_argument("--write-baseline", type=Path, metavar="FILE",
+                            help="write the findings of this run into a baseline file (never publishes)")
+
+
+def baseline_for(args: argparse.Namespace) -> Baseline | None:
+    """The baseline the options name: None for the repository's own (read by the scan), empty for none."""
+    from bot.model import Baseline
+
+    if getattr(args, "no_baseline", False):
+        if getattr(args, "baseline", None) is not None:
+            raise UserError("--baseline and --no-baseline: expected one of them")
+        return Baseline()
+    if getattr(args, "baseline", None) is None:
+        return None
+    from bot.engine.silence import read_baseline
+
+    if not args.baseline.is_file():
+        raise UserError(f"--baseline {args.baseline}: no such file")
+    return read_baseline(args.baseline)
+
+
+def write_baseline(args: argparse.Namespace, report: Report) -> None:
+    """--write-baseline FILE: what is left to do (not what this run fixed), and what the baseline already held."""
+    from bot.engine.silence import write_baseline as write
+    from bot.model import BASELINE, Status
+    from bot.report.summary import plural
+
+    kept = [f for f in report.findings if f.status is not Status.FIXED]
+    count = write(args.write_baseline, kept + [f for f in report.silenced if f.silenced == BASELINE])
+    print(f"bot: wrote {plural(count, 'entry', 'entries')} to the baseline {args.write_baseline}", file=sys.stderr)
 
 
 def file_timeout_option(parser: argparse.ArgumentParser) -> None:

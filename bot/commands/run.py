@@ -13,6 +13,8 @@ from bot.commands.output import (
     EXIT_INTERNAL,
     EXIT_OK,
     FORMATS,
+    baseline_for,
+    baseline_options,
     emit,
     file_timeout_option,
     load_rules,
@@ -20,6 +22,7 @@ from bot.commands.output import (
     relative,
     remaining_code,
     rule_options,
+    write_baseline,
 )
 from bot.errors import UserError
 from bot.secrets import redact
@@ -57,6 +60,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument("--since", metavar="SHA", help="act as watch does on the change SHA..default branch")
     run.add_argument("--files", nargs="*", metavar="PATH", help="scan only these files (pre-commit passes them)")
     run.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    baseline_options(run)
     file_timeout_option(run)
 
 
@@ -104,13 +108,19 @@ def run_one(args: argparse.Namespace) -> int:
     if args.since:
         from bot.commands import watch
 
-        if args.write:
-            raise UserError("--since works with --dry-run or publishing, not --write")
+        if args.write or args.write_baseline is not None:
+            raise UserError("--since works with --dry-run or publishing, not --write or --write-baseline")
         args.before, args.after = args.since, None
         return watch.main(args)
     repo = load_config(args.config).resolve(args.repo)
     rules = load_rules(args)
     code = EXIT_OK
+    if not (args.dry_run or args.write):
+        if args.write_baseline is not None:
+            args.dry_run = True  # writing a baseline never publishes
+        elif args.baseline is not None or args.no_baseline:
+            raise UserError("--baseline and --no-baseline work with --dry-run or --write; publishing uses the "
+                            "baseline committed in the repository (.followup-bot-baseline.json)")
     if args.dry_run or args.write:
         report = local_report(args, repo, rules)
     else:
@@ -121,6 +131,8 @@ def run_one(args: argparse.Namespace) -> int:
         report = result.report
         code = record_publish(report, result)
     emit(args, report)
+    if args.write_baseline is not None:
+        write_baseline(args, report)
     return remaining_code(args, report, code)
 
 
@@ -138,14 +150,15 @@ def local_report(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule]) 
 
         remote, default = fetch_for_scan(repo)
         with remote.worktree(default) as worktree:
-            return scan(worktree, rules, label=repo.github or args.repo)
+            return scan(worktree, rules, label=repo.github or args.repo, baseline=baseline_for(args))
     only = {relative(repo.path, f) for f in args.files} if args.files is not None else None
+    baseline = baseline_for(args)
     report = scan(repo.path, rules, label=label(args.repo, repo), paths=only, jobs=max(1, args.jobs),
-                  memo=cached_results(args, repo.path, rules), seconds=args.file_timeout or None)
+                  memo=cached_results(args, repo.path, rules), seconds=args.file_timeout or None, baseline=baseline)
     if args.compose:
         from bot.engine.compose_check import compose_scan, merge_into
 
-        merge_into(report, compose_scan(repo.path, label=report.repo)[0])
+        merge_into(report, compose_scan(repo.path, label=report.repo, baseline=report.baseline)[0])
     if args.write:
         from bot.engine.write import write_changes
 

@@ -5,13 +5,15 @@ Nothing is written here: a verified change is returned with the findings.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from bot.engine.edits import apply_edits, find_conflicts, unique_edits, verify
+from bot.engine.silence import identity, silence
 from bot.lang import front_end, kind_for_path
 from bot.lang.front import FrontEnd, Reading, SourceUnreadable
 from bot.lang.kinds import SHELL
-from bot.model import FileChange, FileResult, Finding, Reason, Status
+from bot.model import Baseline, FileChange, FileResult, Finding, Reason, Status
 from bot.rules.evaluate import LaunchFacts, evaluate
 from bot.rules.globs import any_match
 from bot.rules.model import Rule
@@ -51,8 +53,11 @@ def read_findings(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts 
 
 def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
                kind: str | None = None, packages: dict[str, str] | None = None,
-               root: Path | None = None) -> FileResult:
-    """Find, fix in memory and verify one file; nothing is written here. `root`: scripts it calls."""
+               root: Path | None = None, baseline: Baseline | None = None) -> FileResult:
+    """Find, fix in memory and verify one file; nothing is written here. `root`: scripts it calls.
+
+    Findings silenced by a comment in the file or by `baseline` are set aside before any fix is planned.
+    """
     kind = kind or kind_for_path(path) or SHELL
     front = front_end(path, kind, root, packages)
     try:
@@ -60,9 +65,10 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
     except SourceUnreadable as exc:
         return FileResult(unreadable=f"cannot be read as {kind}: {exc}", kind=kind)
     findings = findings_in(path, reading, rules, facts)
+    silenced = silence(findings, data, baseline)
     result = FileResult(findings=findings, partly_parsed=reading.partly_parsed, launches=reading.launches,
                         kind=kind, reads=tuple(sorted(reading.reads)),
-                        unsure=tuple(sorted(rules_reached(reading.regions, rules))))
+                        unsure=tuple(sorted(rules_reached(reading.regions, rules))), silenced=silenced)
     edits = unique_edits(findings)
     if not edits:
         return result
@@ -86,7 +92,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
             return result
     after = apply_edits(data, edits)
     refused = {(f.rule, f.key) for f in findings if f.reason is not None}  # conflicts, and what Hydra refused
-    problem = _verified(path, data, after, edits, front, rules, facts, refused)
+    problem = _verified(path, data, after, edits, front, rules, facts, refused, (baseline, silenced))
     if problem is not None:
         for finding in findings:
             if finding.status is Status.FIXABLE:
@@ -97,8 +103,11 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
 
 
 def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd,  # type: ignore[type-arg]
-              rules: list[Rule], facts: LaunchFacts | None, refused: set[tuple[str, str]]) -> str | None:
-    """Why the edited bytes cannot be trusted (None: they can)."""
+              rules: list[Rule], facts: LaunchFacts | None, refused: set[tuple[str, str]],
+              quiet: tuple[Baseline | None, list[Finding]]) -> str | None:
+    """Why the edited bytes cannot be trusted (None: they can); `quiet`: the baseline, what was silenced."""
+    baseline, silenced = quiet
+    still: list[Finding] = []
 
     def rescan(new: bytes) -> list[Finding]:
         # what was refused for a conflict still fires after the others are applied: that is expected
@@ -106,8 +115,15 @@ def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd
             again = findings_in(path, front.read(new), rules, facts)
         except SourceUnreadable:
             return []  # reported by the parse-error check
+        still[:] = silence(again, new, baseline)
         return [f for f in again if (f.rule, f.key) not in refused]
 
     outcome = verify(data, after, edits, front.errors, rescan)
-    return front.problem(data, after) if outcome.ok else outcome.reason
+    if not outcome.ok:
+        return outcome.reason
+    lost = Counter(map(identity, silenced)) - Counter(map(identity, still))
+    if lost:
+        rule, key, _ = next(iter(lost))
+        return f"the edits would change what a silenced finding says ({rule} on {key})"
+    return front.problem(data, after)
 

@@ -7,18 +7,20 @@ by composing again. One file that fails is an error entry; the others are still 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.engine.readings import Reading, describe, failures, readings
+from bot.engine.silence import default_baseline, identity, silence
 from bot.hydra.app import AppProblem, HydraApp, resolve_app
 from bot.hydra.compose import Composer, ComposeStats
 from bot.hydra.renames import Rename, config_renames, rename_fix
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
-from bot.model import ComposeSummary, Edit, Finding, Reason, Report, Status
+from bot.model import Baseline, ComposeSummary, Edit, Finding, Reason, Report, Status
 from bot.rules.model import Rule
 
 RULE_ID = "hydra-compose"
@@ -60,6 +62,9 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
                 finding = _finding(path, script, override, message, launch, renames or [])
             if len(where) < composed:  # not in every way the script runs: name the one
                 finding.message += describe(where[0])
+            node = launch.site.node
+            finding.scope = ((node.start_point[0] + 1, script.src.count(b"\n", 0, max(node.start_byte,
+                                                                                     node.end_byte - 1)) + 1),)
             findings.append(finding)
     return findings
 
@@ -81,6 +86,7 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
         drift = [f for f in findings if (path, f.key, f.value) not in known]
         composer.stats.known += len(findings) - len(drift)
         findings = drift
+    silenced = silence(findings, data, report.baseline)
     near = script.error_lines()
     for finding in findings:
         if finding.edits and finding.line in near:
@@ -97,9 +103,13 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
             composer.stats.launches = counted[0]  # the edited copy's launches are not counted twice
             del composer.stats.unresolved[counted[1]:]
             composer.stats.readings = counted[2]
+            still[:] = silence(again, new, report.baseline)
             return again
 
+        still: list[Finding] = []
         outcome = verify(data, after, edits, count_errors, compose_again)
+        if outcome.ok and Counter(map(identity, silenced)) - Counter(map(identity, still)):
+            outcome.ok, outcome.reason = False, "the edits would change what a silenced finding says"
         if outcome.ok:
             change = FileChange(path, data, after)
         else:
@@ -117,15 +127,18 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
     if change is not None:
         report.changes.append(change)
     report.findings.extend(findings)
+    report.silenced.extend(silenced)
 
 
 def compose_scan(root: Path, label: str | None = None, since: str | None = None,
                  seconds: float | None = DEFAULT_SECONDS,
-                 known: set[tuple[str, str, str | None]] | None = None) -> tuple[Report, ComposeStats]:
+                 known: set[tuple[str, str, str | None]] | None = None,
+                 baseline: Baseline | None = None) -> tuple[Report, ComposeStats]:
     """Every launch of every shell file, composed; `+` fixes verified by composing again.
 
     A file that fails or takes too long becomes an error entry; the others are still composed.
     `known`: failures (path, key, value) not to report: those older than a change (bot.engine.drift).
+    `baseline`: as for bot.engine.scan.scan (None: the repository's own, if it has one).
     """
     from bot.discover import head_commit, read_source, shell_sources
     from bot.model import RuleInfo
@@ -134,11 +147,15 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
     composer = Composer()
     renames = config_renames(root, since) if since else []
     report = Report(repo=label or str(root), commit=head_commit(root),
-                    rules=[RuleInfo(RULE_ID, True, "Overrides compose with the repository's Hydra config")])
+                    rules=[RuleInfo(RULE_ID, True, "Overrides compose with the repository's Hydra config")],
+                    baseline=baseline if baseline is not None else default_baseline(root))
     for source in shell_sources(root, report.skipped):
         report.files_scanned += 1
         data = read_source(source, report.skipped)
-        if data is None or (b"python" not in data and b"torchrun" not in data and b"PYTHON" not in data):
+        if data is None:
+            continue
+        if b"python" not in data and b"torchrun" not in data and b"PYTHON" not in data:
+            report.files_quiet[source.kind] = report.files_quiet.get(source.kind, 0) + 1
             continue
         counted = (composer.stats.launches, len(composer.stats.unresolved), composer.stats.readings)
         work = partial(_compose_file, root, source.path, data, composer, renames, report, known)
@@ -149,6 +166,7 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
             report.errors.append(replace(error, rules=(RULE_ID,)))
     report.errors.sort(key=lambda e: e.path)
     report.findings.sort(key=Finding.sort_key)
+    report.silenced.sort(key=Finding.sort_key)
     report.compose = ComposeSummary(composer.stats.launches, composer.stats.base_composes,
                                     list(composer.stats.unresolved), composer.stats.readings)
     return report, composer.stats
@@ -216,6 +234,7 @@ def merge_into(report: Report, composed: Report) -> None:
                         "fixes", Reason.CONFLICT)
         report.findings.append(finding)
     report.findings.sort(key=Finding.sort_key)
+    report.silenced = sorted(report.silenced + composed.silenced, key=Finding.sort_key)
     report.changes.extend(c for c in composed.changes if c.path not in taken)
     report.errors.extend(composed.errors)
     report.errors.sort(key=lambda e: e.path)

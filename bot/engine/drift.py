@@ -35,7 +35,7 @@ def failing_before(root: Path, since: str, seconds: float | None) -> set[Key]:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source.absolute, target)
         report, _ = compose_scan(old, seconds=seconds)
-    return {(f.path, f.key, f.value) for f in report.findings}
+    return {(f.path, f.key, f.value) for f in report.findings + report.silenced}
 
 
 def export(root: Path, since: str, into: Path) -> None:

@@ -42,6 +42,11 @@ def find_conflicts(edits: list[Edit]) -> list[Conflict]:
     return [Conflict(a, b) for i, a in enumerate(edits) for b in edits[i + 1 :] if _clash(a, b)]
 
 
+def overlapping(ours: list[Edit], theirs: list[Edit]) -> bool:
+    """Whether one of `ours` is one of `theirs` or clashes with it (one change touches both)."""
+    return any((a.span, a.text) == (b.span, b.text) or _clash(a, b) for a in ours for b in theirs)
+
+
 def _clash(a: Edit, b: Edit) -> bool:
     if a.span.start == a.span.end or b.span.start == b.span.end:
         # an insertion clashes only with a replacement that covers its point strictly inside

@@ -14,16 +14,18 @@ from typing import Protocol
 from bot.discover import SourceFile, head_commit, read_source, sources
 from bot.engine.check import check_file, prefilter_tokens, rules_for
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
+from bot.engine.silence import default_baseline
 from bot.errors import UserError
 from bot.lang.kinds import PYTHON, SHELL_FAMILY, YAML
-from bot.model import CacheStats, Finding, Outcome, Report, RuleInfo, Skipped
+from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Report, RuleInfo, Skipped
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule, consults_config
 
 
 def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None,
-              config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS) -> Outcome:
+              config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS,
+              baseline: Baseline | None = None) -> Outcome:
     outcome = Outcome(source.path)
     data = read_source(source, outcome.skipped)
     if data is None or (tokens is not None and not any(t in data for t in tokens)
@@ -35,7 +37,7 @@ def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
         file_rules = [replace(r, ensure=()) for r in file_rules if r.match_key or r.relation is not None]
     if file_rules:
         work = partial(check_file, source.path, data, file_rules, facts, kind=source.kind, packages=packages,
-                       root=source.root)
+                       root=source.root, baseline=baseline)
         result, outcome.error = isolated(source.path, "checking", work, seconds)
         if result is None:
             assert outcome.error is not None
@@ -99,12 +101,14 @@ class Memo(Protocol):
 
 
 def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[str] | None = None,
-         jobs: int = 1, memo: Memo | None = None, seconds: float | None = DEFAULT_SECONDS) -> Report:
+         jobs: int = 1, memo: Memo | None = None, seconds: float | None = DEFAULT_SECONDS,
+         baseline: Baseline | None = None) -> Report:
     """Scan every file of `root` the bot reads (or only `paths`, relative to it) with the enabled rules.
 
     With a `memo`, files it holds a result for are not checked again (not when rules compose
     configs: those results depend on the whole config tree). A file that fails or takes longer
-    than `seconds` becomes an error entry; the others are reported.
+    than `seconds` becomes an error entry; the others are reported. `baseline`: findings to
+    silence; None takes the repository's own (bot.engine.silence.DEFAULT_BASELINE), if it has one.
     """
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
@@ -113,6 +117,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         repo=label or str(root),
         commit=head_commit(root),
         rules=[RuleInfo(r.id, r.enabled, r.title, r.severity) for r in rules],
+        baseline=baseline if baseline is not None else default_baseline(root),
     )
     tokens = prefilter_tokens(enabled)
     facts = None
@@ -125,7 +130,8 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     for source in files:
         report.files_scanned += 1
         report.files_by_kind[source.kind] = report.files_by_kind.get(source.kind, 0) + 1
-    files = files if enabled else []
+    if not enabled:
+        files, report.files_quiet = [], dict(report.files_by_kind)
     packages = None
     if any(s.kind == YAML for s in files):  # where Hydra puts a config's keys: from every config's defaults
         from bot.lang.yaml.config import yaml_packages
@@ -135,8 +141,9 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         report.reads.update(layout_reads - {s.path for s in listed})  # included configs git ignores
     reuse = memo if facts is None and files else None
     todo = files if reuse is None else reuse.plan(root, files, listed, sorted(report.reads))
+    held = report.baseline.paths() if report.baseline is not None else set()
     config_dirs: tuple[str, ...] = ()
-    if any(s.kind == YAML for s in todo):
+    if any(s.kind == YAML for s in todo) or any(s.kind == YAML and s.path in held for s in files):
         config_dirs = app_config_dirs([s for s in listed if s.kind == PYTHON])
     checked = _outcomes(todo, enabled, tokens, facts, packages, config_dirs, jobs, seconds)
     for source in files:
@@ -145,10 +152,14 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
             outcome = next(checked)
             if reuse is not None:
                 reuse.record(source, outcome)
-        _add_outcome(report, outcome)
+        if source.path in held and report.baseline is not None and _baselined(outcome, report.baseline):
+            # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
+            outcome = _scan_one(source, enabled, tokens, facts, packages, config_dirs, seconds, report.baseline)
+        _add_outcome(report, outcome, source.kind)
     if reuse is not None:
         report.cache = reuse.finish(complete=paths is None)
     report.findings.sort(key=Finding.sort_key)
+    report.silenced.sort(key=Finding.sort_key)
     report.errors.sort(key=lambda e: e.path)
     return report
 
@@ -163,25 +174,50 @@ def recheck(root: Path, full: Report, rules: list[Rule]) -> Report:
     ids = {r.id for r in rules}
     mine = [f for f in full.findings if f.rule in ids]
     touched = {f.path for f in mine if f.edits or f.reason is not None}
-    again = scan(root, rules, label=full.repo, paths=touched) if touched else None
+    same = full.baseline if full.baseline is not None else Baseline()  # none: not the default again
+    again = scan(root, rules, label=full.repo, paths=touched, baseline=same) if touched else None
     report = replace(full, rules=[r for r in full.rules if r.id in ids],
                      findings=[f for f in mine if f.path not in touched] + (again.findings if again else []),
+                     silenced=[f for f in full.silenced if f.rule in ids and f.path not in touched]
+                     + (again.silenced if again else []),
                      changes=again.changes if again else [], cache=None)
     report.findings.sort(key=Finding.sort_key)
+    report.silenced.sort(key=Finding.sort_key)
     return report
 
 
-def _add_outcome(report: Report, outcome: Outcome) -> None:
+def _baselined(outcome: Outcome, baseline: Baseline) -> bool:
+    """Whether the baseline silences findings of this outcome; those without a fix are set aside here.
+
+    True: a silenced finding had a fix, or a fix was refused because of it: check the file again.
+    """
+    result = outcome.result
+    held = [f for f in result.findings if baseline.holds(f)] if result is not None else []
+    if result is None or not held:
+        return False
+    if any(f.edits or f.reason is not None for f in held):
+        return True
+    for finding in held:
+        finding.silenced = BASELINE
+    result.findings = [f for f in result.findings if f.silenced is None]
+    result.silenced.extend(held)
+    return False
+
+
+def _add_outcome(report: Report, outcome: Outcome, kind: str) -> None:
     report.skipped.extend(outcome.skipped)
     if outcome.error is not None:
         report.errors.append(outcome.error)
     result = outcome.result
+    if result is None and outcome.error is None and not outcome.skipped:
+        report.files_quiet[kind] = report.files_quiet.get(kind, 0) + 1
     if result is None or result.unreadable:
         return
     report.files_parsed += 1
     report.file_kinds[outcome.path] = result.kind
     report.reads.update(result.reads)
     report.findings.extend(result.findings)
+    report.silenced.extend(result.silenced)
     report.launches += result.launches
     if result.partly_parsed:
         report.partly_parsed.append(outcome.path)

@@ -3,7 +3,9 @@
 Compatible extensions: "severity" per finding, "partly_parsed" at the top, and "files_parsed",
 "launches", "files_changed", "written" and "errors" in the summary, "errors" at the top (files that
 could not be checked: path, one-line reason, stage), "kinds" in the summary (files,
-findings, fixable and manual per source kind), "kind" per finding, "publish" after publishing.
+findings, fixable and manual per source kind), "kind" per finding, "publish" after publishing,
+"suppressed" at the top (silenced findings, each with "suppression": "inline" or "baseline") and
+"suppressed" and "files_quiet" (files with nothing for the rules) in the summary.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ import json
 import re
 from typing import Any
 
-from bot.model import Finding, Report, Skipped
+from bot.model import BASELINE, INLINE, Finding, Report, Skipped
 from bot.report.diff import unified_diff
+from bot.report.summary import quiet
 
 VERSION = 1
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -63,6 +66,8 @@ def to_dict(report: Report) -> dict[str, Any]:
         "skipped": [{"path": s.path, "reason": s.reason} for s in sorted(report.skipped, key=_skip_key)],
         "partly_parsed": sorted(set(report.partly_parsed)),
         "errors": [{"path": e.path, "reason": e.reason, "stage": e.stage} for e in report.errors],
+        "suppressed": [_finding(f, report.file_kinds.get(f.path, "shell")) | {"suppression": f.silenced}
+                       for f in sorted(report.silenced, key=Finding.sort_key)],
         "summary": {
             "files_scanned": report.files_scanned,
             "findings": len(report.findings),
@@ -74,6 +79,9 @@ def to_dict(report: Report) -> dict[str, Any]:
             "written": report.written,
             "kinds": report.kind_counts(),
             "errors": len(report.errors),
+            "files_quiet": quiet(report),
+            "suppressed": {"inline": sum(1 for f in report.silenced if f.silenced == INLINE),
+                           "baseline": sum(1 for f in report.silenced if f.silenced == BASELINE)},
         },
     }
     if report.inferred is not None:  # extension: inferred rules not run, new checks not understood

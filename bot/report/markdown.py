@@ -64,6 +64,8 @@ def _summary(report: Report) -> str:
         ("Fixed" if report.written else "Fixable", report.fixable),
         ("Manual", report.manual),
     ]
+    if report.silenced:  # not fixed, not listed: a `followup-bot: ignore` comment or the baseline
+        rows.append(("Silenced (not fixed)", len(report.silenced)))
     if report.errors:
         rows.append(("Not checked (errors)", len(report.errors)))
     table = "\n".join(["| | Count |", "|---|---:|", *(f"| {name} | {count} |" for name, count in rows)])

@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bot import __version__
-from bot.model import Edit, Finding, Report, RuleInfo, Status
+from bot.model import INLINE, Edit, Finding, Report, RuleInfo, Status
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL = "followup-bot"
@@ -26,6 +26,9 @@ def to_dict(report: Report) -> dict[str, Any]:
     index = {r.id: i for i, r in enumerate(rules)}
     contents = {c.path: c.before for c in report.changes}
     results = [_result(f, index, contents.get(f.path)) for f in sorted(report.findings, key=Finding.sort_key)]
+    source = report.baseline.source if report.baseline is not None else ""
+    results += [_result(f, index, contents.get(f.path)) | {"suppressions": [_suppression(f, source)]}
+                for f in sorted(report.silenced, key=Finding.sort_key)]
     run: dict[str, Any] = {
         "tool": {"driver": {"name": TOOL, "version": __version__, "rules": [_rule(r) for r in rules]}},
         "columnKind": "unicodeCodePoints",
@@ -73,6 +76,14 @@ def _result(finding: Finding, index: dict[str, int], before: bytes | None) -> di
     if finding.status is not Status.MANUAL and finding.edits:
         result["fixes"] = [{"description": {"text": finding.message}, "artifactChanges": _changes(finding.edits)}]
     return result
+
+
+def _suppression(finding: Finding, baseline: str) -> dict[str, Any]:
+    """A silenced finding: `inSource` for a comment in the file, `external` for the baseline."""
+    if finding.silenced == INLINE:
+        return {"kind": "inSource", "status": "accepted",
+                "justification": "a `followup-bot: ignore` comment in the file"}
+    return {"kind": "external", "status": "accepted", "justification": f"listed in the baseline {baseline}".strip()}
 
 
 def _location(finding: Finding, before: bytes | None) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.model import Report
+from bot.model import BASELINE, INLINE, Report, SkipKind
 
 
 def plural(count: int, noun: str, nouns: str = "") -> str:
@@ -13,22 +13,59 @@ def files_changed(report: Report) -> int:
     return sum(1 for c in report.changes if c.before != c.after)
 
 
-def summary_line(report: Report) -> str:
-    """E.g. `scanned 16 files (12 parsed, 14 launches): 25 findings, 20 fixable, 5 manual; 11 files would change`."""
+def unreadable(report: Report) -> int:
+    return len({s.path for s in report.skipped if s.kind is SkipKind.UNREADABLE})
+
+
+def quiet(report: Report) -> int:
+    """Files read that hold nothing the enabled rules look for (or that no rule's `files` takes)."""
+    failed = len({e.path for e in report.errors})
+    return max(0, report.files_scanned - report.files_parsed - unreadable(report) - failed)
+
+
+def reading_line(report: Report) -> str:
+    """What was read, and why the rest was not parsed, e.g. `read 1123 files: 207 hold what the rules look
+    for and were parsed (252 launches), 916 had nothing for them (python 621, markdown 100, ...), 0 errors`."""
+    nothing = quiet(report)
+    one = report.files_parsed == 1
+    line = (f"read {plural(report.files_scanned, 'file')}: {report.files_parsed} {'holds' if one else 'hold'} "
+            f"what the rules look for and {'was' if one else 'were'} parsed "
+            f"({plural(report.launches, 'launch', 'launches')}), {nothing} had nothing for them")
+    by_kind = {k: n for k, n in sorted(report.files_quiet.items(), key=lambda t: (-t[1], t[0])) if n}
+    if nothing and sum(by_kind.values()) == nothing and len(by_kind) > 1:
+        line += " (" + ", ".join(f"{kind} {n}" for kind, n in by_kind.items()) + ")"
+    if unreadable(report):
+        line += f", {unreadable(report)} unreadable (skipped)"
+    return line + f", {plural(len(report.errors), 'error')}"
+
+
+def findings_line(report: Report) -> str:
+    """E.g. `25 findings, 20 fixable, 5 manual; 11 files would change; 3 findings silenced (2 inline, ...)`."""
     fixable = "fixed" if report.written else "fixable"
     change = "changed" if report.written else "would change"
-    line = (
-        f"scanned {plural(report.files_scanned, 'file')} "
-        f"({report.files_parsed} parsed, {plural(report.launches, 'launch', 'launches')}): "
-        f"{plural(len(report.findings), 'finding')}, {report.fixable} {fixable}, {report.manual} manual; "
-        f"{plural(files_changed(report), 'file')} {change}"
-    )
+    line = (f"{plural(len(report.findings), 'finding')}, {report.fixable} {fixable}, {report.manual} manual; "
+            f"{plural(files_changed(report), 'file')} {change}")
     notes = sum(1 for f in report.findings if f.is_note)
     if notes:
         line += f"; {notes} of the manual are notes (they never fail --check)"
+    if report.silenced:
+        line += f"; {silenced_words(report)}"
     if report.errors:
         line += f"; {plural(len(report.errors), 'file')} not checked (errors)"
     return line
+
+
+def silenced_words(report: Report) -> str:
+    """E.g. `3 findings silenced (2 inline, 1 by baseline)`."""
+    inline = sum(1 for f in report.silenced if f.silenced == INLINE)
+    by_baseline = sum(1 for f in report.silenced if f.silenced == BASELINE)
+    parts = [f"{inline} inline"] * bool(inline) + [f"{by_baseline} by baseline"] * bool(by_baseline)
+    return f"{plural(len(report.silenced), 'finding')} silenced ({', '.join(parts)})"
+
+
+def summary_line(report: Report) -> str:
+    """Both lines as one (a GitHub notice)."""
+    return f"{reading_line(report)}. {findings_line(report)}"
 
 
 def kinds_line(report: Report) -> str:
@@ -37,5 +74,5 @@ def kinds_line(report: Report) -> str:
     shown = {k: c for k, c in counts.items() if c["parsed"] or c["findings"]}
     if set(shown) <= {"shell"}:
         return ""
-    return "by kind: " + ", ".join(
+    return "findings by kind: " + ", ".join(
         f"{kind} {plural(c['files'], 'file')} ({plural(c['findings'], 'finding')})" for kind, c in shown.items())

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from itertools import groupby
 
 from bot.model import Finding, Report, Status
-from bot.report.summary import kinds_line, summary_line
+from bot.report.summary import findings_line, kinds_line, reading_line
 
 RESET = "\x1b[0m"
 BOLD = "\x1b[1m"
@@ -22,7 +22,8 @@ def render(report: Report, *, color: bool = False) -> str:
     lines.extend(_errors(report))
     lines.extend(_skipped(report))
     lines.extend(_partly_parsed(report))
-    lines.append(_paint(summary_line(report), BOLD, color))
+    lines.append(reading_line(report))
+    lines.append(_paint(findings_line(report), BOLD, color))
     if kinds_line(report):
         lines.append(kinds_line(report))
     lines.extend(_published(report))

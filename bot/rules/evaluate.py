@@ -57,9 +57,10 @@ class Evaluator:
 
     # ---- findings ------------------------------------------------------------------
     def finding(self, rule: Rule, line: int, column: int, key: str, value: str | None, message: str,
-                status: Status = Status.FIXABLE) -> Finding:
+                status: Status = Status.FIXABLE, groups: list[SettingGroup] | None = None) -> Finding:
         return Finding(rule=rule.id, path=self.path, line=line, column=column, key=key, value=value,
-                       status=status, message=message, severity=rule.severity)
+                       status=status, message=message, severity=rule.severity,
+                       scope=tuple(g.lines for g in groups or () if g.lines is not None))
 
     # ---- match rules ---------------------------------------------------------------
     def sites(self, rule: Rule) -> list[Site]:
@@ -91,7 +92,8 @@ class Evaluator:
             if all(v is False for v in verdicts):
                 continue  # also a value that is another key's: the rule checks that key where it is set
             first = values[0]
-            finding = self.finding(rule, first.line, first.column, first.key, first.text, describe(first))
+            finding = self.finding(rule, first.line, first.column, first.key, first.text, describe(first),
+                                   groups=site.groups)
             findings.append(finding)
             if all(v is False or n is True for v, n in zip(verdicts, noted)):
                 finding.severity, finding.message, finding.value = NOTE, fallback_note(first), None
@@ -138,7 +140,7 @@ class Evaluator:
                 conflict = ensure_conflict(entries, present)
                 if conflict is not None:
                     findings.append(self.finding(rule, group.line, group.column, entries[0].key,
-                                                 format_value(entries[0].value), conflict, Status.MANUAL))
+                                                 format_value(entries[0].value), conflict, Status.MANUAL, [group]))
                     continue
             missing = [e for e in entries if e.key not in present]
             if missing:
@@ -151,7 +153,7 @@ class Evaluator:
                 prefix = prefix_for(entry, group, self.facts)
                 text = format_value(entry.value, style)
                 finding = self.finding(rule, group.line, group.column, entry.key, text,
-                                       f"{group.label} lacks {prefix}{entry.key}")
+                                       f"{group.label} lacks {prefix}{entry.key}", groups=[group])
                 findings.append(finding)
                 anchor = missing[0].key if rule.ensure_together else entry.key
                 action = Action("insert", None, text, value=entry.value, key=entry.key, prefix=prefix,
@@ -176,7 +178,7 @@ class Evaluator:
                     continue
                 seen.add(setting.site)
                 findings.append(self.finding(rule, setting.line, setting.column, setting.key, setting.text,
-                                             message, Status.MANUAL))
+                                             message, Status.MANUAL, [group]))
         return findings
 
 

@@ -48,6 +48,8 @@ class ShellView:
         if self.host_at is None:
             return finding
         finding.line, finding.column = line_column(host, self.host(self.offset_of(finding.line, finding.column)))
+        finding.scope = tuple((self.host_line(first, host), self.host_line(last, host))
+                              for first, last in finding.scope)
         finding.edits = [Edit(e.path, type(e.span)(self.host(e.span.start), self.host(e.span.end)),
                               self.encode(self.host(e.span.start), e.text), e.rule) for e in finding.edits]
         if finding.edits:
@@ -65,11 +67,13 @@ class ShellView:
         row = self.text[start : end if end >= 0 else len(self.text)].decode("utf-8", "replace")
         return start + len(row[: column - 1].encode("utf-8"))
 
+    def host_line(self, line: int, host: bytes) -> int:
+        return line_column(host, self.host(self.offset_of(line, 1)))[0]
+
     def host_lines(self, numbers: str, host: bytes) -> str:
         if any(int(n) > self.text.count(b"\n") + 1 for n in numbers.split(", ")):
             return numbers
-        return ", ".join(str(line_column(host, self.host(self.offset_of(int(n), 1)))[0])
-                         for n in numbers.split(", "))
+        return ", ".join(str(self.host_line(int(n), host)) for n in numbers.split(", "))
 
 
 _LINE_NUMBER = re.compile(r"(\blines? )(\d+(?:, \d+)*)")

@@ -152,6 +152,7 @@ def _groups(data: bytes) -> tuple[list[SettingGroup], _Offsets]:
             pos = positions[node]
             module_entry = entry.removesuffix(".py").replace("/", ".") if entry else None
             groups.append(SettingGroup(settings, pos.start.line, pos.start.column + 1, module_entry, label,
+                                       lines=(pos.start.line, pos.end.line),
                                        handle=(node, [Element(e, offsets.byte(positions[e.value].start.line,
                                                                        positions[e.value].start.column),
                                                        offsets.byte(positions[e.value].end.line,

@@ -19,11 +19,13 @@ from bot.lang.shell.values import read_value
 def launch_groups(script: ShellScript) -> list[SettingGroup]:
     groups = []
     for launch in script.launches:
-        _, column = line_column(script.src, launch.site.node.start_byte)
+        node = launch.site.node
+        _, column = line_column(script.src, node.start_byte)
+        last = line_column(script.src, max(node.start_byte, node.end_byte - 1))[0]
         groups.append(SettingGroup([override_setting(o) for o in launch.overrides], launch.line, column,
                                    entry=launch.module, label=f"launch of {launch.entry}",
                                    role=SCRIPT if launch.entry_kind == SHELL_SCRIPT else LAUNCH, launch=launch,
-                                   handle=launch))
+                                   handle=launch, lines=(min(launch.line, node.start_point[0] + 1), last)))
     return groups
 
 
