@@ -131,7 +131,7 @@ def test_optional_rules_only_with_enable(tmp_path: Path, capsys: pytest.CaptureF
     ("argv", "expected"),
     [
         (["run", "--repo", "/nonexistent/repo", "--dry-run"], "not a directory, not owner/name"),
-        (["run", "--repo", "."], "publishing needs the GitHub repository"),
+        (["run", "--repo", "acme/widgets", "--baseline", "b.json"], "publishing uses the baseline committed"),
         (["run", "--repo", "verl", "--write"], "--write edits a local working tree"),
         (["run", "--repo", ".", "--dry-run", "--rule", "nope"], "no such rule"),
         (["run", "--repo", ".", "--dry-run", "--format", "xml"], "invalid choice"),

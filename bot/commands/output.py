@@ -15,6 +15,7 @@ from bot.errors import UserError
 from bot.secrets import redact
 
 if TYPE_CHECKING:
+    from bot.config import RepoConfig
     from bot.model import Baseline, Report
     from bot.publish.publisher import PublishResult
     from bot.rules.model import Rule
@@ -67,6 +68,16 @@ def write_baseline(args: argparse.Namespace, report: Report) -> None:
     kept = [f for f in report.findings if f.status is not Status.FIXED]
     count = write(args.write_baseline, kept + [f for f in report.silenced if f.silenced == BASELINE])
     print(f"bot: wrote {plural(count, 'entry', 'entries')} to the baseline {args.write_baseline}", file=sys.stderr)
+
+
+def unpublishable(repo: RepoConfig) -> bool:
+    """A local checkout with nowhere to publish to: no `github` and no `clone_url` configured for it."""
+    return repo.path is not None and repo.github is None and repo.clone_url is None
+
+
+def say_local_dry_run(repo: RepoConfig) -> None:
+    print(f"bot: dry run: {repo.path} is a local repository with no GitHub repository configured (bot.toml), so "
+          "nothing is published and nothing is fetched", file=sys.stderr)
 
 
 def file_timeout_option(parser: argparse.ArgumentParser) -> None:

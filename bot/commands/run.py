@@ -22,6 +22,8 @@ from bot.commands.output import (
     relative,
     remaining_code,
     rule_options,
+    say_local_dry_run,
+    unpublishable,
     write_baseline,
 )
 from bot.errors import UserError
@@ -35,8 +37,12 @@ if TYPE_CHECKING:
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    run = commands.add_parser("run", help="scan a repository, fix what breaks the rules, report; without "
-                                          "--dry-run or --write it publishes pull requests")
+    run = commands.add_parser(
+        "run", help="scan a repository, fix what breaks the rules, report; without --dry-run or --write it "
+                    "publishes pull requests",
+        description="Scan a repository with the enabled rules and report what breaks them. Without --dry-run or "
+                    "--write it PUBLISHES: it opens, updates or closes a pull request per rule on GitHub "
+                    "(a local path with no GitHub repository configured is only reported, as a dry run).")
     run.add_argument("--repo", action="append", default=[],
                      help="a local path, owner/name, or a name from the config file (repeatable)")
     run.add_argument("--repos", type=Path, metavar="FILE", help="a file of repositories, one per line (# comments)")
@@ -46,18 +52,23 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument("--allow-dirty", action="store_true", help="publish from a local path with uncommitted changes")
     rule_options(run)
     mode = run.add_mutually_exclusive_group()
-    mode.add_argument("--dry-run", action="store_true", help="change nothing anywhere; print the report")
-    mode.add_argument("--write", action="store_true", help="edit the local working tree only")
+    mode.add_argument("--dry-run", action="store_true",
+                      help="change nothing anywhere, publish nothing; print the report (with the fixes it would make)")
+    mode.add_argument("--write", action="store_true",
+                      help="apply the verified fixes to the local working tree; publish nothing")
     run.add_argument("--format", choices=FORMATS, default="text")
     run.add_argument("--output", type=Path, help="write the report to this file instead of stdout")
-    run.add_argument("--check", action="store_true", help="exit 1 when findings remain")
+    run.add_argument("--check", action="store_true",
+                     help="exit 1 while findings (not notes) remain or a file could not be checked (a CI gate)")
     run.add_argument("--jobs", type=int, default=1, metavar="N", help="parse files in N processes (default 1)")
     run.add_argument("--cache-dir", type=Path, metavar="DIR",
                      help="keep per-file results here (default: $BOT_CACHE_DIR or ~/.cache/followup-bot)")
     run.add_argument("--no-cache", action="store_true", help="check every file from scratch; keep no results")
     run.add_argument("--compose", action="store_true",
                      help="also compose every launch against the repo's Hydra config (rule hydra-compose)")
-    run.add_argument("--since", metavar="SHA", help="act as watch does on the change SHA..default branch")
+    run.add_argument("--since", metavar="SHA",
+                     help="act as watch does on the change SHA..default branch (a local repository: SHA..HEAD): "
+                          "run only the rules the change triggers")
     run.add_argument("--files", nargs="*", metavar="PATH", help="scan only these files (pre-commit passes them)")
     run.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     baseline_options(run)
@@ -116,7 +127,10 @@ def run_one(args: argparse.Namespace) -> int:
     rules = load_rules(args)
     code = EXIT_OK
     if not (args.dry_run or args.write):
-        if args.write_baseline is not None:
+        if unpublishable(repo):
+            say_local_dry_run(repo)
+            args.dry_run = True
+        elif args.write_baseline is not None:
             args.dry_run = True  # writing a baseline never publishes
         elif args.baseline is not None or args.no_baseline:
             raise UserError("--baseline and --no-baseline work with --dry-run or --write; publishing uses the "

@@ -16,7 +16,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.commands.output import EXIT_OK, FORMATS, emit, load_rules, record_publish, remaining_code, rule_options
+from bot.commands.output import (
+    EXIT_OK,
+    FORMATS,
+    baseline_for,
+    baseline_options,
+    emit,
+    load_rules,
+    record_publish,
+    remaining_code,
+    rule_options,
+    say_local_dry_run,
+    unpublishable,
+)
 from bot.engine.compose_check import RULE_ID, compose_rule, compose_scan, merge_into
 from bot.engine.scan import scan
 from bot.errors import UserError
@@ -29,13 +41,18 @@ from bot.upstream.change import Change, read_change, triggered
 
 if TYPE_CHECKING:
     from bot.config import RepoConfig
-    from bot.model import Report
+    from bot.model import Baseline, Report
     from bot.publish.publisher import PublishResult
     from bot.rules.model import Rule
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    watch = commands.add_parser("watch", help="act on an upstream change: the rules it triggers, over the repo")
+    watch = commands.add_parser(
+        "watch", help="act on an upstream change: the rules it triggers, over the repo",
+        description="Read an upstream change and run the rules it triggers over the repository; without --dry-run "
+                    "it publishes pull requests. A local path with no GitHub repository configured is read where "
+                    "it is, as a dry run: the change from its own history (default: its last commit), its working "
+                    "tree as it is, no fetch, no token.")
     watch.add_argument("--repo", help="as for run; in GitHub Actions the event's repository by default")
     watch.add_argument("--before", help="the commit before the change (in Actions: from the push event)")
     watch.add_argument("--after", help="the commit after the change (default: the default branch's tip)")
@@ -47,6 +64,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     watch.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     watch.add_argument("--check", action="store_true")
     rule_options(watch)
+    baseline_options(watch, write=False)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -64,12 +82,21 @@ def main(args: argparse.Namespace) -> int:
         repo = replace(repo, path=Path(workspace))
     rules = load_rules(args)
     options = PublishOptions(group=args.group, allow_dirty=actions.in_actions())
+    if unpublishable(repo):
+        say_local_dry_run(repo)
+        args.dry_run = True
+        if span is None:
+            print("bot: watch: no --before given: the change is the last commit (HEAD~1..HEAD)", file=sys.stderr)
+            span = ("", "HEAD")
+    elif not args.dry_run and (args.baseline is not None or args.no_baseline):
+        raise UserError("--baseline and --no-baseline work with --dry-run; publishing uses the baseline committed "
+                        "in the repository (.followup-bot-baseline.json)")
     if span is None:
         if not actions.in_actions():
             raise UserError("watch: expected --before SHA (or a push event in GITHUB_EVENT_PATH); "
                             "for a full run use bot run")
         return full_run_in_actions(args, repo, rules, options)
-    result = watch(repo, rules, span[0], span[1], options, args.dry_run)
+    result = watch(repo, rules, span[0], span[1], options, args.dry_run, baseline_for(args))
     if not result.rules:
         print(f"no rule triggered by {result.change.before[:12]}..{result.change.after[:12]}, and the files it "
               f"edits break none: nothing to do")
@@ -98,7 +125,7 @@ def full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list[
     if args.dry_run:
         if repo.path is None:
             raise UserError("watch: a dry-run without a push range needs the checked-out workspace")
-        report = scan(repo.path, rules, label=repo.github or repo.name)
+        report = scan(repo.path, rules, label=repo.github or repo.name, baseline=baseline_for(args))
         code = EXIT_OK
     else:
         published = publish(repo, rules, options)
@@ -160,8 +187,19 @@ def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict
 
 
 def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, options: PublishOptions,
-          dry_run: bool) -> WatchResult:
-    """Read the change, choose the rules it calls for, then scan (dry-run) or publish with them."""
+          dry_run: bool, baseline: Baseline | None = None) -> WatchResult:
+    """Read the change, choose the rules it calls for, then scan (dry-run) or publish with them.
+
+    A local repository with nowhere to publish to is read where it is: the change from its own
+    history (`after` defaults to HEAD), its working tree as it is; no fetch, always a dry run.
+    """
+    if unpublishable(repo):
+        assert repo.path is not None
+        change = read_change(repo.path, before, after or "HEAD")
+        result, _, selected = choose(repo.path, repo.path, rules, change, options)
+        if result.rules:
+            dry_report(result, repo.path, selected, repo, options, baseline)
+        return result
     credentials = from_environment()
     token = git_token(credentials, repo)
     remote = open_remote(repo, token, repo.fetch_url(api_url()))
@@ -169,34 +207,12 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     with repo_lock(repo):
         remote.fetch(default, repo.branch_prefix)
     change = read_change(remote.local, before, after or f"{NAMESPACE}{default}")
-    reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
-    if any(path.endswith((".yaml", ".yml")) for path in change.paths):
-        reasons[RULE_ID] = "the change edits config YAML: every launch is composed again"
-    suggestions: list[str] = []
-    not_understood: list[str] = []
-    if any(path.endswith(".py") for path in change.paths):
-        rules = [*rules, *inferred_rules(remote.local, change, rules, reasons, suggestions, not_understood)]
-    options.notes = [*options.notes, *(f"Suggested rule (not applied): {s}" for s in suggestions),
-                     *(f"Validation changed upstream, not understood: {u}" for u in not_understood)]
-    enabled = [r for r in rules if r.enabled]
     with remote.worktree(default) as worktree:
-        edited = scan(worktree, enabled, paths=set(change.edited))
-        for finding in edited.findings:
-            reasons.setdefault(finding.rule, f"the change edits {finding.path}, which breaks it")
-        selected = [r if r.id in reasons else replace(r, enabled=False) for r in rules]
-        options.compose = RULE_ID in reasons
-        result = WatchResult(change, [r for r in selected if r.enabled], reasons, suggestions=suggestions,
-                             not_understood=not_understood)
-        if options.compose:
-            result.rules.append(compose_rule())
+        result, rules, selected = choose(remote.local, worktree, rules, change, options)
         if not result.rules:
             return result
         if dry_run:
-            result.report = scan(worktree, selected, label=repo.github or repo.name)
-            if suggestions or not_understood:
-                result.report.inferred = result.inferred()
-            if options.compose:
-                merge_into(result.report, compose_scan(worktree, label=result.report.repo)[0])
+            dry_report(result, worktree, selected, repo, options, baseline)
             return result
     pull = change.pull_number
     if pull is not None and options.upstream_ref is None:
@@ -205,6 +221,40 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     # one PR for all rules always carries every enabled rule: a subset would drop or close the others' fixes
     result.published = publish(repo, rules if group == "all" else selected, options, credentials)
     result.report = result.published.report
-    if suggestions or not_understood:
+    if result.suggestions or result.not_understood:
         result.report.inferred = result.inferred()
     return result
+
+
+def choose(history: Path, tree: Path, rules: list[Rule], change: Change,
+           options: PublishOptions) -> tuple[WatchResult, list[Rule], list[Rule]]:
+    """The rules the change calls for: (the result so far, every rule with the inferred ones, the selection)."""
+    reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
+    if any(path.endswith((".yaml", ".yml")) for path in change.paths):
+        reasons[RULE_ID] = "the change edits config YAML: every launch is composed again"
+    suggestions: list[str] = []
+    not_understood: list[str] = []
+    if any(path.endswith(".py") for path in change.paths):
+        rules = [*rules, *inferred_rules(history, change, rules, reasons, suggestions, not_understood)]
+    options.notes = [*options.notes, *(f"Suggested rule (not applied): {s}" for s in suggestions),
+                     *(f"Validation changed upstream, not understood: {u}" for u in not_understood)]
+    enabled = [r for r in rules if r.enabled]
+    edited = scan(tree, enabled, paths=set(change.edited))
+    for finding in edited.findings:
+        reasons.setdefault(finding.rule, f"the change edits {finding.path}, which breaks it")
+    selected = [r if r.id in reasons else replace(r, enabled=False) for r in rules]
+    options.compose = RULE_ID in reasons
+    result = WatchResult(change, [r for r in selected if r.enabled], reasons, suggestions=suggestions,
+                         not_understood=not_understood)
+    if options.compose:
+        result.rules.append(compose_rule())
+    return result, rules, selected
+
+
+def dry_report(result: WatchResult, tree: Path, selected: list[Rule], repo: RepoConfig, options: PublishOptions,
+               baseline: Baseline | None) -> None:
+    result.report = scan(tree, selected, label=repo.github or repo.name, baseline=baseline)
+    if result.suggestions or result.not_understood:
+        result.report.inferred = result.inferred()
+    if options.compose:
+        merge_into(result.report, compose_scan(tree, label=result.report.repo, baseline=result.report.baseline)[0])
