@@ -40,7 +40,7 @@ class RepoConfig:
     group: str = "rule"
     labels: tuple[str, ...] = ()
     draft: bool = False
-    title: str = "[{modules}] fix: {summary}"
+    title: str = "[{modules}] {type}: {summary}"
     modules: str = "misc"
     rule_modules: tuple[tuple[str, str], ...] = ()
     bot_name: str = "followup-bot"
@@ -141,10 +141,10 @@ def _entry(path: Path, name: str, raw: Any, base: dict[str, Any]) -> RepoConfig:
         raise UserError(f"{where}.rule_modules: expected a table of rule-id glob = module")
     title = data.get("title", RepoConfig.title)
     try:
-        title.format(modules="m", summary="s", rule="r", rules="r", count=1)
+        title.format(modules="m", summary="s", rule="r", rules="r", count=1, type="fix")
     except (KeyError, IndexError, ValueError) as exc:
         raise UserError(f"{where}.title: expected a template using {{modules}}, {{summary}}, {{rule}}, "
-                        f"{{rules}}, {{count}}; {exc}") from None
+                        f"{{rules}}, {{count}}, {{type}}; {exc}") from None
     path_value = data.get("path")
     return RepoConfig(
         name=name,

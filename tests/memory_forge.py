@@ -92,6 +92,12 @@ class MemoryForge:
         thread[:] = [replace(c, body=body) if c.id == comment_id else c for c in thread]
         self._answer("edit_comment")
 
+    def delete_comment(self, comment_id: int) -> None:
+        self._call("delete_comment")
+        thread = self.notes.get(comment_id // 1000, [])
+        thread[:] = [c for c in thread if c.id != comment_id]
+        self._answer("delete_comment")
+
     def commit_logins(self, number: int) -> dict[str, str]:
         self._call("commit_logins")
         head = self.pull_requests[number].head

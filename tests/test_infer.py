@@ -196,11 +196,14 @@ def test_relations_and_bounds_become_relation_rules(tmp_path: Path, capsys: pyte
 
 def test_suggestions_and_unread_checks_go_into_the_pr_body() -> None:
     from bot.model import Report
-    from bot.publish.body import Identity, body
+    from bot.publish.body import Identity, body, code, plain
+    from bot.publish.describe import Context
+    from bot.publish.template import sections
 
     report = Report(repo="verl-project/verl", commit="abc", rules=[])
     notes = ["Suggested rule (not applied): w.py:3: `assert self.config.tp > 0` suggests rule inferred-tp-relation",
              "Validation changed upstream, not understood: w.py:9: `assert ok(self.config.x)`"]
-    text = body(load_rules(), report, [], Identity(("megatron-use-mbridge",), None, "f"), "bot run", None, notes)
-    assert "### Also noticed in the upstream change" in text
+    ctx = Context(load_rules(), report, [], "bot run", code, plain, notes=notes)
+    text = body(ctx, Identity(("megatron-use-mbridge",), None, "f"), sections(None))
+    assert "Also noticed in the upstream change:" in text
     assert "inferred-tp-relation" in text and "not understood" in text

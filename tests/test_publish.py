@@ -186,7 +186,7 @@ def test_fixed_on_main_by_others_closes_and_deletes_the_branch(bed: Bed) -> None
     (pr,) = bed.ours()
     assert pr["state"] == "closed" and not pr["merged"]
     (comment,) = bed.fake.comments(FULL, int(pr["number"]))
-    assert head in comment["body"]
+    assert head[:12] in comment["body"] and "`fix by hand`" in comment["body"]
     assert BRANCH not in bed.fake.branches(FULL)
     bed.fake.reset_counts()
     assert decision(bed.run())[0] == "nothing"
@@ -215,15 +215,16 @@ def test_merged_means_nothing_left(bed: Bed) -> None:
     assert bed.fake.write_count == 0
 
 
-def test_group_all_opens_one_pull_request_for_every_rule(bed: Bed) -> None:
+def test_group_all_opens_one_pull_request_for_the_fixes_and_one_for_the_chores(bed: Bed) -> None:
     result = publish(bed.repo, load_rules(enable=["megatron-recompute-uniform"]),
                      PublishOptions(group="all", retry=RetryPolicy(attempts=2, base=0.01, cap=0.02), throttle=False),
                      Credentials(kind="token", token=TOKEN, token_source="BOT_GITHUB_TOKEN"))
-    assert [d.action for d in result.decisions] == ["opened"]
-    (pr,) = bed.ours()
-    assert pr["head"] == "bot/all"
-    text = bed.branch_file("bot/all", "examples/actor.sh")
-    assert "use_mbridge=True" in text and "recompute_method=uniform" in text
+    assert [(d.group, d.action) for d in result.decisions] == [("all", "opened"), ("all-chore", "opened")]
+    assert sorted(str(pr["head"]) for pr in bed.ours()) == ["bot/all", "bot/all-chore"]
+    fixes = bed.branch_file("bot/all", "examples/actor.sh")
+    chores = bed.branch_file("bot/all-chore", "examples/actor.sh")
+    assert "use_mbridge=True" in fixes and "recompute_method=uniform" not in fixes
+    assert "use_mbridge=False" in chores and "recompute_method=uniform" in chores
 
 
 def test_dirty_local_checkout_is_refused(bed: Bed) -> None:
@@ -461,7 +462,7 @@ def test_a_huge_change_gets_a_shorter_body(bed: Bed) -> None:
     assert decision(bed.run())[0] == "opened"
     (pr,) = bed.ours()
     assert len(str(pr["body"])) < 65_536
-    assert "more: run the command below" in str(pr["body"]) and "followup-bot:" in str(pr["body"])
+    assert "more: run the command under" in str(pr["body"]) and "followup-bot:" in str(pr["body"])
 
 
 # ---- regressions from review ----------------------------------------------------------------

@@ -9,14 +9,16 @@ findings become manual, quoting Hydra. Launches that did not compose before are 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from bot.engine.edits import apply_edits, unique_edits
 from bot.engine.readings import describe, failures, readings
-from bot.hydra.app import AppProblem, resolve_app
+from bot.hydra.app import AppProblem, HydraApp, resolve_app
 from bot.hydra.compose import Composer
-from bot.lang.shell.parse import analyse
+from bot.lang.shell.launches import Launch
+from bot.lang.shell.parse import ShellScript, analyse
 from bot.model import Finding, Reason, Status
 
 
@@ -42,6 +44,50 @@ def _failures(root: Path, path: str, data: bytes) -> tuple[int, dict[int, str]]:
                 failing[index] = f"line {launch.line}{describe(reading)}: {where}{message}"
                 break
     return len(script.launches), failing
+
+
+@dataclass(frozen=True)
+class LaunchOutcome:
+    """What Hydra said of one launch of a file, before and after the edits."""
+
+    line: int  # in the edited file
+    entry: str  # the module or script it runs
+    ways: int  # ways through the script's branches composed
+    before: str  # "composes" | "fails: <Hydra's message>" | "not composed: <why>"
+    after: str
+
+
+def launch_outcomes(root: Path, path: str, before: bytes, after: bytes) -> list[LaunchOutcome]:
+    """Each launch the edits reach, composed before and after them (launches paired by position)."""
+    old, new = analyse(before, path=path), analyse(after, path=path)
+    if len(old.launches) != len(new.launches):
+        return []
+    composer = _composer(root)
+    out: list[LaunchOutcome] = []
+    for launch_before, launch_after in zip(old.launches, new.launches):
+        if [o.text for o in launch_before.overrides] == [o.text for o in launch_after.overrides]:
+            continue  # the edits do not reach this launch
+        app = resolve_app(root, launch_after)
+        entry = launch_after.entry or "?"
+        if isinstance(app, AppProblem):
+            out.append(LaunchOutcome(launch_after.line, entry, 0, f"not composed: {app.reason}",
+                                     f"not composed: {app.reason}"))
+            continue
+        ways, first = _verdict(old, launch_before, app, composer)
+        _, then = _verdict(new, launch_after, app, composer)
+        out.append(LaunchOutcome(launch_after.line, entry, ways, first, then))
+    return out
+
+
+def _verdict(script: ShellScript, launch: Launch, app: HydraApp, composer: Composer) -> tuple[int, str]:
+    ways = [r for r in readings(script, launch, app, composer) if r.unchecked is None]
+    for reading in ways:
+        problems = failures(reading, launch, app, composer)
+        if problems:
+            override, message = problems[0]
+            where = f"{override.prefix}{override.key}: " if override is not None else ""
+            return len(ways), f"fails{describe(reading)}: {where}{message}"
+    return len(ways), "composes" if ways else "not composed: no way through its branches could be read"
 
 
 def newly_failing(root: Path, path: str, before: bytes, after: bytes,

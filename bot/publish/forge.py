@@ -58,6 +58,7 @@ class Forge(Protocol):
     def comments(self, number: int) -> list[CommentInfo]: ...
     def comment(self, number: int, body: str) -> None: ...
     def edit_comment(self, comment_id: int, body: str) -> None: ...
+    def delete_comment(self, comment_id: int) -> None: ...
     def commit_logins(self, number: int) -> dict[str, str]: ...
 
 
@@ -197,6 +198,16 @@ class GitHubForge:
     def edit_comment(self, comment_id: int, body: str) -> None:
         self._call(f"editing comment {comment_id}", lambda: self._issue_lazy(0).get_comment(comment_id).edit(body),
                    repeatable=True)
+
+    def delete_comment(self, comment_id: int) -> None:
+        def run() -> None:
+            try:
+                self._issue_lazy(0).get_comment(comment_id).delete()
+            except Exception as exc:  # gone already (another run removed it): nothing left to do
+                if getattr(exc, "status", None) != 404:
+                    raise
+
+        self._call(f"deleting comment {comment_id}", run, repeatable=True)
 
     def commit_logins(self, number: int) -> dict[str, str]:
         """sha -> GitHub login of the author (the commit's author name where GitHub knows none)."""

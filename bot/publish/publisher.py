@@ -10,18 +10,22 @@ duplicate PR, no lost branch.
 from __future__ import annotations
 
 import hashlib
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.config import RepoConfig
 from bot.engine.check import rules_for
-from bot.model import Finding, PublishDecision, Reason, Report, SkipKind, Status
+from bot.engine.compose_judge import LaunchOutcome, launch_outcomes
+from bot.model import Finding, PublishDecision, Reason, Report, SkipKind
 from bot.publish import body as texts
+from bot.publish import describe, template
 from bot.publish.decide import GroupState, Step, decide
 from bot.publish.forge import Forge, ForgeError, PullInfo
 from bot.publish.vcs import Author, GitError, Remote
 from bot.report.diff import render as render_diff
 from bot.rules.model import Rule
+from bot.upstream.origin import Origin, find_origin
 
 Decision = PublishDecision
 
@@ -49,6 +53,13 @@ class PublishResult:
 
 def fingerprint(diff: str) -> str:
     return hashlib.sha256(diff.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def reproduce_command(repo: RepoConfig, rules: list[Rule]) -> str:
+    args = ["bot", "run", "--repo", repo.name, "--dry-run", "--format", "diff"]
+    for rule in rules:  # a group's rules, all enabled for this run; --rule also runs an optional rule
+        args += ["--rule", rule.id]
+    return shlex.join(args)
 
 
 def scan_errors(report: Report, rules: list[Rule]) -> str | None:
@@ -84,6 +95,7 @@ class Publisher:
         self.upstream_ref = upstream_ref
         self.notes = notes or []
         self.author = Author(repo.bot_name, repo.bot_email)
+        self._origins: dict[str, Origin] = {}
 
     def run(self, worktree: Path, full: Report, groups: list[Group]) -> PublishResult:
         """Publish each group's report from `worktree`; `full` is the report of the whole run."""
@@ -121,15 +133,15 @@ class Publisher:
         number, url = (pr.number, pr.url) if pr is not None else (None, None)
         if step.action == "comment-blocked":
             assert pr is not None and step.login is not None
-            self.leave_comment(pr.number, texts.blocked_comment(step.login, diff, self.command))
+            self.leave_comment(pr.number, texts.blocked_comment(step.login, diff, self.command_for(group.rules)))
             return Decision(group.id, branch, "blocked", step.detail, number, url)
         if step.action == "up-to-date" and step.labels:
             assert pr is not None
             self.forge.add_labels(pr.number, step.labels)
         if step.action in ("update", "open"):
             assert fp is not None
-            title, text = self.texts(group.rules, group.report, findings, fp, base_sha)
-            sha = self.build(worktree, group.report, title)
+            title, text, message = self.texts(worktree, group.rules, group.report, findings, fp, base_sha)
+            sha = self.build(worktree, group.report, message)
             self.remote.push(sha, branch, remote_sha)
             if pr is not None:
                 self.forge.update_pull(pr.number, title, text)
@@ -141,17 +153,52 @@ class Publisher:
             return Decision(group.id, branch, "opened", title, opened.number, opened.url)
         if step.action == "close":
             assert pr is not None
-            if not any(texts.CLOSE_MARKER in c.body for c in self.forge.comments(pr.number)):
-                self.forge.comment(pr.number, texts.closing_comment(base_sha))
-            self.forge.close_pull(pr.number)
-            if remote_sha is not None:
-                self.remote.delete(branch, remote_sha)
-            return Decision(group.id, branch, "closed", f"fixed on {self.default} as of {base_sha[:12]}", number, url)
+            return self.close(group.id, branch, pr, base_sha, remote_sha)
         if step.action == "delete-branch":
             assert remote_sha is not None
             self.remote.delete(branch, remote_sha)
             return Decision(group.id, branch, "branch-deleted", step.detail, number, url)
         return Decision(group.id, branch, step.action, step.detail, number, url)
+
+    def close(self, group: str, branch: str, pr: PullInfo, base_sha: str, remote_sha: str | None) -> Decision:
+        """Close a pull request whose fixes landed by other hands, with one comment naming the commits.
+
+        Two runs may close the same pull request at once: each looks before commenting, and after
+        commenting removes every closing comment but the first, so one stays whoever was first.
+        """
+        fixed_by = self.fixed_by(pr, base_sha, remote_sha)
+        if not any(texts.CLOSE_MARKER in c.body for c in self.forge.comments(pr.number)):
+            self.forge.comment(pr.number, texts.closing_comment(base_sha, fixed_by))
+            closing = sorted((c for c in self.forge.comments(pr.number) if texts.CLOSE_MARKER in c.body),
+                             key=lambda c: c.id)
+            for extra in closing[1:]:
+                self.forge.delete_comment(extra.id)
+        self.forge.close_pull(pr.number)
+        if remote_sha is not None:
+            try:
+                self.remote.delete(branch, remote_sha)
+            except GitError:
+                if self.remote.git("ls-remote", "--heads", "--", self.remote.url, f"refs/heads/{branch}",
+                                   network=True).strip():
+                    raise  # still there and moved: someone pushed to it; the next run decides
+        by = f" by {fixed_by[0][0][:12]}" if fixed_by else f" as of {base_sha[:12]}"
+        return Decision(group, branch, "closed", f"fixed on {self.default}{by}", pr.number, pr.url)
+
+    def fixed_by(self, pr: PullInfo, base_sha: str, remote_sha: str | None) -> list[tuple[str, str]]:
+        """The commits on the default branch since the pull request's base that touch the files it edits."""
+        identity = texts.read_identity(pr.body)
+        start = identity.upstream if identity is not None else None
+        if start is None or remote_sha is None:
+            return []
+        try:
+            files = self.remote.git("diff", "--name-only", "-z", start, remote_sha).split("\0")
+            files = [f for f in files if f]
+            if not files:
+                return []
+            out = self.remote.git("log", "--format=%H%x1f%s", f"{start}..{base_sha}", "--", *files)
+        except GitError:
+            return []
+        return [tuple(line.split("\x1f", 1)) for line in out.splitlines() if "\x1f" in line]  # type: ignore[misc]
 
     def open_pull(self, branch: str, title: str, text: str) -> PullInfo:
         try:
@@ -188,14 +235,36 @@ class Publisher:
             self.forge.edit_comment(mine[0].id, text)
 
     # ---- content -------------------------------------------------------------------
-    def texts(self, rules: list[Rule], report: Report, findings: list[Finding], fp: str,
-              base_sha: str) -> tuple[str, str]:
+    def texts(self, worktree: Path, rules: list[Rule], report: Report, findings: list[Finding], fp: str,
+              base_sha: str) -> tuple[str, str, str]:
+        """(title, body, commit message) of the pull request, from the files as the scan read them."""
         identity = texts.Identity(tuple(r.id for r in rules), base_sha or None, fp)
-        title = texts.title(self.repo.title, self.repo.modules_for([r.id for r in rules]), rules)
-        text = texts.body(rules, report, findings, identity, self.command, self.upstream_ref, self.notes)
-        return title, text
+        ctx = describe.Context(rules, report, findings, self.command_for(rules), texts.code, texts.plain,
+                               self.upstream_ref, self.notes, {r.id: self.origin(worktree, r) for r in rules},
+                               self.outcomes(worktree, report), self.repo.github)
+        title = texts.title(self.repo.title, self.repo.modules_for([r.id for r in rules]), rules, report, findings)
+        text = texts.body(ctx, identity, template.sections(worktree))
+        return title, text, texts.commit_message(title, ctx)
 
-    def build(self, worktree: Path, report: Report, title: str) -> str:
+    def command_for(self, rules: list[Rule]) -> str:
+        """The command that shows this pull request's change locally: the run's own, or one per group."""
+        return self.command or reproduce_command(self.repo, rules)
+
+    def origin(self, worktree: Path, rule: Rule) -> Origin:
+        if rule.id not in self._origins:
+            self._origins[rule.id] = find_origin(worktree, rule, self.repo.github)
+        return self._origins[rule.id]
+
+    @staticmethod
+    def outcomes(worktree: Path, report: Report) -> list[tuple[str, LaunchOutcome]]:
+        """Each launch of the edited scripts, composed before and after the edits."""
+        out: list[tuple[str, LaunchOutcome]] = []
+        for change in report.changes:
+            if report.file_kinds.get(change.path, "shell") == "shell":
+                out += [(change.path, o) for o in launch_outcomes(worktree, change.path, change.before, change.after)]
+        return out
+
+    def build(self, worktree: Path, report: Report, message: str) -> str:
         from bot.engine.write import safe_target
 
         root = str(worktree.resolve())
@@ -203,8 +272,6 @@ class Publisher:
             target = safe_target(root, change.path)
             with open(target, "wb") as handle:
                 handle.write(change.after)
-        fixes = sum(1 for f in report.findings if f.status is Status.FIXABLE)
-        message = f"{title}\n\nAutomated follow-up by followup-bot: {fixes} fix(es) in {len(report.changes)} file(s).\n"
         return self.remote.commit(worktree, [c.path for c in report.changes], message, self.author)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shlex
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,14 +32,6 @@ class PublishOptions:
     notes: list[str] = field(default_factory=list)  # said in the PR body: inferred suggestions and the like
     retry: RetryPolicy | None = None
     throttle: bool = True
-
-
-def reproduce_command(repo: RepoConfig, rules: list[Rule]) -> str:
-    args = ["bot", "run", "--repo", repo.name, "--dry-run", "--format", "diff"]
-    for rule in rules:
-        if rule.enabled:
-            args += ["--rule", rule.id]
-    return shlex.join(args)
 
 
 def git_token(credentials: Credentials | None, repo: RepoConfig) -> str | None:
@@ -95,7 +86,7 @@ def _publish_locked(repo: RepoConfig, rules: list[Rule], options: PublishOptions
     remote = open_remote(repo, token, repo.fetch_url(base_url))
     default = repo.default_branch or remote.default_branch()
     remote.fetch(default, repo.branch_prefix)
-    command = options.command or reproduce_command(repo, rules)
+    command = options.command
     publisher = Publisher(remote, repo, github, default, command, options.upstream_ref, options.notes)
     try:
         with remote.worktree(default) as worktree:
@@ -110,11 +101,17 @@ def _publish_locked(repo: RepoConfig, rules: list[Rule], options: PublishOptions
 def group_reports(worktree: Path, rules: list[Rule], group: str, compose: bool,
                   label: str) -> tuple[Report, list[Group]]:
     """One scan of the repository, and from it the report of each follow-up pull request: one per rule
-    (or one for all), plus the built-in hydra-compose rule's with `compose`."""
+    (or one for all fixes and one for all chores), plus the built-in hydra-compose rule's with `compose`."""
     full = scan(worktree, rules, label=label)
     enabled = [r for r in rules if r.enabled]
-    if group == "all":
-        groups = [Group("all", enabled, full, scan_errors(full, enabled))] if enabled else []
+    if group == "all":  # one pull request for the fixes, a second (typed chore) for the optional changes
+        fixes = [r for r in enabled if r.change_type == "fix"]
+        chores = [r for r in enabled if r.change_type != "fix"]
+        groups = []
+        for name, members in (("all", fixes), ("all-chore", chores)):
+            if members:
+                report = full if len(members) == len(enabled) else recheck(worktree, full, members)
+                groups.append(Group(name, members, report, scan_errors(full, members)))
     else:
         groups = [Group(r.id, [r], recheck(worktree, full, [r]), scan_errors(full, [r])) for r in enabled]
     if compose:

@@ -12,7 +12,7 @@ from bot.rules.model import PREFIXES
 
 KEY_PATH = re.compile(r"^[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*$")
 TOP_FIELDS = {
-    "id", "title", "description", "upstream", "severity", "enabled", "files", "trigger",
+    "id", "title", "description", "upstream", "severity", "type", "enabled", "files", "trigger",
     "when", "match", "fix", "ensure", "ensure_mode", "relation",
 }
 RELATION_FIELDS = {"left", "op", "right", "value", "message"}

@@ -16,6 +16,7 @@ from bot.rules.fields import MATCH_FIELDS, TOP_FIELDS, TRIGGER_FIELDS, WHEN_FIEL
 from bot.rules.model import Rule
 from bot.rules.sections import parse_ensure, parse_fix, parse_relation, when_value
 
+CHANGE_TYPES = ("fix", "chore", "refactor")
 RULE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
@@ -58,6 +59,10 @@ def parse_rule(data: Any, path: Path) -> Rule:
     if severity not in ("error", "warning", "note"):
         raise c.fail("severity", f"expected error, warning or note, got {severity!r}")
 
+    change_type = doc.get("type", "fix" if severity == "error" else "chore")
+    if change_type not in CHANGE_TYPES:
+        raise c.fail("type", f"expected one of {', '.join(CHANGE_TYPES)}, got {change_type!r}")
+
     trigger = c.mapping(doc.get("trigger", {}), "trigger", TRIGGER_FIELDS)
     when = c.mapping(doc.get("when", {}), "when", WHEN_FIELDS)
     match = c.mapping(doc["match"], "match", MATCH_FIELDS) if "match" in doc else {}
@@ -83,6 +88,7 @@ def parse_rule(data: Any, path: Path) -> Rule:
         enabled=c.boolean(doc.get("enabled", True), "enabled"),
         source=str(path),
         upstream=c.string(doc["upstream"], "upstream") if "upstream" in doc else None,
+        change_type=change_type,
         files=c.path_globs(doc["files"], "files") if "files" in doc else (),
         trigger_paths=c.path_globs(trigger["paths"], "trigger.paths") if "paths" in trigger else (),
         trigger_text=tuple(c.strings(trigger["text"], "trigger.text")) if "text" in trigger else (),

@@ -51,6 +51,7 @@ class Rule:
     enabled: bool
     source: str
     upstream: str | None = None
+    change_type: str = "fix"  # the pull request's conventional-commit type: fix | chore
     files: tuple[Glob, ...] = ()
     trigger_paths: tuple[Glob, ...] = ()
     trigger_text: tuple[str, ...] = ()

@@ -1,0 +1,119 @@
+"""What a follow-up changes, in words: the title's summary, the commit type, and one row per edit.
+
+The summary is read from the edits themselves (`set use_mbridge=True in 2 launch scripts`), so a
+title says what the pull request does rather than what the rule is called.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.model import Finding, Report, Status
+from bot.rules.model import Rule
+
+SHELL_KINDS = ("shell",)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One edit: where, which key, the text it replaces (None: an addition) and the new text."""
+
+    path: str
+    line: int
+    key: str
+    before: str | None
+    after: str | None  # None: a removal
+
+
+def change_type(rules: list[Rule]) -> str:
+    """The conventional-commit type: `fix` when one of the rules fixes a failure, else `chore`."""
+    return "fix" if any(r.change_type == "fix" for r in rules) else "chore"
+
+
+def fixed(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.status in (Status.FIXABLE, Status.FIXED) and f.edits]
+
+
+def rows(report: Report, findings: list[Finding]) -> list[Row]:
+    """One row per edit of the fixed findings, with the replaced bytes read from the file itself."""
+    before = {c.path: c.before for c in report.changes}
+    out: list[Row] = []
+    seen: set[tuple[str, int, int]] = set()
+    for finding in fixed(findings):
+        for edit in finding.edits:
+            mark = (edit.path, edit.span.start, edit.span.end)
+            if mark in seen or edit.path not in before:
+                continue
+            seen.add(mark)
+            data = before[edit.path]
+            line = data.count(b"\n", 0, edit.span.start) + 1
+            old = data[edit.span.start:edit.span.end].decode("utf-8", "replace")
+            out.append(Row(edit.path, line, finding.key, _flat(old) or None, _flat(edit.text) or None))
+    return sorted(out, key=lambda r: (r.path, r.line))
+
+
+def _flat(text: str) -> str:
+    """An edit's text on one line: continuation backslashes, newlines and indentation dropped."""
+    return " ".join(part.strip().rstrip("\\").strip() for part in text.splitlines() if part.strip("\\ \t"))
+
+
+def summary(rules: list[Rule], report: Report, findings: list[Finding]) -> str:
+    """`set use_mbridge=True in 2 launch scripts`; the rule's title when the edits are of mixed kinds."""
+    done = fixed(findings)
+    files = sorted({e.path for f in done for e in f.edits})
+    where = _where(files, report)
+    verbs = {_verb(rules, f) for f in done}
+    if len(verbs) == 1 and files:
+        (verb,) = verbs
+        if verb is not None:
+            return f"{verb} {'to' if verb.startswith('add ') else 'in'} {where}"
+    title = rules[0].title if len(rules) == 1 else f"follow-up fixes for {len(rules)} rules"
+    title = title[:1].lower() + title[1:] if title[:2] != title[:2].upper() else title
+    return f"{title} ({where})" if files else title
+
+
+def _where(files: list[str], report: Report) -> str:
+    kinds = {report.file_kinds.get(path, "shell") for path in files}
+    noun = "launch script" if kinds <= set(SHELL_KINDS) else "file"
+    return f"{len(files)} {noun}{'s' if len(files) != 1 else ''}"
+
+
+def _verb(rules: list[Rule], finding: Finding) -> str | None:
+    rule = next((r for r in rules if r.id == finding.rule), None)
+    leaf = finding.key.rsplit(".", 1)[-1]
+    if rule is None:
+        return None
+    if rule.ensure:
+        leaves = [e.key.rsplit(".", 1)[-1] for e in rule.ensure]
+        if len(set(leaves)) == 1:
+            return f"add {leaves[0]}={hydra_text(rule.ensure[0].value)}"
+        return "add " + _and(sorted(set(leaves), key=leaves.index))
+    fix = rule.fix
+    if fix is None:
+        return None
+    if fix.has_set:
+        return f"set {leaf}={hydra_text(fix.set)}"
+    if fix.rename is not None:
+        return f"rename {leaf} to {fix.rename.rsplit('.', 1)[-1]}"
+    if fix.remove:
+        return f"remove {leaf}"
+    if fix.map:
+        return f"update {leaf}"
+    if fix.prefix is not None:
+        return f"write {leaf} with the {fix.prefix or 'plain'} prefix"
+    return None
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def hydra_text(value: object) -> str:
+    """A value as a Hydra override writes it: True, 1, null, [a,b]."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(hydra_text(v) for v in value) + "]"
+    return str(value)
