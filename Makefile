@@ -5,18 +5,36 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test lint-workflows venv clean bench realworld realworld-quick
 
-$(BIN)/bot: pyproject.toml
+# One venv for both: `make demo` installs the bot alone, `make test` adds the dev tools (pytest, ruff,
+# mypy, ...). Each install leaves a stamp, so either order works and neither reinstalls needlessly; a
+# changed pyproject.toml installs again.
+RUNTIME := $(VENV)/.installed-runtime
+DEV := $(VENV)/.installed-dev
+
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+
+$(RUNTIME): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(DEV): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $(BIN)/bot
+	touch $@ $(RUNTIME)
 
-venv: $(BIN)/bot
+venv: $(DEV)
 
-demo: venv
+demo: $(RUNTIME)
 	$(BIN)/bot run --repo examples/demo-repo --dry-run
+	@echo
+	@echo "That was a dry run: nothing changed. To try next:"
+	@echo "  $(BIN)/bot run --repo examples/demo-repo --dry-run --format diff     # the same fixes as a patch"
+	@echo "  cp -r examples/demo-repo /tmp/demo && $(BIN)/bot run --repo /tmp/demo --write   # fix a copy"
+	@echo "  $(BIN)/bot launches --repo examples/demo-repo     # every launch, and how the bot read it"
+	@echo "  make test     # the tests, ruff and mypy (installs the dev tools into the same venv)"
 
-test: venv
+test: $(DEV)
 	$(BIN)/python -m pytest
 	$(BIN)/ruff check bot tests benchmarks scripts
 	$(BIN)/mypy
