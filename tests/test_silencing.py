@@ -240,3 +240,33 @@ python3 -m verl.trainer.main_ppo +trainer.logger=file  # followup-bot: ignore[me
     assert (repo / "run.sh").read_text().splitlines()[:2] == [
         "python3 -m verl.trainer.main_ppo +trainer.total_epochs=2  # followup-bot: ignore[hydra-compose]",
         "python3 -m verl.trainer.main_ppo trainer.total_epochs=3"]
+
+
+def test_publishing_honours_comments_and_the_committed_baseline(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.config import RepoConfig
+    from bot.publish.run import PublishOptions, publish
+    from bot.rules.loader import load_rules
+    from tests.conftest import git
+    from tests.memory_forge import MemoryForge
+
+    script = f"""\
+python3 -m verl.trainer.main_ppo {KEY}=False  # followup-bot: ignore[{RULE}]
+python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.megatron.use_mbridge=False
+python3 -m verl.trainer.main_ppo actor_rollout_ref.ref.megatron.use_mbridge=False
+"""
+    held = {"rule": RULE, "path": "run.sh", "key": "actor_rollout_ref.ref.megatron.use_mbridge", "value": "False"}
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    work = make_repo(tmp_path / "work", {"run.sh": script,
+                                         ".followup-bot-baseline.json": json.dumps({"version": 1, "findings": [held]})})
+    git(work, "push", "-q", str(bare), "main")
+    monkeypatch.setenv("BOT_CACHE_DIR", str(tmp_path / "cache"))
+    forge = MemoryForge(bare)
+    repo = RepoConfig(name="verl", github="acme/verl", clone_url=str(bare))
+    result = publish(repo, load_rules(), PublishOptions(), credentials=None, forge=forge)
+    assert [d.action for d in result.decisions] == ["opened"]
+    assert [f.line for f in result.report.findings] == [2]
+    assert sorted((f.line, f.silenced) for f in result.report.silenced) == [(1, "inline"), (3, "baseline")]
+    pushed = git(bare, "show", f"bot/{RULE}:run.sh")
+    assert pushed == script.replace("actor.megatron.use_mbridge=False", "actor.megatron.use_mbridge=True")
