@@ -140,7 +140,10 @@ def test_optional_rules_come_as_a_separate_chore_pull_request_whose_launches_com
     assert [(d.group, d.action) for d in decisions] == [("all", "opened"), ("all-chore", "opened")]
     fix, chore = sorted(verl.fake.pulls(FULL), key=lambda p: p["number"])
     assert fix["title"] == "[megatron] fix: set use_mbridge=True in 2 launch scripts"
-    assert chore["title"].startswith("[megatron] chore: ")
+    assert chore["title"] == ("[megatron] chore: add use_flash_attn=True, recompute_method, recompute_granularity and "
+                              "recompute_num_layers to 29 launch scripts")
+    assert str(chore["body"]).count("| `composes` | `composes` |") == 28
+    assert "| `composes` | `fails" not in str(chore["body"])
     for pull in (fix, chore):
         _passes_verls_checks(verl, pull)
     assert "This is not a fix: no launch fails without it." in chore["body"]

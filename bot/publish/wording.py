@@ -62,12 +62,15 @@ def summary(rules: list[Rule], report: Report, findings: list[Finding]) -> str:
     done = fixed(findings)
     files = sorted({e.path for f in done for e in f.edits})
     where = _where(files, report)
-    verbs = {_verb(rules, f) for f in done}
-    if len(verbs) == 1 and files:
-        (verb,) = verbs
-        if verb is not None:
-            return f"{verb} {'to' if verb.startswith('add ') else 'in'} {where}"
-    title = rules[0].title if len(rules) == 1 else f"follow-up fixes for {len(rules)} rules"
+    order = {r.id: i for i, r in enumerate(rules)}
+    verbs = [_verb(rules, f) for f in sorted(done, key=lambda f: order.get(f.rule, 0))]
+    heads = {v[0] for v in verbs if v is not None}
+    if files and None not in verbs and len(heads) == 1:
+        (head,) = heads
+        objects = list(dict.fromkeys(o for v in verbs if v is not None for o in v[1]))
+        return f"{head} {_and(objects)} {'to' if head == 'add' else 'in'} {where}"
+    plural = "fixes" if change_type(rules) == "fix" else "changes"
+    title = rules[0].title if len(rules) == 1 else f"follow-up {plural} for {len(rules)} rules"
     title = title[:1].lower() + title[1:] if title[:2] != title[:2].upper() else title
     return f"{title} ({where})" if files else title
 
@@ -78,29 +81,30 @@ def _where(files: list[str], report: Report) -> str:
     return f"{len(files)} {noun}{'s' if len(files) != 1 else ''}"
 
 
-def _verb(rules: list[Rule], finding: Finding) -> str | None:
+def _verb(rules: list[Rule], finding: Finding) -> tuple[str, list[str]] | None:
+    """(verb, what it acts on) for one fixed finding: ("set", ["use_mbridge=True"])."""
     rule = next((r for r in rules if r.id == finding.rule), None)
     leaf = finding.key.rsplit(".", 1)[-1]
     if rule is None:
         return None
     if rule.ensure:
-        leaves = [e.key.rsplit(".", 1)[-1] for e in rule.ensure]
-        if len(set(leaves)) == 1:
-            return f"add {leaves[0]}={hydra_text(rule.ensure[0].value)}"
-        return "add " + _and(sorted(set(leaves), key=leaves.index))
+        leaves = list(dict.fromkeys(e.key.rsplit(".", 1)[-1] for e in rule.ensure))
+        if len(leaves) == 1:
+            return "add", [f"{leaves[0]}={hydra_text(rule.ensure[0].value)}"]
+        return "add", leaves
     fix = rule.fix
     if fix is None:
         return None
     if fix.has_set:
-        return f"set {leaf}={hydra_text(fix.set)}"
+        return "set", [f"{leaf}={hydra_text(fix.set)}"]
     if fix.rename is not None:
-        return f"rename {leaf} to {fix.rename.rsplit('.', 1)[-1]}"
+        return "rename", [f"{leaf} to {fix.rename.rsplit('.', 1)[-1]}"]
     if fix.remove:
-        return f"remove {leaf}"
+        return "remove", [leaf]
     if fix.map:
-        return f"update {leaf}"
+        return "update", [leaf]
     if fix.prefix is not None:
-        return f"write {leaf} with the {fix.prefix or 'plain'} prefix"
+        return "prefix", [f"{leaf} with {fix.prefix or 'nothing'}"]
     return None
 
 
