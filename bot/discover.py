@@ -8,6 +8,7 @@ workflows, YAML configs and Python files by suffix.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -29,6 +30,7 @@ NOT_SHELL_SUFFIXES = {".py", ".pyc", ".md", ".rst", ".txt", ".json", ".yaml", ".
                       ".ini", ".lock", ".in", ".mo", ".po"}
 MAX_BYTES = 8 * 1024 * 1024
 SHEBANG_BYTES = 128  # read of a file without a known suffix, to look for a shell shebang
+GIT_CLOSED_DIRECTORY = re.compile(r"^warning: could not open directory '(?P<path>.*)': (?P<why>.*)$")
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox", ".mypy_cache"}
 
 
@@ -69,14 +71,20 @@ def is_git_worktree(root: Path) -> bool:
     return out.returncode == 0 and out.stdout.strip() == "true"
 
 
-def git_files(root: Path) -> list[str]:
+def git_files(root: Path, skipped: list[Skipped] | None = None) -> list[str]:
+    """Tracked files and untracked ones not ignored; a directory git could not open is put in `skipped`."""
     out = subprocess.run(
         ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True, check=False,
+        capture_output=True, check=False, env={**os.environ, "LC_ALL": "C", "LANGUAGE": "C"},
     )
     if out.returncode != 0:
         message = out.stderr.decode("utf-8", "replace").strip().splitlines()
         raise UserError(f"{root}: git ls-files failed: {message[-1] if message else 'unknown error'}")
+    for line in out.stderr.decode("utf-8", "surrogateescape").splitlines():
+        closed = GIT_CLOSED_DIRECTORY.match(line)
+        if closed is not None and skipped is not None:
+            skipped.append(Skipped(closed["path"].rstrip("/") + "/", f"directory not readable ({closed['why']}): "
+                                   "files in it that git does not track were not listed"))
     seen: dict[str, None] = {}
     for raw in out.stdout.split(b"\0"):
         if raw:
@@ -84,9 +92,16 @@ def git_files(root: Path) -> list[str]:
     return list(seen)
 
 
-def walk_files(root: Path) -> list[str]:
+def walk_files(root: Path, skipped: list[Skipped] | None = None) -> list[str]:
+    """Every file below `root`, not through symlinks; a directory it could not open is put in `skipped`."""
+    def closed(exc: OSError) -> None:
+        if skipped is not None and exc.filename is not None:
+            rel = os.path.relpath(os.fsdecode(exc.filename), root).replace(os.sep, "/")
+            skipped.append(Skipped(rel.rstrip("/") + "/", f"directory not readable ({exc.strerror or exc}): "
+                                   "the files in it were not listed"))
+
     paths = []
-    for directory, dirs, files in os.walk(root, followlinks=False):
+    for directory, dirs, files in os.walk(root, onerror=closed, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         rel_dir = os.path.relpath(directory, root)
         for name in sorted(files):
@@ -111,10 +126,10 @@ def is_bare_repository(root: Path) -> bool:
     return out.returncode == 0 and out.stdout.strip() == "true"
 
 
-def list_files(root: Path) -> list[str]:
+def list_files(root: Path, skipped: list[Skipped] | None = None) -> list[str]:
     if is_bare_repository(root):
         raise UserError(f"{root}: a bare git repository (no working tree); expected a checkout of the repository")
-    return sorted(git_files(root) if is_git_worktree(root) else walk_files(root))
+    return sorted(git_files(root, skipped) if is_git_worktree(root) else walk_files(root, skipped))
 
 
 def classify(root: Path, rel: str, skipped: list[Skipped], symlinked_dirs: dict[str, bool] | None = None,
@@ -132,8 +147,16 @@ def classify(root: Path, rel: str, skipped: list[Skipped], symlinked_dirs: dict[
         return None  # never read: no need to look at it on disk either
     try:
         info = os.lstat(absolute)
-    except OSError:
-        return None  # tracked but deleted in the work tree
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return None  # tracked but deleted in the work tree
+        if _has_symlinked_parent(base, rel, {} if symlinked_dirs is None else symlinked_dirs):
+            skipped.append(Skipped(rel, "inside a symlinked directory: not followed", SkipKind.LINK))
+        else:
+            closed = _closed_directory(base, rel)
+            where = f"in a directory the bot cannot read: {closed}/" if closed else "cannot read"
+            skipped.append(Skipped(rel, f"{where} ({exc.strerror or exc})", SkipKind.UNREADABLE))
+        return None
     if stat.S_ISLNK(info.st_mode):
         if named_kind is not None:
             target = os.path.realpath(absolute)
@@ -148,7 +171,8 @@ def classify(root: Path, rel: str, skipped: list[Skipped], symlinked_dirs: dict[
         try:
             with open(absolute, "rb") as handle:
                 head = handle.read(SHEBANG_BYTES)
-        except OSError:
+        except OSError as exc:
+            skipped.append(Skipped(rel, f"cannot read to look for a shell shebang: {exc.strerror or exc}"))
             return None
         if not SHEBANG.match(head):
             return None
@@ -156,6 +180,17 @@ def classify(root: Path, rel: str, skipped: list[Skipped], symlinked_dirs: dict[
         skipped.append(Skipped(rel, "inside a symlinked directory: not followed", SkipKind.LINK))
         return None
     return SourceFile(rel, root, named_kind or SHELL, info.st_size)
+
+
+def _closed_directory(base: str, rel: str) -> str | None:
+    """The first directory on the way to `rel` whose entries cannot be looked up, if one is."""
+    parts = rel.split("/")
+    for depth in range(1, len(parts)):
+        try:
+            os.lstat(base + "/" + "/".join(parts[:depth + 1]))
+        except OSError as exc:
+            return "/".join(parts[:depth]) if exc.errno in (errno.EACCES, errno.EPERM) else None
+    return None
 
 
 def _has_symlinked_parent(base: str, rel: str, memo: dict[str, bool]) -> bool:
@@ -198,7 +233,7 @@ def sources(root: Path, skipped: list[Skipped], kinds: tuple[str, ...] | None = 
     """Every file the bot reads, of the given kinds (all by default)."""
     memo: dict[str, bool] = {}
     root_text = str(root)
-    for rel in list_files(root):
+    for rel in list_files(root, skipped):
         source = classify(root, rel, skipped, memo, root_text)
         if source is not None and (kinds is None or source.kind in kinds):
             yield source

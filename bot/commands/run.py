@@ -147,6 +147,12 @@ def run_one(args: argparse.Namespace) -> int:
     emit(args, report)
     if args.write_baseline is not None:
         write_baseline(args, report)
+    if args.write:  # a write that left a change unwritten exits 3, naming the files it wrote
+        from bot.engine.write import write_summary
+
+        if (unwritten := write_summary(report)) is not None:
+            print(f"bot: {unwritten}", file=sys.stderr)
+            code = EXIT_INTERNAL
     return remaining_code(args, report, code)
 
 

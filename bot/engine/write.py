@@ -1,43 +1,256 @@
-"""Writing verified changes into the working tree: never outside it, never through a symlink."""
+"""Writing verified changes into the working tree: never outside it, never through a symlink.
+
+Every file is staged first: its new bytes go to a temp file in the file's own directory, opened from
+the repository root one name at a time without following a symlink (`dir_fd=`, `O_NOFOLLOW`). Then,
+file by file, the path from the root must still lead to that directory and the file must still hold
+the bytes that were scanned, and the temp file is renamed over it, inside the directory that was
+checked. The first file changed on disk (or whose directory changed) stops the write: nothing after
+it is renamed, every temp file left is removed, and the error entries name the files written and the
+files not written.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
-import tempfile
+import secrets
+import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import UserError
-from bot.model import FileError, Report, Status
+from bot.model import FileChange, FileError, Report, Status
+
+DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+TEMP_PREFIX = ".bot-"
+SHOWN = 20  # written files named in one error line; the rest are counted (their findings read "fixed")
 
 
-def write_changes(root: Path, report: Report) -> None:
-    """Write every verified change, refusing any path that leaves the repository.
+class ChangedOnDisk(Exception):
+    """The working tree changed under the write: the write stops here."""
 
-    A file that cannot be written (changed on disk since it was read, a symlink, unwritable) is
-    left as it is and becomes an error entry; its findings stay fixable, the other files are written.
+
+@dataclass
+class Staged:
+    change: FileChange
+    parts: tuple[str, ...]  # the directories from the root down to the file's
+    directory: int  # that directory, opened when the file was staged (shared by the files in it)
+    name: str
+    temp: str | None  # the staged new bytes, until renamed or removed
+
+
+def write_changes(root: Path, report: Report) -> list[str]:
+    """Write every verified change; return the paths written, in order.
+
+    A file that cannot be staged (a symlink, a directory on its way that is a symlink, unwritable) is
+    left as it is and becomes an error entry, and the others are written. A file changed on disk since
+    it was scanned stops the write: the files before it are written, it and the ones after it are not,
+    and each of those is an error entry saying so. Findings whose files were all written read "fixed".
     """
-    root_real = os.path.realpath(root)
-    written: set[str] = set()
+    failures: dict[str, str] = {}
+    written: list[str] = []
+    directories: dict[tuple[str, ...], int] = {}
+    staged: list[Staged] = []
+    root_fd = os.open(os.path.realpath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for change in report.changes:
+            try:
+                staged.append(_stage(root_fd, directories, change))
+            except (UserError, OSError) as exc:
+                failures[change.path] = f"not written: {_message(change.path, exc)}"
+        for index, item in enumerate(staged):
+            try:
+                _commit(root_fd, item)
+            except ChangedOnDisk as exc:
+                failures[item.change.path] = f"not written: {exc}; the write stopped here ({_named(written)})"
+                for later in staged[index + 1:]:
+                    failures[later.change.path] = (f"not written: the write stopped at {item.change.path}, "
+                                                   "which changed on disk during the run")
+                break
+            except OSError as exc:
+                failures[item.change.path] = f"not written: {_message(item.change.path, exc)}"
+                continue
+            written.append(item.change.path)
+    finally:
+        _clean_up(staged, directories, root_fd)
+    _record(report, failures, written)
+    return written
+
+
+def not_written(report: Report) -> list[str]:
+    """The changed files a write left as they were (each has an error entry of stage "writing")."""
+    return [e.path for e in report.errors if e.stage == "writing"]
+
+
+def write_summary(report: Report) -> str | None:
+    """One line for a write that did not write every change: the files written and the files not."""
+    missed = not_written(report)
+    if not report.written or not missed:
+        return None
+    left = set(missed)
+    written = [c.path for c in report.changes if c.path not in left]
+    return (f"--write wrote {len(written)} of {len(report.changes)} changed files ({_named(written)}); "
+            f"not written: {', '.join(missed)}")
+
+
+def _named(paths: list[str]) -> str:
+    if not paths:
+        return "written: none"
+    more = f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else ""
+    return f"written: {', '.join(paths[:SHOWN])}{more}"
+
+
+def _message(path: str, exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        return f"{path}: {exc.strerror or exc}; expected a file the bot can write"
+    return str(exc)
+
+
+def _record(report: Report, failures: dict[str, str], written: list[str]) -> None:
     for change in report.changes:
-        try:
-            target = safe_target(root_real, change.path)
-            if Path(target).read_bytes() != change.before:
-                raise UserError(f"{change.path}: changed on disk during the run; expected the bytes that were "
-                                "scanned")
-            atomic_write(target, change.after)
-        except (UserError, OSError) as exc:
-            report.errors.append(FileError(change.path, f"not written: {exc}", "writing",
-                                           rules=tuple(sorted({f.rule for f in report.findings
-                                                               if f.path == change.path}))))
-            continue
-        written.add(change.path)
+        reason = failures.get(change.path)
+        if reason is not None:
+            rules = tuple(sorted({f.rule for f in report.findings if f.path == change.path}))
+            report.errors.append(FileError(change.path, reason, "writing", rules=rules))
+    done = set(written)
     for finding in report.findings:
-        if finding.status is Status.FIXABLE and all(e.path in written for e in finding.edits):
+        if finding.status is Status.FIXABLE and all(e.path in done for e in finding.edits):
             finding.status = Status.FIXED
     report.written = True
 
 
+def _split(rel: str) -> tuple[tuple[str, ...], str]:
+    parts = rel.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        raise UserError(f"{rel}: not a plain relative path; expected a file inside the repository")
+    return tuple(parts[:-1]), parts[-1]
+
+
+def _open_directory(parent: int, rel: str, parts: tuple[str, ...], depth: int) -> int:
+    """parts[depth] opened inside `parent`, never through a symlink."""
+    name = parts[depth]
+    try:
+        return os.open(name, DIRECTORY_FLAGS, dir_fd=parent)
+    except OSError as exc:
+        where = "/".join(parts[:depth + 1])
+        try:
+            is_link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+        except OSError:
+            is_link = False
+        what = "is a symlink" if is_link or exc.errno == errno.ELOOP else f"cannot be opened ({exc.strerror})"
+        raise UserError(f"{rel}: {where}/ {what}; expected a directory inside the repository") from None
+
+
+def _directory(root_fd: int, opened: dict[tuple[str, ...], int], rel: str, parts: tuple[str, ...]) -> int:
+    """The directory `parts` below the root, opened once per write and kept in `opened`."""
+    if not parts:
+        return root_fd
+    known = opened.get(parts)
+    if known is None:
+        parent = _directory(root_fd, opened, rel, parts[:-1])
+        known = opened[parts] = _open_directory(parent, rel, parts, len(parts) - 1)
+    return known
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    info = os.fstat(fd)
+    return info.st_dev, info.st_ino
+
+
+def _same_directory(root_fd: int, item: Staged) -> bool:
+    """Whether the path from the root still leads to the directory the file was staged in."""
+    fds: list[int] = []
+    try:
+        current = root_fd
+        for depth in range(len(item.parts)):
+            current = _open_directory(current, item.change.path, item.parts, depth)
+            fds.append(current)
+        return _identity(current) == _identity(item.directory)
+    except UserError:
+        return False
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _stage(root_fd: int, opened: dict[tuple[str, ...], int], change: FileChange) -> Staged:
+    parts, name = _split(change.path)
+    directory = _directory(root_fd, opened, change.path, parts)
+    info = os.stat(name, dir_fd=directory, follow_symlinks=False)
+    if stat.S_ISLNK(info.st_mode):
+        raise UserError(f"{change.path}: is a symlink; expected a regular file inside the repository")
+    if not stat.S_ISREG(info.st_mode):
+        raise UserError(f"{change.path}: is not a regular file; expected a regular file inside the repository")
+    temp = _temp_file(directory, change.after, info.st_mode & 0o7777)
+    return Staged(change, parts, directory, name, temp)
+
+
+def _temp_file(directory: int, data: bytes, mode: int) -> str:
+    """A new file in `directory` holding `data`, with `mode`; its name."""
+    for _ in range(100):
+        name = TEMP_PREFIX + secrets.token_hex(6)
+        try:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                         dir_fd=directory)
+        except FileExistsError:
+            continue
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                os.fchmod(handle.fileno(), mode)
+        except BaseException:
+            _remove(directory, name)
+            raise
+        return name
+    raise FileExistsError(errno.EEXIST, "no free temp file name")
+
+
+def _current_bytes(item: Staged) -> bytes:
+    fd = os.open(item.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=item.directory)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def _commit(root_fd: int, item: Staged) -> None:
+    """Rename the staged bytes over the file, if it and its directory are as they were."""
+    rel = item.change.path
+    if not _same_directory(root_fd, item):
+        raise ChangedOnDisk(f"{rel}: its directory was moved or replaced during the run; expected the "
+                            "directory inside the repository that was checked")
+    try:
+        current = _current_bytes(item)
+    except OSError as exc:
+        what = "replaced by a symlink" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
+        raise ChangedOnDisk(f"{rel}: changed on disk during the run ({what}); expected the bytes that were "
+                            "scanned") from None
+    if current != item.change.before:
+        raise ChangedOnDisk(f"{rel}: changed on disk during the run; expected the bytes that were scanned")
+    assert item.temp is not None
+    os.rename(item.temp, item.name, src_dir_fd=item.directory, dst_dir_fd=item.directory)
+    item.temp = None
+
+
+def _remove(directory: int, name: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(name, dir_fd=directory)
+
+
+def _clean_up(staged: list[Staged], opened: dict[tuple[str, ...], int], root_fd: int) -> None:
+    """Remove every temp file not renamed (in the directory it was made in) and close the directories."""
+    try:
+        for item in staged:
+            if item.temp is not None:
+                _remove(item.directory, item.temp)
+                item.temp = None
+    finally:
+        for fd in opened.values():
+            os.close(fd)
+        os.close(root_fd)
+
+
 def safe_target(root_real: str, rel: str) -> str:
+    """The path of `rel` below `root_real`, refusing a symlink or a parent that resolves outside it."""
     candidate = os.path.join(root_real, *rel.split("/"))
     if os.path.islink(candidate):
         raise UserError(f"{rel}: is a symlink; expected a regular file inside the repository")
@@ -45,19 +258,3 @@ def safe_target(root_real: str, rel: str) -> str:
     if not (parent == root_real or parent.startswith(root_real.rstrip(os.sep) + os.sep)):
         raise UserError(f"{rel}: resolves outside the repository; expected a path inside {root_real}")
     return os.path.join(parent, os.path.basename(candidate))
-
-
-def atomic_write(target: str, data: bytes) -> None:
-    mode = os.stat(target).st_mode & 0o7777
-    directory = os.path.dirname(target)
-    fd, temp = tempfile.mkstemp(prefix=".bot-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(temp, mode)
-        os.replace(temp, target)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
-
