@@ -119,14 +119,34 @@ subprocess.run([sys.executable, "-m", "verl.trainer.main_ppo",
                 "{KEY}=False"])
 """,
         "examples/quickstart.ipynb": json.dumps(notebook, indent=1) + "\n",
+        "docs/start.rst": f"""\
+Start
+=====
+
+.. code-block:: bash
+
+   python3 -m verl.trainer.main_ppo {KEY}=False  # followup-bot: ignore[{RULE}]
+   python3 -m verl.trainer.main_ppo {KEY}=False
+""",
+        ".github/workflows/e2e.yml": f"""\
+on: push
+jobs:
+  e2e:
+    runs-on: ubuntu-latest
+    steps:
+      - run: |
+          # followup-bot: ignore[{RULE}]
+          python3 -m verl.trainer.main_ppo {KEY}=False
+      - run: python3 -m verl.trainer.main_ppo {KEY}=False
+""",
     })
     data = report(capsys, repo)
     found = sorted((f["path"], f["line"]) for f in data["findings"])
     quiet = sorted((f["path"], f["line"]) for f in data["suppressed"])
-    assert quiet == [("docs/start.md", 5), ("examples/quickstart.ipynb", 10), ("recipe/config/run.yaml", 3),
-                     ("tests/smoke.py", 5)]
-    assert found == [("docs/start.md", 6), ("examples/quickstart.ipynb", 19), ("recipe/config/run.yaml", 7),
-                     ("tests/smoke.py", 7)]
+    assert quiet == [(".github/workflows/e2e.yml", 8), ("docs/start.md", 5), ("docs/start.rst", 6),
+                     ("examples/quickstart.ipynb", 10), ("recipe/config/run.yaml", 3), ("tests/smoke.py", 5)]
+    assert found == [(".github/workflows/e2e.yml", 9), ("docs/start.md", 6), ("docs/start.rst", 7),
+                     ("examples/quickstart.ipynb", 19), ("recipe/config/run.yaml", 7), ("tests/smoke.py", 7)]
 
 
 def test_baseline_round_trip_survives_a_line_shift(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
