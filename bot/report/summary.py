@@ -69,7 +69,7 @@ def summary_line(report: Report) -> str:
 
 
 def kinds_line(report: Report) -> str:
-    """E.g. `by kind: shell 12 files (20 findings), markdown 3 files (2 findings)`; empty for shell only."""
+    """E.g. `findings by kind: shell 12 files (20 findings), markdown 3 files (2 findings)`; empty for shell only."""
     counts = report.kind_counts()
     shown = {k: c for k, c in counts.items() if c["parsed"] or c["findings"]}
     if set(shown) <= {"shell"}:
