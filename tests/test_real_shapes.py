@@ -404,7 +404,7 @@ cd "$(dirname "$0")/../rlkit" && python3 train.py run.epochs=2
     ]
 
 
-def test_a_file_changed_before_the_write_is_left_alone_and_the_others_are_written(tmp_path: Path) -> None:
+def test_a_file_changed_before_the_write_stops_the_write_there(tmp_path: Path) -> None:
     from bot.engine.scan import scan
     from bot.engine.write import write_changes
     from bot.rules.loader import load_rules
@@ -413,12 +413,12 @@ def test_a_file_changed_before_the_write_is_left_alone_and_the_others_are_writte
     repo = make_repo(tmp_path / "r", {"a.sh": line, "b.sh": line})
     report = scan(repo, load_rules())
     (repo / "a.sh").write_text(line + "# edited meanwhile\n")
-    write_changes(repo, report)
+    assert write_changes(repo, report) == []
     assert (repo / "a.sh").read_text() == line + "# edited meanwhile\n"
-    assert "use_mbridge=True" in (repo / "b.sh").read_text()
-    (error,) = report.errors
-    assert (error.path, error.stage) == ("a.sh", "writing") and "changed on disk" in error.reason
-    assert [(f.path, f.status.value) for f in report.findings] == [("a.sh", "fixable"), ("b.sh", "fixed")]
+    assert (repo / "b.sh").read_text() == line  # nothing after the first changed file is written
+    assert [(e.path, e.stage) for e in report.errors] == [("a.sh", "writing"), ("b.sh", "writing")]
+    assert "changed on disk" in report.errors[0].reason
+    assert [(f.path, f.status.value) for f in report.findings] == [("a.sh", "fixable"), ("b.sh", "fixable")]
 
 
 def test_a_config_path_below_the_working_directory_or_the_script(tmp_path: Path,

@@ -6,7 +6,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from bot.commands.output import FORMATS, baseline_for, baseline_options, emit, file_timeout_option, remaining_code
+from bot.commands.output import (
+    EXIT_INTERNAL,
+    FORMATS,
+    baseline_for,
+    baseline_options,
+    emit,
+    file_timeout_option,
+    remaining_code,
+)
 from bot.errors import UserError
 
 
@@ -30,7 +38,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def main(args: argparse.Namespace) -> int:
     from bot.engine.compose_check import compose_scan
     from bot.engine.drift import failing_before
-    from bot.engine.write import write_changes
+    from bot.engine.write import write_changes, write_summary
 
     root = Path(args.repo)
     if not root.is_dir():
@@ -51,4 +59,7 @@ def main(args: argparse.Namespace) -> int:
     if args.since:
         print(f"compose-check: {stats.known} failures that the config at {args.since} gave too are not "
               "reported (--since: only what changed since)", file=sys.stderr)
+    if args.write and (unwritten := write_summary(report)) is not None:  # as for run: exit 3, naming the files
+        print(f"bot: {unwritten}", file=sys.stderr)
+        return remaining_code(args, report, EXIT_INTERNAL)
     return remaining_code(args, report)
