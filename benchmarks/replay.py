@@ -1,0 +1,234 @@
+"""Replay issue 21's migrations with today's bot and compare its diff with the humans'.
+
+    python benchmarks/replay.py [--corpus ../shared/corpus] [--only NAME ...] [--json FILE] [--keep DIR]
+
+For each migration of tests/realworld/replay/set.json whose rule is in the current format: the rule alone
+(`--no-bundled`, the file copied to a temporary `--rules` directory) runs with the installed `bot` on the
+one-commit tree at the human commit's parent:
+
+    bot run --repo TREE --dry-run --format diff --no-bundled --rules DIR --no-cache --no-baseline
+
+and its diff is compared with the human commit's (`git diff -M parent sha`):
+- covered: the denominator's lines (scripts/replay_denominator.py) that the bot's diff holds too: the same
+  file (at the parent's path), the same side (removed/added) and the same text (trailing blanks aside);
+- right: the bot's changed lines that the human diff holds (any file kind), plus those of a bot change block
+  (changed lines with no unchanged line between them) that a later first-parent commit on main made in
+  the same file: every removed line of the block removed and every added line added by one commit (a
+  commit deleting the file does not count);
+- lines in files the humans deleted in that commit are counted apart (neither right nor wrong).
+With `--at framework` the tree is the parent's with the human commit's framework part applied (every
+changed file the denominator does not count: the upstream change landed, the scripts not yet migrated),
+which is where the bot stands in use; the bot's Hydra judge refuses an edit to a key the parent's config
+does not have yet. A rule marked `proposed` is reported as not expressible yet (0 covered). The table goes to stdout in
+Markdown (docs/realworld.md, "Replay set (issue 21), fixed before the code").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(HERE / "scripts"))
+
+from replay_denominator import (  # noqa: E402  (a script next door, not a package)
+    DEFAULT_CORPUS,
+    REPLAY,
+    Corpus,
+    FileDiff,
+    counted_kind,
+    counted_lines,
+    human_diff,
+    load_set,
+    parse_diff,
+)
+
+Key = tuple[str, str, str]  # path at the parent, sign, text without trailing blanks
+
+
+def framework_tree(corpus: Corpus, entry: dict[str, Any], human: list[FileDiff], into: Path) -> Path:
+    """A copy of the parent's tree with the human commit's framework part applied (no counted file)."""
+    tree = into / "tree"
+    shutil.copytree(corpus.tree(entry["parent"]), tree, symlinks=True)
+    paths = sorted({p for f in human for p in (f.old, f.new)
+                    if p and counted_kind(f.old or "") is None and counted_kind(f.new or "") is None})
+    if paths:
+        patch = subprocess.run(["git", "-C", str(corpus.history), "diff", "-M", "--binary", entry["parent"],
+                                entry["sha"], "--", *paths], check=True, capture_output=True).stdout
+        subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], cwd=tree, input=patch, check=True,
+                       capture_output=True)
+    return tree
+
+
+def bot_diff(corpus: Corpus, entry: dict[str, Any], human: list[FileDiff], at: str,
+             keep: Path | None) -> tuple[list[FileDiff], float, str]:
+    with tempfile.TemporaryDirectory(prefix="replay-") as tmp:
+        tree = corpus.tree(entry["parent"]) if at == "parent" else framework_tree(corpus, entry, human, Path(tmp))
+        rules = Path(tmp) / "rules"
+        rules.mkdir()
+        shutil.copy(REPLAY / entry["rule"], rules / entry["rule"])
+        cmd = ["bot", "run", "--repo", str(tree), "--dry-run", "--format", "diff", "--no-bundled",
+               "--rules", str(rules), "--no-cache", "--no-baseline"]
+        start = time.monotonic()
+        out = subprocess.run(cmd, capture_output=True, text=True, errors="surrogateescape")
+        seconds = time.monotonic() - start
+    if out.returncode not in (0, 1):
+        raise SystemExit(f"{entry['name']}: bot exited {out.returncode}: {out.stderr.strip()[-2000:]}")
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        (keep / f"{entry['name']}.{at}.diff").write_text(out.stdout, encoding="utf-8", errors="surrogateescape")
+    summary = next((ln for ln in out.stderr.splitlines() if ln.startswith("read ")), "")
+    return parse_diff(out.stdout), seconds, summary
+
+
+def later_changes(corpus: Corpus, sha: str, paths: list[str]) -> list[tuple[Counter[str], Counter[str]]]:
+    """Per later first-parent commit on main touching these paths: (removed texts, added texts)."""
+    text = corpus.git("log", "--first-parent", "-p", "-M", "-U0", "--no-color", "--format=@@COMMIT %H",
+                      f"{sha}..HEAD", "--", *paths)
+    out: list[tuple[Counter[str], Counter[str]]] = []
+    for chunk in text.split("@@COMMIT ")[1:]:
+        removed: Counter[str] = Counter()
+        added: Counter[str] = Counter()
+        for f in parse_diff(chunk):
+            if f.new is None or (f.old not in paths and f.new not in paths):
+                continue
+            for line in f.lines:
+                (removed if line.sign == "-" else added)[line.text.rstrip()] += 1
+        out.append((removed, added))
+    return out
+
+
+def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -> dict[str, Any]:
+    row: dict[str, Any] = {"name": entry["name"], "sha": entry["sha"], "format": entry["format"]}
+    den = counted_lines(corpus, entry)
+    row["denominator"] = len(den)
+    if entry["format"] == "proposed":
+        row.update(covered=0, bot_lines=0, right=0, later=0, deleted=0, seconds=None,
+                   missed=dict(Counter(c.where for c in den)))
+        return row
+    human = human_diff(corpus, entry["parent"], entry["sha"])
+    human_lines: Counter[Key] = Counter()
+    renamed: dict[str, str] = {}
+    deleted = set()
+    for f in human:
+        if f.status == "D":
+            deleted.add(f.path)
+        if f.status == "R" and f.old and f.new:
+            renamed[f.old] = f.new
+        for line in f.lines:
+            human_lines[f.path, line.sign, line.text.rstrip()] += 1
+    files, seconds, summary = bot_diff(corpus, entry, human, at, keep)
+    bot_lines: Counter[Key] = Counter()
+    blocks: dict[tuple[str, int], list[Key]] = {}
+    for f in files:
+        for line in f.lines:
+            key = (f.path, line.sign, line.text.rstrip())
+            bot_lines[key] += 1
+            blocks.setdefault((f.path, line.block), []).append(key)
+    den_keys: Counter[Key] = Counter((c.path, c.sign, c.text.rstrip()) for c in den)
+    covered = den_keys & bot_lines
+    missed: Counter[str] = Counter()
+    left = Counter(covered)
+    for c in den:
+        k = (c.path, c.sign, c.text.rstrip())
+        if left[k] > 0:
+            left[k] -= 1
+        else:
+            missed[c.where] += 1
+    matched = bot_lines & human_lines
+    spare = bot_lines - matched  # bot lines the humans' diff does not hold
+    in_deleted = sum(n for (p, _, _), n in spare.items() if p in deleted)
+    later = 0
+    history: dict[str, list[tuple[Counter[str], Counter[str]]]] = {}
+    budget = Counter(spare)
+    for (path, _), keys in blocks.items():
+        if path in deleted:
+            continue
+        todo = [k for k in keys if budget[k] > 0]
+        if not todo:
+            continue
+        if path not in history:
+            history[path] = later_changes(corpus, entry["sha"], sorted({path, renamed.get(path, path)}))
+        need_rm = Counter(t for _, s, t in todo if s == "-")
+        need_add = Counter(t for _, s, t in todo if s == "+")
+        if any(not (need_rm - rm) and not (need_add - add) for rm, add in history[path]):
+            later += len(todo)
+            for k in todo:
+                budget[k] -= 1
+    row.update(covered=sum(covered.values()), bot_lines=sum(bot_lines.values()),
+               right=sum(matched.values()) + later, later=later, deleted=in_deleted,
+               seconds=round(seconds, 1), missed=dict(sorted(missed.items())), summary=summary)
+    return row
+
+
+def pct(a: int, b: int) -> str:
+    return f"{100 * a / b:.1f}%" if b else "-"
+
+
+def table(rows: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> str:
+    out = ["| migration | human commit | kind / gap | denominator | covered | bot lines | right (later) | "
+           "missed, by place |",
+           "|---|---|---|---:|---:|---:|---:|---|"]
+    for r in rows:
+        e = entries[r["name"]]
+        gap = e["kind"] + ("; " + ", ".join(e["gaps"]) if e["gaps"] else "")
+        missed = ", ".join(f"{k} {v}" for k, v in r["missed"].items()) or "none"
+        if r["format"] == "proposed":
+            out.append(f"| {r['name']} | {r['sha'][:10]} | {gap} | {r['denominator']} | not expressible yet (0) "
+                       f"| - | - | {missed} |")
+            continue
+        bot = r["bot_lines"] - r["deleted"]
+        out.append(f"| {r['name']} | {r['sha'][:10]} | {gap} | {r['denominator']} | {r['covered']} "
+                   f"({pct(r['covered'], r['denominator'])}) | {r['bot_lines']}"
+                   + (f" ({r['deleted']} in deleted files)" if r["deleted"] else "")
+                   + f" | {r['right']} ({r['later']}) = {pct(r['right'], bot)} | {missed} |")
+    cur = [r for r in rows if r["format"] != "proposed"]
+    for label, rs in (("current format", cur), ("all", rows)):
+        den = sum(r["denominator"] for r in rs)
+        cov = sum(r["covered"] for r in rs)
+        bot = sum(r["bot_lines"] - r["deleted"] for r in rs)
+        right = sum(r["right"] for r in rs)
+        out.append(f"| **{label}** ({len(rs)}) | | | {den} | {cov} ({pct(cov, den)}) | {bot} | "
+                   f"{right} = {pct(right, bot)} | |")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--only", nargs="*", default=[], metavar="NAME")
+    ap.add_argument("--json", type=Path, help="also write the rows here")
+    ap.add_argument("--keep", type=Path, help="keep the bot's diffs in this directory")
+    ap.add_argument("--at", choices=["parent", "framework"], default="parent",
+                    help="the tree the bot runs on: the parent (default), or the parent with the human commit's "
+                         "framework part applied (every changed file that is not counted: the upstream change)")
+    args = ap.parse_args(argv)
+    if shutil.which("bot") is None:
+        raise SystemExit("bot is not on PATH: activate the venv (.venv/bin) first")
+    corpus = Corpus(args.corpus.resolve())
+    data = load_set()
+    entries = {e["name"]: e for e in data["migrations"]}
+    rows = []
+    for e in data["migrations"]:
+        if args.only and e["name"] not in args.only:
+            continue
+        row = measure(corpus, e, args.at, args.keep)
+        rows.append(row)
+        print(f"{e['name']}: {row['covered']}/{row['denominator']} covered, {row['right']}/{row['bot_lines']} right"
+              f" ({row['seconds']} s)", file=sys.stderr)
+    print(table(rows, entries))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
