@@ -63,6 +63,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     watch.add_argument("--output", type=Path)
     watch.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     watch.add_argument("--check", action="store_true")
+    watch.add_argument("--infer-confidence", choices=CONFIDENCE, default="high",
+                       help="run rules inferred from the change's new validation at or above this confidence "
+                            "(off: never; default high)")
+    watch.add_argument("--inferred-as", choices=("draft", "dry-run", "ready"), default="draft",
+                       help="how pull requests of inferred rules are published: draft (default), dry-run (report "
+                            "them, publish nothing for them) or ready")
     rule_options(watch)
     baseline_options(watch, write=False)
 
@@ -96,7 +102,9 @@ def main(args: argparse.Namespace) -> int:
             raise UserError("watch: expected --before SHA (or a push event in GITHUB_EVENT_PATH); "
                             "for a full run use bot run")
         return full_run_in_actions(args, repo, rules, options)
-    result = watch(repo, rules, span[0], span[1], options, args.dry_run, baseline_for(args))
+    # `bot run --since` hands its own arguments, without these
+    policy = InferPolicy(getattr(args, "infer_confidence", "high"), getattr(args, "inferred_as", "draft"))
+    result = watch(repo, rules, span[0], span[1], options, args.dry_run, baseline_for(args), policy)
     if not result.rules:
         print(f"no rule triggered by {result.change.before[:12]}..{result.change.after[:12]}, and the files it "
               f"edits break none: nothing to do")
@@ -158,23 +166,42 @@ class WatchResult:
     report: Report | None = None
     suggestions: list[str] = field(default_factory=list)  # inferred rules not confident enough to run
     not_understood: list[str] = field(default_factory=list)  # new validation the bot could not read
+    inferred_ids: set[str] = field(default_factory=set)  # the rules among `rules` inferred from the change
 
     def inferred(self) -> Inferred:
         return Inferred(self.suggestions, self.not_understood)
 
 
+CONFIDENCE = ("high", "low", "off")
+
+
+@dataclass(frozen=True)
+class InferPolicy:
+    """What the maintainer lets inferred rules do: the lowest confidence that runs, and how they publish."""
+
+    confidence: str = "high"  # high | low | off
+    publish: str = "draft"  # draft | dry-run | ready
+
+    def runs(self, confidence: str) -> bool:
+        return self.confidence != "off" and CONFIDENCE.index(confidence) <= CONFIDENCE.index(self.confidence)
+
+
 def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict[str, str],
-                   suggestions: list[str], not_understood: list[str]) -> list[Rule]:
-    """High-confidence rules inferred from the validation code the change adds run at once."""
+                   suggestions: list[str], not_understood: list[str], policy: InferPolicy = InferPolicy(),
+                   publishing: bool = False) -> list[Rule]:
+    """Rules inferred from the validation code the change adds, at or above the policy's confidence, run
+    at once (published only when the policy says so; the rest are suggestions)."""
     from bot.rules.loader import parse_rule
     from bot.upstream.infer import infer
 
+    if policy.confidence == "off":
+        return []
     inference = infer(local, change.before, change.after, [r for r in rules if r.enabled])
     not_understood.extend(u.describe() for u in inference.not_understood)
     out = []
     for proposal in inference.proposals:
         where = proposal.check.where
-        if proposal.confidence != "high":
+        if not policy.runs(proposal.confidence) or (publishing and policy.publish == "dry-run"):
             keys = ", ".join(proposal.keys[:3]) + (", ..." if len(proposal.keys) > 3 else "")
             guard = f" (only when `{proposal.check.guard}`)" if proposal.check.guard else ""
             suggestions.append(f"{where}: `{proposal.check.text}`{guard} suggests rule {proposal.rule['id']} "
@@ -187,7 +214,7 @@ def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict
 
 
 def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, options: PublishOptions,
-          dry_run: bool, baseline: Baseline | None = None) -> WatchResult:
+          dry_run: bool, baseline: Baseline | None = None, policy: InferPolicy = InferPolicy()) -> WatchResult:
     """Read the change, choose the rules it calls for, then scan (dry-run) or publish with them.
 
     A local repository with nowhere to publish to is read where it is: the change from its own
@@ -196,7 +223,7 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     if unpublishable(repo):
         assert repo.path is not None
         change = read_change(repo.path, before, after or "HEAD")
-        result, _, selected = choose(repo.path, repo.path, rules, change, options)
+        result, _, selected = choose(repo.path, repo.path, rules, change, options, policy)
         if result.rules:
             dry_report(result, repo.path, selected, repo, options, baseline)
         return result
@@ -208,7 +235,8 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
         remote.fetch(default, repo.branch_prefix)
     change = read_change(remote.local, before, after or f"{NAMESPACE}{default}")
     with remote.worktree(default) as worktree:
-        result, rules, selected = choose(remote.local, worktree, rules, change, options)
+        result, rules, selected = choose(remote.local, worktree, rules, change, options, policy,
+                                         publishing=not dry_run)
         if not result.rules:
             return result
         if dry_run:
@@ -218,6 +246,8 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     if pull is not None and options.upstream_ref is None:
         options.upstream_ref = f"#{pull}"
     group = options.group or repo.group
+    if policy.publish == "draft" and any(r.id in result.inferred_ids for r in result.rules):
+        repo = replace(repo, draft=True)  # a rule the bot inferred is reviewed before it is merged
     # one PR for all rules always carries every enabled rule: a subset would drop or close the others' fixes
     result.published = publish(repo, rules if group == "all" else selected, options, credentials)
     result.report = result.published.report
@@ -226,16 +256,19 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     return result
 
 
-def choose(history: Path, tree: Path, rules: list[Rule], change: Change,
-           options: PublishOptions) -> tuple[WatchResult, list[Rule], list[Rule]]:
+def choose(history: Path, tree: Path, rules: list[Rule], change: Change, options: PublishOptions,
+           policy: InferPolicy = InferPolicy(), publishing: bool = False
+           ) -> tuple[WatchResult, list[Rule], list[Rule]]:
     """The rules the change calls for: (the result so far, every rule with the inferred ones, the selection)."""
     reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
     if any(path.endswith((".yaml", ".yml")) for path in change.paths):
         reasons[RULE_ID] = "the change edits config YAML: every launch is composed again"
     suggestions: list[str] = []
     not_understood: list[str] = []
+    inferred: list[Rule] = []
     if any(path.endswith(".py") for path in change.paths):
-        rules = [*rules, *inferred_rules(history, change, rules, reasons, suggestions, not_understood)]
+        inferred = inferred_rules(history, change, rules, reasons, suggestions, not_understood, policy, publishing)
+        rules = [*rules, *inferred]
     options.notes = [*options.notes, *(f"Suggested rule (not applied): {s}" for s in suggestions),
                      *(f"Validation changed upstream, not understood: {u}" for u in not_understood)]
     enabled = [r for r in rules if r.enabled]
@@ -245,7 +278,7 @@ def choose(history: Path, tree: Path, rules: list[Rule], change: Change,
     selected = [r if r.id in reasons else replace(r, enabled=False) for r in rules]
     options.compose = RULE_ID in reasons
     result = WatchResult(change, [r for r in selected if r.enabled], reasons, suggestions=suggestions,
-                         not_understood=not_understood)
+                         not_understood=not_understood, inferred_ids={r.id for r in inferred})
     if options.compose:
         result.rules.append(compose_rule())
     return result, rules, selected

@@ -8,7 +8,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from bot.upstream.conditions import Constraint, conditions, dotted, reads_config
+from bot.upstream.conditions import Constraint, collection, conditions, dotted, reads_config
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class Check:
     message: str = ""
     guard: str = ""  # the condition under which the check runs (`if a: assert b`, an early return)
     guard_reads: tuple[tuple[str, str, tuple[Any, ...]], ...] | None = ()  # the guard as constraints
+    func: str | None = None  # the enclosing function, where the holder's name is bound
 
     def identity(self) -> tuple[object, ...]:
         return (self.cls, self.holder, self.field, self.kind, self.values, self.guard)
@@ -66,6 +67,7 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
     found: list[Check] = []
     unread: list[NotUnderstood] = []
     types: dict[str, dict[str, str]] = {}
+    names = _collections(module)
 
     def shown(node: cst.CSTNode) -> str:
         return module.code_for_node(node).strip().splitlines()[0]
@@ -74,6 +76,7 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
         def __init__(self) -> None:
             super().__init__()
             self.classes: list[str] = []
+            self.functions: list[str] = []
             self.guards: list[tuple[str, list[Constraint] | None]] = []
             self.after_return: dict[int, tuple[str, list[Constraint] | None]] = {}  # after an early return
 
@@ -94,6 +97,12 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
         def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
             self.classes.pop()
 
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.functions.append(node.name.value)
+
+        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+            self.functions.pop()
+
         def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
             guard: tuple[str, list[Constraint] | None] | None = None
             for statement in node.body:
@@ -102,7 +111,8 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
                 if (isinstance(statement, cst.If) and isinstance(statement.body, cst.IndentedBlock)
                         and statement.orelse is None and statement.body.body
                         and all(_is_exit(s, (cst.Return, cst.Continue)) for s in statement.body.body[-1:])):
-                    guard = (f"not ({module.code_for_node(statement.test)})", conditions(statement.test, True))
+                    guard = (f"not ({module.code_for_node(statement.test)})",
+                             conditions(statement.test, True, names))
 
         def _note_type(self, name: str, annotation: cst.Annotation | None) -> None:
             if annotation is not None and self.classes:
@@ -118,15 +128,22 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
             if target:
                 self._note_type(target.removeprefix("self."), node.annotation)
 
-        def _add(self, node: cst.CSTNode, test: cst.BaseExpression, negate: bool, message: str) -> None:
-            read = conditions(test, negate)
+        def _add(self, node: cst.CSTNode, test: cst.BaseExpression, negate: bool, message: str,
+                 implied: tuple[str, list[Constraint] | None] | None = None) -> None:
+            read = conditions(test, negate, names, partial=True)
             line = positions[node].start.line
+            if read is None and implied is None and negate and isinstance(test, cst.BooleanOperation) and isinstance(
+                    test.operator, cst.And):
+                # `if a and bad: raise`: when a holds, bad must not
+                guard_text = module.code_for_node(test.left)
+                self._add(node, test.right, True, message, (guard_text, conditions(test.left, False, names)))
+                return
             if read is None:
                 if reads_config(test):
                     unread.append(NotUnderstood(path, line, shown(node), message,
                                                 "the condition is not one the bot can turn into a rule"))
                 return
-            active = [g for g in self.guards if g[0]]
+            active = [g for g in self.guards if g[0]] + ([implied] if implied else [])
             guard = " and ".join(text for text, _ in active)
             guard_reads: tuple[Constraint, ...] | None = ()
             for _, reads in active:
@@ -134,7 +151,8 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
             for chain, kind, values in read:
                 holder, _, leaf = chain.rpartition(".")
                 found.append(Check(path, line, self.classes[-1] if self.classes else None, holder, leaf, kind,
-                                   values, shown(node), message, guard, guard_reads))
+                                   values, shown(node), message, guard, guard_reads,
+                                   self.functions[-1] if self.functions else None))
 
         def visit_Assert(self, node: cst.Assert) -> None:
             message = node.msg.evaluated_value if isinstance(node.msg, cst.SimpleString) else ""
@@ -148,19 +166,40 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
         def visit_If_body(self, node: cst.If) -> None:
             body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
             raises = bool(body) and _is_exit(body[0], (cst.Raise,))
-            self.guards.append(("", []) if raises else (module.code_for_node(node.test), conditions(node.test)))
+            self.guards.append(("", []) if raises else (module.code_for_node(node.test),
+                                                       conditions(node.test, False, names)))
 
         def leave_If_body(self, node: cst.If) -> None:
             self.guards.pop()
 
         def visit_If_orelse(self, node: cst.If) -> None:
-            self.guards.append((f"not ({module.code_for_node(node.test)})", conditions(node.test, True)))
+            self.guards.append((f"not ({module.code_for_node(node.test)})", conditions(node.test, True, names)))
 
         def leave_If_orelse(self, node: cst.If) -> None:
             self.guards.pop()
 
     wrapper.visit(Visitor())
     return found, types, unread
+
+
+def _collections(module: cst.Module) -> dict[str, tuple[Any, ...]]:
+    """Names assigned a literal list, tuple or set anywhere in the file (`valid_modes = ["a", "b"]`)."""
+    found: dict[str, tuple[Any, ...]] = {}
+
+    class Finder(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            values = collection(node.value, {})
+            for target in node.targets:
+                if values is not None and isinstance(target.target, cst.Name):
+                    found[target.target.value] = values
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            values = collection(node.value, {}) if node.value is not None else None
+            if values is not None and isinstance(node.target, cst.Name):
+                found[node.target.value] = values
+
+    module.visit(Finder())
+    return found
 
 
 def _raise_message(statement: cst.BaseStatement) -> str:

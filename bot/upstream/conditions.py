@@ -23,7 +23,23 @@ def literal(node: cst.BaseExpression) -> tuple[bool, Any]:
         return True, node.evaluated_value
     if isinstance(node, cst.Integer):
         return True, int(node.value)
+    if isinstance(node, cst.Float):
+        return True, float(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        ok, value = literal(node.expression)
+        number = ok and isinstance(value, (int, float)) and not isinstance(value, bool)
+        return (True, -value) if number else (False, None)
     return False, None
+
+
+def collection(node: cst.BaseExpression, names: dict[str, tuple[Any, ...]]) -> tuple[Any, ...] | None:
+    """The literal values of `[a, b]`, `(a, b)`, `{a, b}`, or a name assigned one in the same file."""
+    if isinstance(node, cst.Name):
+        return names.get(node.value)
+    if not isinstance(node, (cst.Set, cst.List, cst.Tuple)):
+        return None
+    values = [literal(e.value) for e in node.elements]
+    return tuple(v for _, v in values) if all(ok for ok, _ in values) else None
 
 
 _FLIP = {cst.Equal: "!=", cst.NotEqual: "==", cst.GreaterThan: "<=", cst.GreaterThanEqual: "<",
@@ -33,8 +49,14 @@ _OPS = {cst.Equal: "==", cst.NotEqual: "!=", cst.GreaterThan: ">", cst.GreaterTh
 Constraint = tuple[str, str, tuple[Any, ...]]
 
 
-def conditions(test: cst.BaseExpression, negated: bool = False) -> list[Constraint] | None:
-    """What must hold, as (attribute chain, kind, values); None when the test cannot be read."""
+def conditions(test: cst.BaseExpression, negated: bool = False, names: dict[str, tuple[Any, ...]] | None = None,
+               partial: bool = False) -> list[Constraint] | None:
+    """What must hold, as (attribute chain, kind, values); None when the test cannot be read.
+
+    With `partial`, the parts of a conjunction that cannot be read are dropped (what is left
+    still rejects only what the whole rejects); `names` are the file's literal collections.
+    """
+    names = names or {}
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         negated, test = not negated, test.expression
     if isinstance(test, cst.BooleanOperation):
@@ -42,11 +64,17 @@ def conditions(test: cst.BaseExpression, negated: bool = False) -> list[Constrai
         splits = isinstance(test.operator, cst.And) != negated
         if not splits:
             return None
-        left, right = conditions(test.left, negated), conditions(test.right, negated)
+        left, right = conditions(test.left, negated, names, partial), conditions(test.right, negated, names, partial)
+        if partial and (left or right):
+            return (left or []) + (right or [])
         return None if left is None or right is None else left + right
     chain = dotted(test)
     if chain is not None and "." in chain:
         return [(chain, "falsy" if negated else "truthy", ())]
+    if isinstance(test, cst.Call):
+        return _get_call(test, negated)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 2:
+        return _chained(test, negated)
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
     target = test.comparisons[0]
@@ -59,7 +87,7 @@ def conditions(test: cst.BaseExpression, negated: bool = False) -> list[Constrai
                 and isinstance(operator, cst.NotEqual if negated else cst.Equal)):
             return [(lhs, "relation", ("multiple_of", rhs))]
         return None
-    chain = dotted(test.left)
+    chain = dotted(test.left) or _got(test.left)
     if chain is None or "." not in chain:
         return None
     if isinstance(operator, (cst.Is, cst.IsNot)):
@@ -69,11 +97,10 @@ def conditions(test: cst.BaseExpression, negated: bool = False) -> list[Constrai
         must_be_none = isinstance(operator, cst.Is) != negated
         return None if must_be_none else [(chain, "not_none", ())]
     if isinstance(operator, (cst.In, cst.NotIn)):
-        if isinstance(operator, cst.NotIn) != negated or not isinstance(
-                target.comparator, (cst.Set, cst.List, cst.Tuple)):
+        allowed = collection(target.comparator, names)
+        if isinstance(operator, cst.NotIn) != negated or allowed is None:
             return None
-        values = [literal(e.value) for e in target.comparator.elements]
-        return [(chain, "in", tuple(v for _, v in values))] if all(ok for ok, _ in values) else None
+        return [(chain, "in", allowed)]
     op = (_FLIP if negated else _OPS).get(type(operator))
     if op is None:
         return None
@@ -92,15 +119,52 @@ def conditions(test: cst.BaseExpression, negated: bool = False) -> list[Constrai
     return None
 
 
+def _got(node: cst.BaseExpression) -> str | None:
+    """`a.b.get("c", default)` as the chain `a.b.c`."""
+    if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get"
+            and node.args and isinstance(node.args[0].value, cst.SimpleString)):
+        inner = dotted(node.func.value)
+        key = node.args[0].value.evaluated_value
+        return f"{inner}.{key}" if inner and isinstance(key, str) and key.isidentifier() else None
+    return None
+
+
+def _get_call(test: cst.Call, negated: bool) -> list[Constraint] | None:
+    chain = _got(test)
+    return [(chain, "falsy" if negated else "truthy", ())] if chain and "." in chain else None
+
+
+def _chained(test: cst.Comparison, negated: bool) -> list[Constraint] | None:
+    """`lo < x <= hi` (both hold; `if not lo < x <= hi: raise` says the same)."""
+    if negated:
+        return None
+    (first, second) = test.comparisons
+    chain = dotted(first.comparator)
+    ok_lo, lo = literal(test.left)
+    ok_hi, hi = literal(second.comparator)
+    lower = {cst.LessThan: ">", cst.LessThanEqual: ">="}.get(type(first.operator))
+    upper = {cst.LessThan: "<", cst.LessThanEqual: "<="}.get(type(second.operator))
+    if not (chain and "." in chain and ok_lo and ok_hi and lower and upper):
+        return None
+    return [(chain, "bound", (lower, lo)), (chain, "bound", (upper, hi))]
+
+
+CONFIG_WORDS = ("config", "cfg", "conf")
+
+
 def reads_config(test: cst.BaseExpression) -> bool:
-    """Does the test read a config field at all (worth saying it was not understood)?"""
+    """Does the test read a config field at all (worth saying it was not understood)?
+
+    A chain counts when one of its segments names a config (`self.config.x`, `engine_config.y`):
+    checks on runtime objects (`len(self.train_dataloader)`, `group.size()`) are not config checks.
+    """
     found = False
 
     class Finder(cst.CSTVisitor):
         def visit_Attribute(self, node: cst.Attribute) -> None:
             nonlocal found
             chain = dotted(node) or ""
-            if chain.startswith(("self.", "config.", "cfg.")) or ".config." in chain or "_config." in chain:
+            if any(word in part.lower() for part in chain.split(".")[:-1] for word in CONFIG_WORDS):
                 found = True
 
     test.visit(Finder())

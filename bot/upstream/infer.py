@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.upstream.checks import Check, NotUnderstood, checks_in
-from bot.upstream.propose import Proposal, equivalent, propose
+from bot.upstream.flow import is_test_path
+from bot.upstream.propose import Places, Proposal, equivalent, propose
 
 
 def _allowed(check: Check) -> set[Any] | None:
@@ -51,6 +52,40 @@ def compare(new: Check, old: list[Check]) -> str:
     return "changed"
 
 
+def _conjuncts(guard: str) -> set[str]:
+    return {part.strip() for part in guard.split(" and ") if part.strip()}
+
+
+def _shape(check: Check) -> tuple[object, ...]:
+    values = check.values
+    if check.kind == "relation":
+        values = (values[0], str(values[1]).rsplit(".", 1)[-1])
+    return check.field, check.kind, values
+
+
+def judge(new: Check, old: list[Check], places: Places | None = None) -> tuple[str, Check | None]:
+    """The new check against every old check of the changed files, per field:
+    (same | stricter | looser | changed | new, the old check it tightens)."""
+    if any(o.identity() == new.identity() for o in old):
+        return "same", None
+    shaped = [o for o in old if _shape(o) == _shape(new)]
+    for earlier in (o for o in shaped if o.subject() == new.subject()):
+        before, now = _conjuncts(earlier.guard), _conjuncts(new.guard)
+        if now == before:
+            return "same", None
+        if now < before:  # a guard removed, a condition widened
+            return "stricter", earlier
+        if now > before:
+            return "looser", None
+    for earlier in shaped:  # the same check on another holder: moved, unless it reads another config node
+        if places is None:
+            return "same", None
+        here, there = places.nodes(new), places.nodes(earlier)
+        if not here or not there or set(here) == set(there):
+            return "same", None
+    return compare(new, [o for o in old if o.subject() == new.subject()]), None
+
+
 @dataclass
 class Inference:
     proposals: list[Proposal] = field(default_factory=list)
@@ -72,37 +107,34 @@ def _checks(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, st
 
 
 def infer(root: Path, before: str, after: str, existing: list[Any]) -> Inference:
-    """Proposals from the Python files the change edits; checks are compared across all of them,
-    so a check moved from one file to another is not new."""
+    """Proposals from the Python files the change edits (tests aside); checks are compared across
+    all of them, so a check moved from one file to another is not new."""
     import git
 
     repo = git.Repo(root)
     old, new = repo.commit(before), repo.commit(after)
     old_checks: list[Check] = []
+    old_unread: set[str] = set()
     candidates: list[tuple[list[Check], dict[str, dict[str, str]]]] = []
     result = Inference()
     for diff in old.diff(new):
-        path = diff.b_path or ""
-        if diff.a_path and diff.a_path.endswith(".py") and not diff.new_file:
+        if diff.a_path and diff.a_path.endswith(".py") and not diff.new_file and not is_test_path(diff.a_path):
             text = old.tree[diff.a_path].data_stream.read().decode("utf-8", "replace")
-            old_checks.extend(_checks(text, diff.a_path)[0])
-        if not path.endswith(".py") or diff.deleted_file:
+            checks, _, unread = _checks(text, diff.a_path)
+            old_checks.extend(checks)
+            old_unread.update(u.text for u in unread)
+        path = diff.b_path or ""
+        if not path.endswith(".py") or diff.deleted_file or is_test_path(path):
             continue
         checks, types, unread = _checks(new.tree[path].data_stream.read().decode("utf-8", "replace"), path)
         candidates.append((checks, types))
         result.not_understood.extend(unread)
-    old_identities = {c.identity() for c in old_checks}
-    old_unread: set[str] = set()
-    for diff in old.diff(new):
-        if diff.a_path and diff.a_path.endswith(".py") and not diff.new_file:
-            text = old.tree[diff.a_path].data_stream.read().decode("utf-8", "replace")
-            old_unread.update(u.text for u in _checks(text, diff.a_path)[2])
     result.not_understood = [u for u in result.not_understood if u.text not in old_unread]
+    places = Places(new)
     for checks, types in candidates:
-        fresh = []
+        fresh: list[tuple[Check, Check | None]] = []
         for check in checks:
-            verdict = "same" if check.identity() in old_identities else compare(
-                check, [o for o in old_checks if o.subject() == check.subject()])
+            verdict, earlier = judge(check, old_checks, places)
             if verdict == "same":
                 result.unchanged += 1
             elif verdict == "looser":
@@ -111,8 +143,8 @@ def infer(root: Path, before: str, after: str, existing: list[Any]) -> Inference
                 result.not_understood.append(NotUnderstood(check.path, check.line, check.text, check.message,
                                                            "the check on this field changed shape"))
             else:
-                fresh.append(check)
-        proposals, unread = propose(new, fresh, types)
+                fresh.append((check, earlier))
+        proposals, unread = propose(places, fresh, types)
         result.not_understood.extend(unread)
         for proposal in proposals:
             same = equivalent(proposal, existing)

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.upstream.checks import Check, NotUnderstood
+from bot.upstream.conditions import CONFIG_WORDS
+from bot.upstream.flow import Flow, holder_paths, is_test_path
 
 
 @dataclass
@@ -14,32 +16,72 @@ class Proposal:
     confidence: str  # high | low
     check: Check
     keys: list[str] = field(default_factory=list)
+    earlier: Check | None = None  # the check before the change that this one makes stricter
 
 
-def config_paths(commit: Any, class_name: str) -> list[str]:
-    """Dotted paths of YAML nodes whose `_target_` names `class_name`, in the configs of `commit`."""
+def config_targets(commit: Any) -> dict[str, list[str]]:
+    """Class name -> dotted paths of the YAML nodes whose `_target_` names it, in the configs of `commit`."""
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe", pure=True)
-    out: list[str] = []
+    out: dict[str, set[str]] = {}
 
     def walk(node: Any, prefix: str) -> None:
         if isinstance(node, dict):
             target = node.get("_target_")
-            if isinstance(target, str) and target.rsplit(".", 1)[-1] == class_name and prefix:
-                out.append(prefix)
+            if isinstance(target, str) and prefix:
+                out.setdefault(target.rsplit(".", 1)[-1], set()).add(prefix)
             for key, value in node.items():
                 if isinstance(key, str) and key != "defaults":
                     walk(value, f"{prefix}.{key}" if prefix else key)
 
     for blob in commit.tree.traverse():
-        if blob.type != "blob" or not str(blob.path).endswith((".yaml", ".yml")):
+        if blob.type != "blob" or not str(blob.path).endswith((".yaml", ".yml")) or is_test_path(str(blob.path)):
+            continue
+        data = blob.data_stream.read()
+        if b"_target_" not in data:
             continue
         try:
-            walk(yaml.load(blob.data_stream.read().decode("utf-8")), "")
+            walk(yaml.load(data.decode("utf-8")), "")
         except Exception:  # a YAML file the bot cannot read proposes nothing
             continue
-    return sorted(set(out))
+    return {name: sorted(paths) for name, paths in out.items()}
+
+
+class Places:
+    """Where the object a check reads lives in the Hydra config of one commit (computed once, lazily)."""
+
+    def __init__(self, commit: Any) -> None:
+        self.commit = commit
+        self._targets: dict[str, list[str]] | None = None
+        self._flow: Flow | None = None
+
+    @property
+    def targets(self) -> dict[str, list[str]]:
+        if self._targets is None:
+            self._targets = config_targets(self.commit)
+        return self._targets
+
+    @property
+    def flow(self) -> Flow:
+        if self._flow is None:
+            sources = {}
+            for blob in self.commit.tree.traverse():
+                path = str(blob.path)
+                if blob.type == "blob" and path.endswith(".py") and not is_test_path(path):
+                    sources[path] = blob.data_stream.read().decode("utf-8", "replace")
+            self._flow = Flow(sources, self.targets)
+        return self._flow
+
+    def nodes(self, check: Check, holder: str | None = None, types: dict[str, dict[str, str]] | None = None
+              ) -> list[str]:
+        """The Hydra paths of `holder` (default: the check's) where the check runs."""
+        holder = check.holder if holder is None else holder
+        if types is not None and holder == check.holder:
+            class_name = _class_of(check, types)
+            if class_name is not None and self.targets.get(class_name):
+                return list(self.targets[class_name])
+        return sorted(holder_paths(self.flow, holder, check.cls, check.func))
 
 
 def _class_of(check: Check, types: dict[str, dict[str, str]]) -> str | None:
@@ -88,34 +130,57 @@ def _guard_condition(check: Check, nodes: list[str]) -> dict[str, Any] | None:
     return values
 
 
-def propose(commit: Any, checks: list[Check], types: dict[str, dict[str, str]]
+def _describe(check: Check, commit: Any, nodes: list[str], earlier: Check | None) -> str:
+    text = (f"Inferred from `{check.text}` in {check.path}:{check.line} (commit {commit.hexsha[:12]})"
+            + (f": \"{check.message}\"" if check.message else "") + ".")
+    text += f" The checked object lives at {', '.join(f'`{n}`' for n in nodes[:6])}" + (
+        ", ..." if len(nodes) > 6 else "") + "."
+    if earlier is not None:
+        text += (f" Before the change, `{earlier.text}` ({earlier.where}) already rejected these only when "
+                 f"`{earlier.guard}`; now every configuration it names is rejected.")
+    else:
+        text += " Before the change no check rejected these."
+    return text
+
+
+def _config_like(holder: str) -> bool:
+    return any(word in part.lower() for part in holder.split(".") for word in CONFIG_WORDS)
+
+
+def propose(places: Places, checks: list[tuple[Check, Check | None]], types: dict[str, dict[str, str]]
             ) -> tuple[list[Proposal], list[NotUnderstood]]:
+    """Rules for new or stricter checks (each with the earlier check it tightens, if any)."""
+    commit = places.commit
     proposals: list[Proposal] = []
     unread: list[NotUnderstood] = []
-    for check in checks:
-        class_name = _class_of(check, types)
-        if class_name is None:
-            unread.append(NotUnderstood(check.path, check.line, check.text, check.message,
-                                        f"the type of {check.holder} is not written where the bot can read it"))
-            continue
-        nodes = config_paths(commit, class_name)
+    for check, earlier in checks:
+        nodes = places.nodes(check, types=types)
         if not nodes:
-            unread.append(NotUnderstood(check.path, check.line, check.text, check.message,
-                                        f"no config node has _target_ {class_name}"))
-            continue
-        if check.kind == "relation" and str(check.values[1]).rpartition(".")[0] != check.holder:
-            unread.append(NotUnderstood(check.path, check.line, check.text, check.message,
-                                        "the check relates fields of two different objects"))
-            continue
+            if _config_like(check.holder) or (check.holder == "self" and "config" in (check.cls or "").lower()):
+                unread.append(NotUnderstood(check.path, check.line, check.text, check.message,
+                                            f"no Hydra path reaches {check.holder} in {check.cls or check.func}"))
+            continue  # a runtime object, not a config: said nothing
+        right_key = None
+        if check.kind == "relation":
+            other_holder, _, other_leaf = str(check.values[1]).rpartition(".")
+            if other_holder != check.holder:
+                others = places.nodes(check, other_holder)
+                if len(others) != 1:
+                    unread.append(NotUnderstood(check.path, check.line, check.text, check.message,
+                                                f"no single Hydra path reaches {other_holder}"))
+                    continue
+                right_key = f"{others[0]}.{other_leaf}"
         keys = [f"{node}.{check.field}" for node in nodes]
         section, fix, confidence = _match_and_fix(check, keys)
+        if right_key is not None:
+            section["relation"]["right"] = right_key
         rule_id = f"inferred-{check.field.replace('_', '-')}"
         if check.kind in ("relation", "bound"):
             rule_id += "-relation"
-        description = (f"Inferred from `{check.text}` in {check.path}:{check.line} (commit {commit.hexsha[:12]})"
-                       + (f": \"{check.message}\"" if check.message else "") + ".")
-        rule: dict[str, Any] = {"id": rule_id, "title": f"{class_name}.{check.field} is validated upstream",
-                                "description": description, "severity": "error", **section}
+        class_name = check.cls or check.func or "config"
+        rule: dict[str, Any] = {"id": rule_id, "title": f"{class_name}: {check.field} is validated upstream",
+                                "description": _describe(check, commit, nodes, earlier), "severity": "error",
+                                **section}
         if check.guard:
             confidence = "low"
             rule["description"] += f" The check runs only when `{check.guard}`."
@@ -124,7 +189,7 @@ def propose(commit: Any, checks: list[Check], types: dict[str, dict[str, str]]
                 rule["when"] = {"value": when}
         if fix:
             rule["fix"] = fix
-        proposals.append(Proposal(rule, confidence, check, keys))
+        proposals.append(Proposal(rule, confidence, check, keys, earlier))
     return proposals, unread
 
 
