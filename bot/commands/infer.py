@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 from bot.commands.output import EXIT_OK, load_rules, rule_options
 from bot.errors import UserError
@@ -15,7 +16,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     infer.add_argument("--repo", required=True, help="a local repository path")
     infer.add_argument("--before", required=True)
     infer.add_argument("--after", required=True)
-    infer.add_argument("--output", type=Path, help="write the proposed rule files into this directory")
+    infer.add_argument("--output", type=Path,
+                       help="write each proposed rule into this directory as <id>.yaml, with a fixture under <id>/ "
+                            "(check them with `bot rules test --no-bundled --rules DIR --tests DIR`)")
     rule_options(infer)
 
 
@@ -38,12 +41,48 @@ def main(args: argparse.Namespace) -> int:
     if inference.unchanged or inference.loosened:
         print(f"# no rule from {inference.unchanged} check(s) that moved or stayed the same and "
               f"{inference.loosened} that were loosened")
+    taken: set[str] = set()
     for proposal in inference.proposals:
+        rule_id = _unique(str(proposal.rule["id"]), taken)
+        rule = {**proposal.rule, "id": rule_id, "enabled": proposal.confidence == "high"}
         buffer = StringIO()
-        yaml.dump({**proposal.rule, "enabled": proposal.confidence == "high"}, buffer)
+        yaml.dump(rule, buffer)
         text = buffer.getvalue()
         print(f"# confidence: {proposal.confidence}\n{text}---")
         if args.output is not None:
-            args.output.mkdir(parents=True, exist_ok=True)
-            (args.output / f"{proposal.rule['id']}.yaml").write_text(text, encoding="utf-8")
+            write_rule(args.output, rule, text)
     return EXIT_OK
+
+
+def _unique(rule_id: str, taken: set[str]) -> str:
+    """Two checks on fields of one name make two rules: the second is `<id>-2`."""
+    number, unique = 1, rule_id
+    while unique in taken:
+        number += 1
+        unique = f"{rule_id}-{number}"
+    taken.add(unique)
+    return unique
+
+
+def write_rule(directory: Path, rule: dict[str, Any], text: str) -> None:
+    """`<id>.yaml` and its fixture under `<id>/`, checked as `bot rules test` checks it; says which."""
+    from bot.engine.fixtures import collect_cases, run_case
+    from bot.rules.loader import parse_rule
+    from bot.upstream.fixture import fixture_for
+
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{rule['id']}.yaml"
+    path.write_text(text, encoding="utf-8")
+    fixture = fixture_for(rule)
+    if fixture is None:
+        print(f"# wrote {path} (no fixture: the rule has no shape a launch can break)")
+        return
+    cases = directory / str(rule["id"])
+    cases.mkdir(exist_ok=True)
+    for name, body in fixture.files().items():
+        (cases / name).write_text(body, encoding="utf-8")
+    loaded = parse_rule(rule, path)
+    problems = [problem for case in collect_cases(directory, [loaded.id])
+                for problem in run_case(case, {loaded.id: loaded}).problems]
+    verdict = "the rule passes it" if not problems else "the rule does NOT pass it: " + "; ".join(problems)
+    print(f"# wrote {path} and its fixture {cases}/: {verdict}")

@@ -8,7 +8,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from bot.upstream.conditions import Constraint, collection, conditions, dotted, reads_config
+from bot.upstream.conditions import Constraint, aliases, collection, conditions, dotted, reads_config, substitute
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,8 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
             super().__init__()
             self.classes: list[str] = []
             self.functions: list[str] = []
+            self.defs: list[cst.FunctionDef] = []
+            self.aliases: dict[int, dict[str, cst.BaseExpression]] = {}  # per function, read when a check needs it
             self.guards: list[tuple[str, list[Constraint] | None]] = []
             self.after_return: dict[int, tuple[str, list[Constraint] | None]] = {}  # after an early return
 
@@ -99,9 +101,23 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
             self.functions.append(node.name.value)
+            self.defs.append(node)
 
         def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
             self.functions.pop()
+            self.defs.pop()
+
+        def local(self, test: cst.BaseExpression) -> cst.BaseExpression:
+            """The test with the function's local aliases of config fields read as those fields."""
+            if not self.defs:
+                return test
+            key = id(self.defs[-1])
+            if key not in self.aliases:
+                self.aliases[key] = aliases(self.defs[-1])
+            return substitute(test, self.aliases[key])
+
+        def read(self, test: cst.BaseExpression, negate: bool) -> list[Constraint] | None:
+            return conditions(self.local(test), negate, names)
 
         def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
             guard: tuple[str, list[Constraint] | None] | None = None
@@ -111,8 +127,7 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
                 if (isinstance(statement, cst.If) and isinstance(statement.body, cst.IndentedBlock)
                         and statement.orelse is None and statement.body.body
                         and all(_is_exit(s, (cst.Return, cst.Continue)) for s in statement.body.body[-1:])):
-                    guard = (f"not ({module.code_for_node(statement.test)})",
-                             conditions(statement.test, True, names))
+                    guard = (f"not ({module.code_for_node(statement.test)})", self.read(statement.test, True))
 
         def _note_type(self, name: str, annotation: cst.Annotation | None) -> None:
             if annotation is not None and self.classes:
@@ -130,13 +145,13 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
 
         def _add(self, node: cst.CSTNode, test: cst.BaseExpression, negate: bool, message: str,
                  implied: tuple[str, list[Constraint] | None] | None = None) -> None:
-            read = conditions(test, negate, names, partial=True)
+            read = conditions(self.local(test), negate, names, partial=True)
             line = positions[node].start.line
             if read is None and implied is None and negate and isinstance(test, cst.BooleanOperation) and isinstance(
                     test.operator, cst.And):
                 # `if a and bad: raise`: when a holds, bad must not
                 guard_text = module.code_for_node(test.left)
-                self._add(node, test.right, True, message, (guard_text, conditions(test.left, False, names)))
+                self._add(node, test.right, True, message, (guard_text, self.read(test.left, False)))
                 return
             if read is None:
                 if reads_config(test):
@@ -166,14 +181,13 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
         def visit_If_body(self, node: cst.If) -> None:
             body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
             raises = bool(body) and _is_exit(body[0], (cst.Raise,))
-            self.guards.append(("", []) if raises else (module.code_for_node(node.test),
-                                                       conditions(node.test, False, names)))
+            self.guards.append(("", []) if raises else (module.code_for_node(node.test), self.read(node.test, False)))
 
         def leave_If_body(self, node: cst.If) -> None:
             self.guards.pop()
 
         def visit_If_orelse(self, node: cst.If) -> None:
-            self.guards.append((f"not ({module.code_for_node(node.test)})", conditions(node.test, True, names)))
+            self.guards.append((f"not ({module.code_for_node(node.test)})", self.read(node.test, True)))
 
         def leave_If_orelse(self, node: cst.If) -> None:
             self.guards.pop()

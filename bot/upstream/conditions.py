@@ -87,6 +87,14 @@ def conditions(test: cst.BaseExpression, negated: bool = False, names: dict[str,
                 and isinstance(operator, cst.NotEqual if negated else cst.Equal)):
             return [(lhs, "relation", ("multiple_of", rhs))]
         return None
+    if isinstance(test.left, cst.BinaryOperation) and isinstance(test.left.operator, cst.FloorDivide):
+        # a // b > 0 (or >= 1): a holds b at least once
+        lhs, rhs = dotted(test.left.left), dotted(test.left.right)
+        op = (_FLIP if negated else _OPS).get(type(operator))
+        if lhs and rhs and "." in lhs and "." in rhs and (op, literal(target.comparator)) in (
+                (">", (True, 0)), (">=", (True, 1))):
+            return [(lhs, "relation", (">=", rhs))]
+        return None
     chain = dotted(test.left) or _got(test.left)
     if chain is None or "." not in chain:
         return None
@@ -169,3 +177,77 @@ def reads_config(test: cst.BaseExpression) -> bool:
 
     test.visit(Finder())
     return found
+
+
+def aliases(function: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """Local names a function assigns once from a config field (`beta = config.loss.beta`,
+    `n = cfg.get("n")`), so a check on the name reads the field; nested functions aside."""
+    found: dict[str, cst.BaseExpression] = {}
+    seen: set[str] = set()
+
+    class Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+            if not isinstance(target, cst.Name):
+                return
+            value = _subscripted(value) if isinstance(value, cst.Subscript) else value
+            chain = (dotted(value) or _got(value)) if value is not None else None
+            if target.value in seen or chain is None or "." not in chain:
+                found.pop(target.value, None)
+            elif value is not None:
+                found[target.value] = value
+            seen.add(target.value)
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                self._bind(target.target, node.value if len(node.targets) == 1 else None)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self._bind(node.target, node.value)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._bind(node.target, None)
+
+        def visit_For(self, node: cst.For) -> None:
+            self._bind(node.target, None)
+
+    function.visit(Finder())
+    for param in function.params.params:
+        found.pop(param.name.value, None)
+    return found
+
+
+def _subscripted(node: cst.Subscript) -> cst.BaseExpression | None:
+    """`a.b["c"]` as the attribute chain `a.b.c` (a config node read by key)."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    key = node.slice[0].slice.value
+    name = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+    if not isinstance(name, str) or not name.isidentifier():
+        return None
+    return cst.Attribute(value=node.value, attr=cst.Name(name))
+
+
+def substitute(test: cst.BaseExpression, names: dict[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """The test with each aliased local name replaced by the field it was read from."""
+    if not names:
+        return test
+
+    class Replace(cst.CSTTransformer):
+        def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+            return names.get(original_node.value, updated_node)
+
+        def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.Attribute:
+            return updated_node.with_changes(attr=original_node.attr)  # only the object side is a local name
+
+        def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+            return updated_node.with_changes(keyword=original_node.keyword)
+
+    replaced = test.visit(Replace())
+    assert isinstance(replaced, cst.BaseExpression)
+    return replaced

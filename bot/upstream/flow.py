@@ -7,7 +7,9 @@ follow the code, one step at a time, to a fixed point: assignments (`cfg = confi
 `OmegaConf.to_container(x)`, `deepcopy(x)`), and calls of the repository's own classes and
 functions, directly or through the wrappers that distributed trainers use (`ray.remote(Cls)`,
 `Cls.remote(...)`, a `cls=` keyword beside the constructor's arguments as in
-`RayClassWithInitArgs(cls=..., config=...)`, and role -> class maps read as `mapping[Role.X]`).
+`RayClassWithInitArgs(cls=..., config=...)`, and role -> class maps read as `mapping[Role.X]`), remote
+functions and actor methods (`main_task.remote(config)`, `runner.run.remote(config)`), methods of
+instances held in names or attributes, and classes handed around as values (bot.upstream.values).
 Dataclass fields typed with another config class hold the nested node. Read with `ast`; nothing
 is imported. Test files are not read.
 """
@@ -17,10 +19,10 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+
+from bot.upstream.values import ClassInfo, Scope, Values, annotated, name_of, returned_type
 
 CONVERSIONS = re.compile(r"(conf|dataclass|container|copy|instantiate|structured)", re.IGNORECASE)
-Scope = tuple[str | None, str | None]  # (class, function)
 
 
 def is_test_path(path: str) -> bool:
@@ -30,37 +32,23 @@ def is_test_path(path: str) -> bool:
             or name.endswith("_test.py") or name == "conftest.py")
 
 
-@dataclass
-class _Class:
-    bases: list[str]
-    params: dict[str, list[str]] = field(default_factory=dict)  # method -> parameter names (no self)
-    fields: dict[str, str] = field(default_factory=dict)  # annotated class-level fields -> type name
-
-
-def _name(node: ast.expr | None) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
 def _key(node: ast.expr) -> str:
     return ast.unparse(node)
 
 
-class Flow:
+class Flow(Values):
     """Paths of config objects in one tree of Python files (path -> source)."""
 
     def __init__(self, sources: dict[str, str], targets: dict[str, list[str]]) -> None:
-        self.classes: dict[str, _Class] = {}
+        super().__init__()
+        self.classes: dict[str, ClassInfo] = {}
         self.functions: dict[str, list[str]] = {}
         self.bindings: dict[Scope, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         self.attrs: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         self.roles: dict[str, set[str]] = defaultdict(set)
         self.bodies: list[tuple[Scope, ast.AST]] = []
         self.typed: list[tuple[Scope, str, str]] = []  # (scope, parameter, annotated class)
-        self.maps: list[ast.Dict | ast.Assign] = []  # read once every class is known
+        self.maps: list[ast.Dict | ast.Assign] = []  # module-level role maps, read once every class is known
         for path, source in sources.items():
             if is_test_path(path):
                 continue
@@ -69,7 +57,7 @@ class Flow:
             except (SyntaxError, ValueError, RecursionError):
                 continue
         for mapping in self.maps:
-            self._role(mapping)
+            self._role(mapping, (None, None))
         for cls, nodes in targets.items():
             for owner in self._mro(cls) or [cls]:  # a node of class C runs C's methods and its bases'
                 self.attrs[owner]["__self__"].update(nodes)
@@ -78,7 +66,7 @@ class Flow:
     def _index(self, module: ast.Module) -> None:
         for node in ast.walk(module):
             if isinstance(node, ast.ClassDef):
-                info = self.classes.setdefault(node.name, _Class([b for b in map(_name, node.bases) if b]))
+                info = self.classes.setdefault(node.name, ClassInfo([b for b in map(name_of, node.bases) if b]))
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         args = [a.arg for a in item.args.args + item.args.kwonlyargs]
@@ -86,26 +74,29 @@ class Flow:
                         self.bodies.append(((node.name, item.name), item))
                         self._typed((node.name, item.name), item)
                     elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-                        type_name = _name(item.annotation)
+                        type_name = annotated(item.annotation)
                         if type_name:
                             info.fields[item.target.id] = type_name
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.col_offset == 0:
                 self.functions[node.name] = [a.arg for a in node.args.args + node.args.kwonlyargs]
                 self.bodies.append(((None, node.name), node))
                 self._typed((None, node.name), node)
-                if any(_name(d.func if isinstance(d, ast.Call) else d) == "main" and "hydra" in _key(d)
+                base = returned_type(node)
+                if base is not None:
+                    self.returns_type[node.name] = base
+                if any(name_of(d.func if isinstance(d, ast.Call) else d) == "main" and "hydra" in _key(d)
                        for d in node.decorator_list) and node.args.args:
                     self.bindings[(None, node.name)][node.args.args[0].arg].add("")
-            elif isinstance(node, (ast.Dict, ast.Assign)):
+            elif isinstance(node, (ast.Dict, ast.Assign)) and node.col_offset == 0:
                 self.maps.append(node)
 
     def _typed(self, scope: Scope, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for arg in node.args.args + node.args.kwonlyargs:
-            type_name = _name(arg.annotation)
+            type_name = annotated(arg.annotation)
             if type_name:
                 self.typed.append((scope, arg.arg, type_name))
 
-    def _role(self, node: ast.Dict | ast.Assign) -> None:
+    def _role(self, node: ast.Dict | ast.Assign, scope: Scope) -> None:
         """`{Role.Actor: ray.remote(Cls)}` and `mapping[Role.Actor] = ray.remote(Cls)`."""
         pairs: list[tuple[ast.expr | None, ast.expr]] = []
         if isinstance(node, ast.Dict):
@@ -115,30 +106,9 @@ class Flow:
         for key, value in pairs:
             if key is None or isinstance(key, ast.Constant):
                 continue
-            classes = self._classes_of(value)
+            classes = self.class_values(value, scope)
             if classes:
                 self.roles[_key(key)].update(classes)
-
-    def _mro(self, name: str) -> list[str]:
-        out, todo = [], [name]
-        while todo:
-            current = todo.pop(0)
-            if current in self.classes and current not in out:
-                out.append(current)
-                todo.extend(self.classes[current].bases)
-        return out
-
-    def _classes_of(self, node: ast.expr) -> set[str]:
-        """The repository classes an expression names: `Cls`, `ray.remote(Cls)`, `mapping[Role.X]`."""
-        if isinstance(node, ast.Name) and node.id in self.classes:
-            return {node.id}
-        if isinstance(node, ast.Attribute) and node.attr in self.classes:
-            return {node.attr}
-        if isinstance(node, ast.Call) and node.args and _name(node.func) == "remote":
-            return self._classes_of(node.args[0])
-        if isinstance(node, ast.Subscript):
-            return set(self.roles.get(_key(node.slice), set()))
-        return set()
 
     def paths(self, node: ast.expr, scope: Scope) -> set[str]:
         """The Hydra paths an expression may hold, in a scope."""
@@ -159,20 +129,26 @@ class Flow:
             if (isinstance(func, ast.Attribute) and func.attr == "get" and node.args
                     and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
                 return {_join(p, node.args[0].value) for p in self.paths(func.value, scope)}
-            name = _name(func) or ""
+            name = name_of(func) or ""
             if node.args and name not in self.classes and name not in self.functions and CONVERSIONS.search(name):
                 return self.paths(node.args[0], scope)
         return set()
 
     def _solve(self) -> None:
-        for _ in range(8):
+        kinds = (ast.Assign, ast.AnnAssign, ast.Dict, ast.Call)
+        steps = [(scope, [n for n in ast.walk(body) if isinstance(n, kinds)]) for scope, body in self.bodies]
+        for _ in range(12):
             before = self._size()
             for scope, param, type_name in self.typed:
                 self.bindings[scope][param].update(self.attrs[type_name].get("__self__", set()))
-            for scope, body in self.bodies:
-                for node in ast.walk(body):
+            for scope, nodes in steps:
+                for node in nodes:
                     if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                         self._assign(node, scope)
+                        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) for t in node.targets):
+                            self._role(node, scope)
+                    elif isinstance(node, ast.Dict):
+                        self._role(node, scope)
                     elif isinstance(node, ast.Call):
                         self._call(node, scope)
             self._nested_fields()
@@ -181,14 +157,18 @@ class Flow:
 
     def _size(self) -> int:
         return sum(len(v) for b in self.bindings.values() for v in b.values()) + sum(
-            len(v) for a in self.attrs.values() for v in a.values())
+            len(v) for a in self.attrs.values() for v in a.values()) + sum(
+            len(v) for v in self.roles.values()) + self.values_size()
 
     def _assign(self, node: ast.Assign | ast.AnnAssign, scope: Scope) -> None:
         assert node.value is not None
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            self.bind_values(target, node.value, scope)
         found = self.paths(node.value, scope)
         if not found:
             return
-        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+        for target in targets:
             if isinstance(target, ast.Name):
                 self.bindings[scope][target.id].update(found)
             elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
@@ -198,29 +178,27 @@ class Flow:
     def _call(self, node: ast.Call, scope: Scope) -> None:
         keywords = {k.arg: k.value for k in node.keywords if k.arg}
         callees: list[tuple[Scope, list[str]]] = []
-        wrapped = self._classes_of(keywords.pop("cls")) if "cls" in keywords else set()
-        func = node.func
-        classes = wrapped or self._classes_of(func.value if isinstance(func, ast.Attribute)
-                                              and func.attr == "remote" else func)
+        wrapped = self.class_values(keywords.pop("cls"), scope) if "cls" in keywords else set()
+        classes = wrapped or self.constructed(node, scope)
         for cls in classes:
             owner = next((c for c in self._mro(cls) if "__init__" in self.classes[c].params), None)
             if owner is not None:
                 callees.append(((owner, "__init__"), self.classes[owner].params["__init__"]))
         if not classes:
-            if isinstance(func, ast.Name) and func.id in self.functions:
-                callees.append(((None, func.id), self.functions[func.id]))
-            elif (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
-                  and scope[0]):
-                owner = next((c for c in self._mro(scope[0]) if func.attr in self.classes[c].params), None)
-                if owner is not None:
-                    callees.append(((owner, func.attr), self.classes[owner].params[func.attr]))
+            callees.extend(self.methods(node, scope))
         for callee, params in callees:
             args = [] if wrapped else node.args
             for param, arg in [*zip(params, args, strict=False), *keywords.items()]:
-                if param in params:
-                    found = self.paths(arg, scope)
-                    if found:
-                        self.bindings[callee][param].update(found)
+                if param not in params:
+                    continue
+                found = self.paths(arg, scope)
+                if found:
+                    self.bindings[callee][param].update(found)
+                kinds, made = self.class_values(arg, scope), self.instance_classes(arg, scope)
+                if kinds:
+                    self.kinds[callee][param].update(kinds)
+                if made and not (isinstance(arg, ast.Name) and arg.id == "self"):
+                    self.instances[callee][param].update(made)
 
     def _nested_fields(self) -> None:
         """A dataclass field typed with another class holds the nested node."""

@@ -77,13 +77,23 @@ def judge(new: Check, old: list[Check], places: Places | None = None) -> tuple[s
             return "stricter", earlier
         if now > before:
             return "looser", None
-    for earlier in shaped:  # the same check on another holder: moved, unless it reads another config node
+    for earlier in shaped:  # the same check on another holder: moved, unless it reads other config nodes only
         if places is None:
             return "same", None
         here, there = places.nodes(new), places.nodes(earlier)
-        if not here or not there or set(here) == set(there):
+        if not here or not there or set(here) & set(there):
             return "same", None
-    return compare(new, [o for o in old if o.subject() == new.subject()]), None
+    return compare(new, [o for o in old if o.subject() == new.subject() and _comparable(o, new)]), None
+
+
+def _comparable(old: Check, new: Check) -> bool:
+    """Whether an old check constrains the same aspect of the field (an allowed set, one side of a
+    bound): a check of another kind beside it (a lower bound beside a divisibility) is a new one."""
+    if _allowed(old) is not None and _allowed(new) is not None:
+        return True
+    if old.kind == new.kind == "bound":
+        return (old.values[0] in (">", ">=")) == (new.values[0] in (">", ">="))
+    return old.kind == new.kind and old.kind != "relation"
 
 
 @dataclass

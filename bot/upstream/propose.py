@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +20,12 @@ class Proposal:
     earlier: Check | None = None  # the check before the change that this one makes stricter
 
 
-def config_targets(commit: Any) -> dict[str, list[str]]:
-    """Class name -> dotted paths of the YAML nodes whose `_target_` names it, in the configs of `commit`."""
+INTERPOLATION = re.compile(r"\$\{(?:oc\.select:)?([\w.]+)")
+
+
+def config_targets(commit: Any, follows: dict[str, set[str]] | None = None) -> dict[str, list[str]]:
+    """Class name -> dotted paths of the YAML nodes whose `_target_` names it, in the configs of `commit`;
+    `follows` gets, per key, the keys whose value is by default that key's (`b: ${oc.select:a,False}`)."""
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe", pure=True)
@@ -34,6 +39,10 @@ def config_targets(commit: Any) -> dict[str, list[str]]:
             for key, value in node.items():
                 if isinstance(key, str) and key != "defaults":
                     walk(value, f"{prefix}.{key}" if prefix else key)
+        elif isinstance(node, str) and follows is not None and "." in prefix:
+            source = INTERPOLATION.match(node.strip())
+            if source and source.group(1).rsplit(".", 1)[-1] == prefix.rsplit(".", 1)[-1]:
+                follows.setdefault(source.group(1), set()).add(prefix)
 
     for blob in commit.tree.traverse():
         if blob.type != "blob" or not str(blob.path).endswith((".yaml", ".yml")) or is_test_path(str(blob.path)):
@@ -54,12 +63,13 @@ class Places:
     def __init__(self, commit: Any) -> None:
         self.commit = commit
         self._targets: dict[str, list[str]] | None = None
+        self.follows: dict[str, set[str]] = {}
         self._flow: Flow | None = None
 
     @property
     def targets(self) -> dict[str, list[str]]:
         if self._targets is None:
-            self._targets = config_targets(self.commit)
+            self._targets = config_targets(self.commit, self.follows)
         return self._targets
 
     @property
@@ -130,11 +140,14 @@ def _guard_condition(check: Check, nodes: list[str]) -> dict[str, Any] | None:
     return values
 
 
-def _describe(check: Check, commit: Any, nodes: list[str], earlier: Check | None) -> str:
+def _describe(check: Check, commit: Any, nodes: list[str], earlier: Check | None, followers: list[str]) -> str:
     text = (f"Inferred from `{check.text}` in {check.path}:{check.line} (commit {commit.hexsha[:12]})"
             + (f": \"{check.message}\"" if check.message else "") + ".")
     text += f" The checked object lives at {', '.join(f'`{n}`' for n in nodes[:6])}" + (
         ", ..." if len(nodes) > 6 else "") + "."
+    if followers and check.kind in ("truthy", "falsy", "equals"):
+        text += (f" {', '.join(f'`{f}`' for f in followers)} take their value from a checked key by default "
+                 "(a YAML interpolation), so the rule sets them alike.")
     if earlier is not None:
         text += (f" Before the change, `{earlier.text}` ({earlier.where}) already rejected these only when "
                  f"`{earlier.guard}`; now every configuration it names is rejected.")
@@ -171,6 +184,11 @@ def propose(places: Places, checks: list[tuple[Check, Check | None]], types: dic
                     continue
                 right_key = f"{others[0]}.{other_leaf}"
         keys = [f"{node}.{check.field}" for node in nodes]
+        found = {f for key in keys for f in places.follows.get(key, set())} - set(keys)
+        # a group file read on its own names a node relative to where it is composed: keep the full path
+        followers = sorted(f for f in found if not any(o.endswith("." + f) for o in found | set(keys)))
+        if check.kind in ("truthy", "falsy", "equals") and followers:
+            keys += followers  # set from the same launch variable, they would break the check when they diverge
         section, fix, confidence = _match_and_fix(check, keys)
         if right_key is not None:
             section["relation"]["right"] = right_key
@@ -179,7 +197,8 @@ def propose(places: Places, checks: list[tuple[Check, Check | None]], types: dic
             rule_id += "-relation"
         class_name = check.cls or check.func or "config"
         rule: dict[str, Any] = {"id": rule_id, "title": f"{class_name}: {check.field} is validated upstream",
-                                "description": _describe(check, commit, nodes, earlier), "severity": "error",
+                                "description": _describe(check, commit, nodes, earlier, followers),
+                                "severity": "error",
                                 **section}
         if check.guard:
             confidence = "low"

@@ -1,0 +1,121 @@
+"""A fixture for an inferred rule, in the layout of tests/rules (bot.engine.fixtures): one launch that
+breaks the rule on every key it names, and what the rule must make of it.
+
+A rule with a fix gets `<case>.before.sh` and `<case>.after.sh` (every key set to what the fix writes); a
+rule without one (an allowed set, a bound, a relation) gets `<case>.same.sh`, which must not change, and
+both get `<case>.findings.txt` (`LINE fixable|manual`, one finding per key). The values are chosen from
+the rule alone: a value the rule rejects for each key, and the `when.value` settings it runs under.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+CASE = "inferred"
+ENTRY = "python3 -m app.main"  # any launch: the rule reads its overrides, not the app
+
+
+@dataclass
+class Fixture:
+    source: str  # the launch, before
+    expected: str | None  # after the fix; None: must not change
+    findings: str  # `LINE STATUS` lines
+
+    def files(self) -> dict[str, str]:
+        """File name -> text, under the rule's own directory."""
+        kind = "before" if self.expected is not None else "same"
+        out = {f"{CASE}.{kind}.sh": self.source, f"{CASE}.findings.txt": self.findings}
+        if self.expected is not None:
+            out[f"{CASE}.after.sh"] = self.expected
+        return out
+
+
+def shown(value: Any) -> str:
+    """A value as a Hydra override writes it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
+    text = str(value)
+    return text if re.fullmatch(r"[\w.\-/]+", text) and text.lower() not in ("null", "true", "false") else (
+        "'\"" + text.replace("'", "") + "\"'")
+
+
+def _other(values: list[Any]) -> Any:
+    """A value of the same kind that is none of `values`."""
+    first = values[0] if values else None
+    if isinstance(first, bool):
+        return not first if len(set(values)) == 1 else None
+    if isinstance(first, (int, float)) and all(isinstance(v, (int, float)) for v in values):
+        return max(values) + 1
+    if first is None:
+        return "unset"
+    candidate = f"not_{first}"
+    while candidate in values:
+        candidate += "_"
+    return candidate
+
+
+def _breaking(op: str, limit: float) -> float:
+    """A number on the wrong side of `op limit`."""
+    integer = isinstance(limit, int)
+    step = 1 if integer else (abs(limit) or 1.0) / 2
+    return {">": limit, ">=": limit - step, "<": limit, "<=": limit + step, "==": limit + 1,
+            "!=": limit}.get(op, limit + 1)
+
+
+def _pair(op: str) -> tuple[int, int]:
+    """Left and right values that break `left op right`."""
+    return {">": (1, 1), ">=": (1, 2), "<": (2, 1), "<=": (2, 1), "==": (1, 2), "!=": (1, 1),
+            "multiple_of": (3, 2)}.get(op, (1, 2))
+
+
+def fixture_for(rule: dict[str, Any]) -> Fixture | None:
+    """The fixture of an inferred rule (format v1 as bot.upstream.propose writes it); None if the rule
+    has no shape a launch can break."""
+    settings: list[tuple[str, Any, Any]] = []  # key, value before, value after (None: unchanged)
+    flagged: set[str] = set()
+    fix = rule.get("fix", {})
+    status = "fixable" if "set" in fix else "manual"
+    match, relation = rule.get("match"), rule.get("relation")
+    if match is not None:
+        if "value_not" in match:
+            bad = _other(list(match["value_not"]))
+        elif match.get("value"):
+            bad = match["value"][0]
+        else:
+            return None
+        for key in match["key"]:
+            settings.append((key, bad, fix.get("set", bad)))
+            flagged.add(key)
+    elif relation is not None:
+        op = str(relation["op"])
+        if "value" in relation:
+            for key in relation["left"]:
+                settings.append((key, _breaking(op, relation["value"]), None))
+                flagged.add(key)
+        else:
+            left, right = _pair(op)
+            right_key = str(relation["right"])
+            for key in relation["left"]:
+                settings.append((key, left, None))
+                flagged.add(key)
+                other = right_key if "." in right_key else f"{key.rpartition('.')[0]}.{right_key}".lstrip(".")
+                if all(other != k for k, _, _ in settings):
+                    settings.append((other, right, None))
+    else:
+        return None
+    for key, value in rule.get("when", {}).get("value", {}).items():
+        settings.append((key, value, None))
+    lines = [f"{ENTRY} \\"] + [f"    {key}={shown(value)}" for key, value, _ in settings]
+    after = [f"{ENTRY} \\"] + [f"    {key}={shown(value if new is None else new)}" for key, value, new in settings]
+    for index in range(1, len(lines) - 1):
+        lines[index] += " \\"
+        after[index] += " \\"
+    findings = [f"{number} {status}" for number, (key, _, _) in enumerate(settings, start=2) if key in flagged]
+    source = "\n".join(lines) + "\n"
+    return Fixture(source, "\n".join(after) + "\n" if status == "fixable" else None, "\n".join(findings) + "\n")
