@@ -13,15 +13,17 @@ import sys
 import tempfile
 import traceback
 from collections.abc import Sequence
+from importlib import import_module
+from types import ModuleType
 
 from bot import __version__
-from bot.commands import compose_check, infer, launches, rules, run, watch
 from bot.commands.output import EXIT_INTERNAL, crash_header
 from bot.errors import UserError
 from bot.secrets import redact
 
-COMMANDS = {"run": run.main, "watch": watch.main, "compose-check": compose_check.main, "launches": launches.main,
-            "infer": infer.main, "rules": rules.main}
+# command -> its module in bot.commands, imported only when the command line names it (or asks for help)
+MODULES = {"run": "run", "watch": "watch", "compose-check": "compose_check", "launches": "launches",
+           "infer": "infer", "rules": "rules"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,13 +31,21 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(f"{self.prog}: {message}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _module(command: str) -> ModuleType:
+    return import_module(f"bot.commands.{MODULES[command]}")
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with `argv` naming a command, only that command's (its module alone is imported)."""
     parser = _Parser(prog="bot", description="Find and fix launch scripts that break upstream rules.")
     parser.add_argument("--version", action="version", version=f"bot {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for module in (run, watch, compose_check, launches, infer):
-        module.add_parser(commands)
-    rules.add_parser(commands, _Parser)
+    named = next((a for a in argv or () if not a.startswith("-")), None)
+    for command in [named] if named in MODULES else list(MODULES):
+        if command == "rules":
+            _module(command).add_parser(commands, _Parser)
+        else:
+            _module(command).add_parser(commands)
     return parser
 
 
@@ -49,8 +59,9 @@ def _crash_log(exc: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
-        return COMMANDS[args.command](args)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(argv).parse_args(argv)
+        return int(_module(args.command).main(args))
     except UserError as exc:
         print(redact(f"bot: error: {exc}"), file=sys.stderr)
         return exc.exit_code

@@ -6,11 +6,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.commands.output import EXIT_OK, crash_header, file_timeout_option, relative, write_out
-from bot.engine.launches import Launches, collect
 from bot.errors import UserError
 from bot.report.summary import plural
+
+if TYPE_CHECKING:
+    from bot.engine.launches import Launches
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,6 +26,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def main(args: argparse.Namespace) -> int:
+    from bot.engine.launches import collect  # hydra and libcst: only for this command
+
     root = Path(args.repo)
     if not root.is_dir():
         raise UserError(f"--repo {args.repo}: expected a local repository directory")

@@ -24,12 +24,24 @@ class WorkflowError(ValueError):
     pass
 
 
-def _compose(data: bytes) -> Any:
+class _Ruamel(Exception):
+    """The fast nodes cannot tell this exactly (an empty env value's place, a folded shell): ask ruamel."""
+
+
+def _compose(data: bytes, fast: bool = True) -> Any:
+    """The workflow's one document (libyaml's nodes where bot.lang.yaml.fast vouches for them, else ruamel's)."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
+    text = data.decode("utf-8")
+    if fast:
+        from bot.lang.yaml.fast import compose_all
+
+        documents = compose_all(text)
+        if documents is not None and len(documents) <= 1:  # several: ruamel's error says so
+            return documents[0] if documents else None
     try:
-        return YAML(typ="rt").compose(data.decode("utf-8"))
+        return YAML(typ="rt").compose(text)
     except YAMLError as exc:
         raise WorkflowError(" ".join(str(exc).split())) from None
 
@@ -80,7 +92,13 @@ class _Builder:
 
 
 def workflow_views(data: bytes) -> list[ShellView]:
-    root = _compose(data)
+    try:
+        return _views(data, _compose(data), fast=True)
+    except _Ruamel:
+        return _views(data, _compose(data, fast=False), fast=False)
+
+
+def _views(data: bytes, root: Any, fast: bool) -> list[ShellView]:
     offsets = _Offsets(data)
     top = _mapping(root)
     workflow_env = top.get("env", (None, None))[1]
@@ -97,13 +115,15 @@ def workflow_views(data: bytes) -> list[ShellView]:
                 continue  # a step reused through a YAML alias is read once
             seen.add(id(step_map["run"][1]))
             shell_node = step_map.get("shell", (None, None))[1]
+            if fast and shell_node is not None and shell_node.style == ">":
+                raise _Ruamel
             shell = getattr(shell_node, "value", None) if shell_node is not None else job_shell
             if shell not in SHELLS:
                 continue
             builder = _Builder()
             # the runner's order: workflow env, then job env, then step env, each shadowing the one before
             for env in (workflow_env, job_map.get("env", (None, None))[1], step_map.get("env", (None, None))[1]):
-                _add_env(builder, data, env, offsets)
+                _add_env(builder, data, env, offsets, fast)
             if _add_script(builder, data, step_map["run"][1], offsets):
                 views.append(builder.view())
     return views
@@ -116,11 +136,15 @@ def _default_shell(mapping: dict[str, tuple[Any, Any]]) -> str | None:
     return getattr(node, "value", None) if node is not None else None
 
 
-def _add_env(builder: _Builder, data: bytes, env: Any, offsets: _Offsets) -> None:
+def _add_env(builder: _Builder, data: bytes, env: Any, offsets: _Offsets, fast: bool) -> None:
     """`KEY: value` -> `KEY="value"` with the value's bytes mapped to the file; unsafe values left out."""
+    from bot.lang.yaml.fast import empty
+
     for name, (key, value) in _mapping(env).items():
         if not ENV_NAME.match(name) or value is None or key.style or value.tag.endswith(("map", "seq")):
             continue
+        if fast and empty(value):
+            raise _Ruamel
         start, end = offsets.byte(value.start_mark.index), offsets.byte(value.end_mark.index)
         text = data[start:end]
         if value.style in ("'", '"'):

@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
+from bot.ir import Plan
 from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
+
+
+def _nothing_to_realise(plans: list[Plan]) -> None:
+    for plan in plans:
+        plan.refusal = "no override list was read in this file"
 
 
 @dataclass
@@ -13,11 +19,17 @@ class PythonFront:
     path: str
 
     def read(self, data: bytes) -> Reading:
-        from bot.lang.python.launch import python_errors, read_groups, realise
+        from bot.lang.python.prefilter import LOOKS_LIKE_OVERRIDE, may_hold_overrides, stdlib_tree
 
-        if python_errors(data):
+        tree = stdlib_tree(data)
+        if tree is not None and (not LOOKS_LIKE_OVERRIDE.search(data) or not may_hold_overrides(tree)):
+            return Reading([Unit([], _nothing_to_realise)])  # no list libcst could read as overrides
+        from bot.lang.python.launch import parse, read_groups, realise
+
+        module = parse(data)
+        if module is None:
             raise SourceUnreadable("Python that libcst cannot parse")
-        return Reading([Unit(read_groups(data), partial(realise, data))])
+        return Reading([Unit(read_groups(data, module), partial(realise, data))])
 
     def errors(self, data: bytes) -> int:
         from bot.lang.python.launch import python_errors

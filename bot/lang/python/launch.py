@@ -8,7 +8,6 @@ drop an element with its separator, or add one in the list's own layout.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,11 +16,8 @@ from libcst.metadata import PositionProvider
 
 from bot.hydra.grammar import HydraSyntaxError, parse_override
 from bot.ir import Action, Plan, Setting, SettingGroup
+from bot.lang.python.prefilter import LOOKS_LIKE_OVERRIDE, OVERRIDE_TEXT
 from bot.model import Span
-
-# a string that starts like a dotted override: without one, libcst (slow) is not run at all
-LOOKS_LIKE_OVERRIDE = re.compile(rb"[\"'](\+\+|\+|~)?[A-Za-z_][\w\-]*(\.[\w\-]+)+(@[\w.\-]+)?[=\"']")
-OVERRIDE_TEXT = re.compile(r"^(\+\+|\+|~)?[A-Za-z_][\w\-]*(\.[\w\-]+)*(@[\w.\-]+)?(=|$)")
 
 
 @dataclass
@@ -38,11 +34,15 @@ class Element:
 
 
 def python_errors(data: bytes) -> int:
+    return 1 if parse(data) is None else 0
+
+
+def parse(data: bytes) -> cst.Module | None:
+    """libcst's tree of the file; None when libcst cannot parse it."""
     try:
-        cst.parse_module(data)
+        return cst.parse_module(data)
     except (cst.ParserSyntaxError, UnicodeDecodeError, ValueError):
-        return 1
-    return 0
+        return None
 
 
 class _Offsets:
@@ -92,10 +92,10 @@ class _Collector(cst.CSTVisitor):
         self.lists.append((node, "argv"))
 
 
-def _groups(data: bytes) -> tuple[list[SettingGroup], _Offsets]:
+def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[SettingGroup], _Offsets]:
     from bot.lang.shell.launchers import find_entry
 
-    module = cst.parse_module(data)
+    module = cst.parse_module(data) if module is None else module
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     collector = _Collector()
     wrapper.visit(collector)
@@ -162,11 +162,14 @@ def _groups(data: bytes) -> tuple[list[SettingGroup], _Offsets]:
     return groups, offsets
 
 
-def read_groups(data: bytes) -> list[SettingGroup]:
-    """The override lists of a Python file, one group each ([] without an override-looking string)."""
+def read_groups(data: bytes, module: cst.Module | None = None) -> list[SettingGroup]:
+    """The override lists of a Python file, one group each ([] without an override-looking string).
+
+    `module`: libcst's tree of `data`, when the caller has parsed it already.
+    """
     if not LOOKS_LIKE_OVERRIDE.search(data):
         return []
-    return _groups(data)[0]
+    return _groups(data, module)[0]
 
 
 def realise(data: bytes, plans: list[Plan]) -> None:
@@ -256,4 +259,4 @@ def _insert(action: Action, group: SettingGroup, elements: list[Element], data: 
     return [(Span(at, at), ("" if has_comma else ",") + newline + indent + literal + ("," if has_comma else ""))]
 
 
-__all__ = ["python_errors", "read_groups", "realise"]
+__all__ = ["parse", "python_errors", "read_groups", "realise"]

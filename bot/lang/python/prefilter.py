@@ -1,0 +1,61 @@
+"""Whether a Python file can hold an override list the Python front end reads, told by the stdlib parser.
+
+libcst (slow, and slow to import) runs only on files where it can find something: a list or tuple
+with a string that reads as an override, and a list that can launch (one of its strings is a
+launcher word: python, torchrun, a wrapper, a runner, a `.sh` script; or `sys.executable`) or an
+`overrides=[...]` argument. Every string libcst evaluates is a string constant of the stdlib tree,
+so this is a necessary condition for a group: a file without it reads as no groups.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+
+from bot.lang.shell.launchers import PYTHON, RUNNERS, TORCHRUN, WRAPPERS
+
+# a string that starts like a dotted override: without one, libcst (slow) is not run at all
+LOOKS_LIKE_OVERRIDE = re.compile(rb"[\"'](\+\+|\+|~)?[A-Za-z_][\w\-]*(\.[\w\-]+)+(@[\w.\-]+)?[=\"']")
+OVERRIDE_TEXT = re.compile(r"^(\+\+|\+|~)?[A-Za-z_][\w\-]*(\.[\w\-]+)*(@[\w.\-]+)?(=|$)")
+
+_OTHER_LAUNCHERS = {"env", "ray", "bash", "sh"}
+
+
+def _launcher(word: str) -> bool:
+    base = word.rsplit("/", 1)[-1]
+    return bool(PYTHON.match(base) or TORCHRUN.match(base)) or base in RUNNERS or base in WRAPPERS \
+        or base in _OTHER_LAUNCHERS or word.endswith(".sh")
+
+
+def _executable(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "executable" and isinstance(node.value, ast.Name) \
+        and node.value.id == "sys"
+
+
+def stdlib_tree(data: bytes) -> ast.Module | None:
+    """The stdlib's tree of the file; None when this Python cannot parse it (libcst decides then)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(data)
+    except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
+        return None
+
+
+def may_hold_overrides(tree: ast.Module) -> bool:
+    """False only when no list of the file can be read as a group of overrides (see the module docstring)."""
+    override = launcher = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "overrides" and isinstance(node.value, (ast.List, ast.Tuple)):
+            launcher = True
+        elif isinstance(node, (ast.List, ast.Tuple)):
+            for element in node.elts:
+                if isinstance(element, ast.Constant) and isinstance(element.value, str):
+                    override = override or bool(OVERRIDE_TEXT.match(element.value))
+                    launcher = launcher or _launcher(element.value)
+                elif _executable(element):
+                    launcher = True
+        if override and launcher:
+            return True
+    return False

@@ -1,0 +1,67 @@
+"""The plain-override fast path reads every text it accepts exactly as Hydra's own parser does."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.hydra.grammar import HydraSyntaxError, Parsed, _fast, _parse_override
+
+PIECES = ["a", "b", "e", "E", "x", "_", "-", "+", ".", "/", "0", "1", "9", "00", "10", "1_0", "_1", "inf", "Inf",
+          "nan", "NaN", "true", "False", "TRUE", "null", "Null", "none", "%", "*", "@", "?", "|", "e5", "e-3",
+          "1e", ".5", "5.", "1.0", "-1", "+2", "=", "~", "$", "\\", " ", ":", ",", "'", "[", "{", "(", "é", "2e+7"]
+KEYS = ["a", "a.b", "a_b.c_d", "a-b.c", "x.0", "_x", "a.b.c", "A1.b2", "a..b", "a/b", "a@b", "1a", "$a", "a.$b", ""]
+
+
+def same(fast: Parsed, hydra: Parsed) -> bool:
+    head = (fast.prefix, fast.key, fast.package, fast.has_value, type(fast.value))
+    if head != (hydra.prefix, hydra.key, hydra.package, hydra.has_value, type(hydra.value)):
+        return False
+    if isinstance(fast.value, float) and math.isnan(fast.value):
+        return math.isnan(hydra.value)
+    return bool(fast.value == hydra.value)
+
+
+def check(text: str) -> None:
+    fast = _fast(text)
+    if fast is None:
+        return
+    try:
+        hydra = _parse_override(text)
+    except HydraSyntaxError as exc:
+        raise AssertionError(f"{text!r}: fast path read {fast}, Hydra refuses it: {exc}") from None
+    assert same(fast, hydra), (text, fast, hydra)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.sampled_from(["", "+", "++", "~"]), st.sampled_from(KEYS), st.sampled_from(["=", "", "=="]),
+       st.lists(st.sampled_from(PIECES), max_size=5))
+def test_fast_path_agrees_with_hydra(prefix: str, key: str, equal: str, value: list[str]) -> None:
+    check(prefix + key + equal + "".join(value))
+
+
+def test_generated_texts_reach_the_fast_path() -> None:
+    import random
+
+    rng = random.Random(3)
+    texts = [rng.choice(["", "+", "~"]) + rng.choice(KEYS) + "="
+             + "".join(rng.choices(PIECES[:40], k=rng.randint(1, 4))) for _ in range(3000)]
+    accepted = [t for t in texts if _fast(t) is not None]
+    assert len(accepted) > 1000
+    for text in accepted:
+        check(text)
+
+
+def test_fast_path_on_known_shapes() -> None:
+    for value in ["False", "false", "True", "1e-5", "1e5", "1E+5", "0.5", ".5", "5.", "-1", "+1", "1_000", "010",
+                  "0x10", "1.0.0", "inf", "-inf", "+nan", "Infinity", "nan_x", "null", "NULL", "nullx",
+                  "$HOME/x", "a/b.json", "Qwen/Qwen2.5-7B", "vllm", "a-b", "-", "/", "1-2", "1e5x", "0_1",
+                  "1__0", "1_", "_1", "a|b", "%x", "3.14e-2_0", "1.5_5"]:
+        for prefix in ["", "+", "++", "~"]:
+            check(f"{prefix}actor_rollout_ref.actor.x={value}")
+    for text in ["~a.b", "a.b", "+a.b", "a.b=", "a=b=c", "a.b= 1"]:
+        check(text)
+    assert _fast("actor.use_mbridge=False") == Parsed("", "actor.use_mbridge", None, False, True)
+    assert _fast("data.path=$HOME/x") is None  # interpolation-like text: Hydra's parser decides
