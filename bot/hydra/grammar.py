@@ -71,10 +71,6 @@ def _fast(text: str) -> Parsed | None:
 
 def parse_override(text: str) -> Parsed:
     """Parse one override as Hydra's command line would; raises HydraSyntaxError."""
-    # Hydra's parser is still made on the first override, as before the fast path: a later step (the
-    # watch/infer follow-up in tests/test_realworld_watch_infer.py) depends on hydra being imported by
-    # then; not yet understood, so the import is kept (issue 19: the next step is to find out why).
-    _parser()
     fast = _fast(text)
     return fast if fast is not None else _parse_override(text)
 
