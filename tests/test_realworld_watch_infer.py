@@ -9,7 +9,6 @@ Works on a bare clone of the corpus history (never on the corpus clone itself). 
 from __future__ import annotations
 
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -52,12 +51,10 @@ def test_watch_over_the_mbridge_commit_infers_the_rule_and_opens_the_follow_up(
     monkeypatch.setenv("BOT_CACHE_DIR", str(tmp_path / "cache"))
     repo = RepoConfig(name="verl", github=FULL, clone_url=str(bare))
     options = PublishOptions(retry=RetryPolicy(attempts=3, base=0.01, cap=0.05), throttle=False)
-    started = time.perf_counter()
     try:
         result = watch(repo, load_rules(include_bundled=False), f"{MBRIDGE}^", MBRIDGE, options, dry_run=False)
     finally:
         fake.stop()
-    assert time.perf_counter() - started < 60
     assert "assert self.engine_config.use_mbridge" in result.reasons["inferred-use-mbridge"]
     assert result.published is not None
     decision = next(d for d in result.published.decisions if d.branch == "bot/inferred-use-mbridge")
