@@ -207,3 +207,20 @@ def test_suggestions_and_unread_checks_go_into_the_pr_body() -> None:
     text = body(ctx, Identity(("megatron-use-mbridge",), None, "f"), sections(None))
     assert "Also noticed in the upstream change:" in text
     assert "inferred-tp-relation" in text and "not understood" in text
+
+
+def test_two_checks_on_fields_of_one_name_make_rules_with_distinct_ids(tmp_path: Path) -> None:
+    from bot.upstream.infer import infer
+
+    two = ENGINE.replace("class MegatronEngine:", "class CriticEngine:\n    def __init__(self, engine_config: "
+                         "McoreEngineConfig):\n        self.engine_config = engine_config\n{second}\n\n"
+                         "class MegatronEngine:")
+    repo = make_repo(tmp_path / "r", {"verl/workers/engine/megatron.py": two.format(check="", second=""),
+                                       "verl/trainer/config/ppo_megatron_trainer.yaml": YAML})
+    before = git(repo, "rev-parse", "HEAD").strip()
+    second = "        assert self.engine_config.use_mbridge in (True, None)"
+    (repo / "verl/workers/engine/megatron.py").write_text(two.format(check=CHECK, second=second))
+    git(repo, "commit", "-qam", "Two checks of use_mbridge")
+    after = git(repo, "rev-parse", "HEAD").strip()
+    ids = [p.rule["id"] for p in infer(repo, before, after, []).proposals]
+    assert len(ids) == 2 and len(set(ids)) == 2 and ids[1] == f"{ids[0]}-2", ids

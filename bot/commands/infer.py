@@ -41,10 +41,8 @@ def main(args: argparse.Namespace) -> int:
     if inference.unchanged or inference.loosened:
         print(f"# no rule from {inference.unchanged} check(s) that moved or stayed the same and "
               f"{inference.loosened} that were loosened")
-    taken: set[str] = set()
-    for proposal in inference.proposals:
-        rule_id = _unique(str(proposal.rule["id"]), taken)
-        rule = {**proposal.rule, "id": rule_id, "enabled": proposal.confidence == "high"}
+    for proposal in inference.proposals:  # ids are unique in one inference (bot.upstream.infer)
+        rule = {**proposal.rule, "enabled": proposal.confidence == "high"}
         buffer = StringIO()
         yaml.dump(rule, buffer)
         text = buffer.getvalue()
@@ -52,16 +50,6 @@ def main(args: argparse.Namespace) -> int:
         if args.output is not None:
             write_rule(args.output, rule, text)
     return EXIT_OK
-
-
-def _unique(rule_id: str, taken: set[str]) -> str:
-    """Two checks on fields of one name make two rules: the second is `<id>-2`."""
-    number, unique = 1, rule_id
-    while unique in taken:
-        number += 1
-        unique = f"{rule_id}-{number}"
-    taken.add(unique)
-    return unique
 
 
 def write_rule(directory: Path, rule: dict[str, Any], text: str) -> None:

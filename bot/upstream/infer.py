@@ -161,5 +161,15 @@ def infer(root: Path, before: str, after: str, existing: list[Any]) -> Inference
             if same is not None:
                 result.covered.append(same)
             else:
+                proposal.rule["id"] = _unique(str(proposal.rule["id"]), {p.rule["id"] for p in result.proposals})
                 result.proposals.append(proposal)
     return result
+
+
+def _unique(rule_id: str, taken: set[str]) -> str:
+    """Two checks on fields of one name make two rules: the second is `<id>-2` (ids name branches)."""
+    number, unique = 1, rule_id
+    while unique in taken:
+        number += 1
+        unique = f"{rule_id}-{number}"
+    return unique
