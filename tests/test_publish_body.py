@@ -177,3 +177,23 @@ def test_two_runners_closing_the_same_pull_request_leave_one_comment(bed: Bed) -
     assert all('"closed"' in out for out, _ in outputs)
     assert BRANCH not in bed.fake.branches(FULL)
     git(bed.work, "fetch", "-q", "origin")
+
+
+def test_a_marker_edited_to_hold_a_git_option_never_reaches_git(bed: Bed) -> None:
+    import json
+    import urllib.request
+
+    bed.run()
+    (pr,) = bed.ours()
+    trap = bed.root / "written-by-git"
+    body = str(pr["body"]).replace('"upstream": "', f'"upstream": "--output={trap} ').replace(
+        f'--output={trap} ', f'--output={trap}", "was": "')
+    assert f'"upstream": "--output={trap}"' in body
+    request = urllib.request.Request(f"{bed.fake.url}/repos/{FULL}/pulls/{pr['number']}", method="PATCH",
+                                     data=json.dumps({"body": body}).encode(),
+                                     headers={"Authorization": f"token {TOKEN}", "Content-Type": "application/json"})
+    urllib.request.urlopen(request).read()
+    bed.commit_upstream({"examples/actor.sh": ACTOR.replace("False", "True"),
+                         "examples/critic.sh": "#!/bin/bash\npython3 -m verl.trainer.main_ppo\n"}, "Fixed by hand")
+    assert decision(bed.run())[0] == "closed"
+    assert not trap.exists()

@@ -16,6 +16,7 @@ from bot.rules.model import Rule
 from bot.secrets import redact
 
 MARKER = re.compile(r"<!-- followup-bot: (\{.*?\}) -->")
+COMMIT = re.compile(r"[0-9a-f]{7,64}")
 COMMENT_MARKER = "<!-- followup-bot:comment -->"
 CLOSE_MARKER = "<!-- followup-bot:closing -->"
 SAFE_LIMIT = 60_000
@@ -38,7 +39,10 @@ def read_identity(body: str) -> Identity | None:
         return None
     try:
         data = json.loads(found[-1])
-        return Identity(tuple(data["rules"]), data.get("upstream"), str(data["fingerprint"]))
+        upstream = data.get("upstream")
+        if not (isinstance(upstream, str) and COMMIT.fullmatch(upstream)):
+            upstream = None  # anyone who can edit the body can edit the marker: only a commit id goes to git
+        return Identity(tuple(data["rules"]), upstream, str(data["fingerprint"]))
     except (ValueError, KeyError, TypeError):
         return None
 

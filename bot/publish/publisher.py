@@ -191,11 +191,11 @@ class Publisher:
         if start is None or remote_sha is None:
             return []
         try:
-            files = self.remote.git("diff", "--name-only", "-z", start, remote_sha).split("\0")
+            files = self.remote.git("diff", "--name-only", "-z", "--end-of-options", start, remote_sha).split("\0")
             files = [f for f in files if f]
             if not files:
                 return []
-            out = self.remote.git("log", "--format=%H%x1f%s", f"{start}..{base_sha}", "--", *files)
+            out = self.remote.git("log", "--format=%H%x1f%s", "--end-of-options", f"{start}..{base_sha}", "--", *files)
         except GitError:
             return []
         return [tuple(line.split("\x1f", 1)) for line in out.splitlines() if "\x1f" in line]  # type: ignore[misc]
