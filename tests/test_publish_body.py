@@ -197,3 +197,26 @@ def test_a_marker_edited_to_hold_a_git_option_never_reaches_git(bed: Bed) -> Non
                          "examples/critic.sh": "#!/bin/bash\npython3 -m verl.trainer.main_ppo\n"}, "Fixed by hand")
     assert decision(bed.run())[0] == "closed"
     assert not trap.exists()
+
+
+def test_closing_counts_and_removes_only_the_bots_own_closing_comments(bed: Bed) -> None:
+    import json
+    import urllib.request
+
+    from bot.publish.body import CLOSE_MARKER
+
+    bed.run()
+    (pr,) = bed.ours()
+    bed.fake.tokens["ghp_alice0123456789abcdef0123456789abcd"] = "alice"
+    quoted = f"Quoting the bot's last one:\n> {CLOSE_MARKER}\n> fixed elsewhere"
+    request = urllib.request.Request(f"{bed.fake.url}/repos/{FULL}/issues/{pr['number']}/comments", method="POST",
+                                     data=json.dumps({"body": quoted}).encode(),
+                                     headers={"Authorization": "token ghp_alice0123456789abcdef0123456789abcd",
+                                              "Content-Type": "application/json"})
+    urllib.request.urlopen(request).read()
+    bed.commit_upstream({"examples/actor.sh": ACTOR.replace("False", "True"),
+                         "examples/critic.sh": "#!/bin/bash\npython3 -m verl.trainer.main_ppo\n"}, "Fixed by hand")
+    assert decision(bed.run())[0] == "closed"
+    comments = bed.fake.comments(FULL, int(pr["number"]))
+    assert [c["body"] == quoted for c in comments] == [True, False]  # alice's stays; the bot's closing one is added
+    assert comments[1]["body"].startswith(CLOSE_MARKER)

@@ -290,3 +290,16 @@ python3 -m verl.trainer.main_ppo actor_rollout_ref.ref.megatron.use_mbridge=Fals
     assert sorted((f.line, f.silenced) for f in result.report.silenced) == [(1, "inline"), (3, "baseline")]
     pushed = git(bare, "show", f"bot/{RULE}:run.sh")
     assert pushed == script.replace("actor.megatron.use_mbridge=False", "actor.megatron.use_mbridge=True")
+
+
+@pytest.mark.parametrize(("line", "named"), [
+    ("x # followup-bot: ignore", {"*"}),
+    ("x # followup-bot: ignore[a,b]", {"a", "b"}),
+    ("x # followup-bot: ignore [a]", {"a"}),  # a space before the brackets still names only `a`
+    ("x # followup-bot: ignore a-rule", set()),  # no brackets: not a directive, so it never silences every rule
+    ("x # followup-bot: ignore  # why", {"*"}),
+])
+def test_a_malformed_directive_never_widens_to_every_rule(line: str, named: set[str]) -> None:
+    from bot.engine.silence import Directives
+
+    assert Directives(line.encode()).named(1) == named

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -100,3 +101,14 @@ def test_workflow_views_alike() -> None:
         fast = [(v.text, v.host_at) for v in workflow_views(data)]
         slow = [(v.text, v.host_at) for v in _views(data, _compose(data, fast=False), fast=False)]
         assert fast == slow
+
+
+def test_a_workflow_with_a_byte_order_mark_is_edited_at_the_right_bytes(tmp_path: Path) -> None:
+    from bot.cli import main as cli
+    from tests.conftest import make_repo
+
+    flow = ("\ufeffjobs:\n  t:\n    runs-on: x\n    steps:\n      - run: python3 -m verl.trainer.main_ppo "
+            "actor_rollout_ref.actor.megatron.use_mbridge=False\n")
+    repo = make_repo(tmp_path / "r", {".github/workflows/t.yml": flow})
+    assert cli(["run", "--repo", str(repo), "--write"]) == 0
+    assert (repo / ".github/workflows/t.yml").read_text() == flow.replace("=False", "=True")

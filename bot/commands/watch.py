@@ -198,7 +198,7 @@ def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict
         return []
     inference = infer(local, change.before, change.after, [r for r in rules if r.enabled])
     not_understood.extend(u.describe() for u in inference.not_understood)
-    out = []
+    out: list[Rule] = []
     for proposal in inference.proposals:
         where = proposal.check.where
         if not policy.runs(proposal.confidence) or (publishing and policy.publish == "dry-run"):
@@ -207,7 +207,14 @@ def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict
             suggestions.append(f"{where}: `{proposal.check.text}`{guard} suggests rule {proposal.rule['id']} "
                                f"on {keys}; run `bot infer` to see it")
             continue
-        rule = parse_rule(proposal.rule, Path(f"{proposal.rule['id']}.yaml"))
+        try:
+            rule = parse_rule(proposal.rule, Path(f"{proposal.rule['id']}.yaml"))
+        except UserError as exc:  # a proposal the rule format refuses is a note, never the end of the run
+            not_understood.append(f"{where}: `{proposal.check.text}` made a rule the format refuses: {exc}")
+            continue
+        if rule.id in {r.id for r in [*rules, *out]}:
+            not_understood.append(f"{where}: rule {rule.id} is already loaded; the inferred one is not run")
+            continue
         reasons[rule.id] = f"inferred from `{proposal.check.text}` at {where}"
         out.append(rule)
     return out

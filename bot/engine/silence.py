@@ -29,7 +29,9 @@ from bot.model import BASELINE, INLINE, Baseline, Finding, Reason, Status
 DEFAULT_BASELINE = ".followup-bot-baseline.json"  # at the repository root: used when present
 BASELINE_VERSION = 1
 ALL = "*"  # a bare `ignore`: every rule
-_DIRECTIVE = re.compile(r'(?:^|(?<=[\s"]))#+[ \t]*followup-bot:[ \t]*ignore(?![\w-])(?:\[([^\]\n]*)\])?')
+# `ignore`, `ignore[a,b]` or `ignore [a,b]` (then any reason); `ignore a-rule` is not a directive: it silences nothing
+_DIRECTIVE = re.compile(r'(?:^|(?<=[\s"]))#+[ \t]*followup-bot:[ \t]*ignore(?![\w-])'
+                        r'(?:[ \t]*\[([^\]\n]*)\]|(?![ \t]*[\w\[-]))')
 _COMMENT_LINE = re.compile(r'^\s*"?#')  # a line that is only a comment (a notebook's: in a JSON string)
 
 

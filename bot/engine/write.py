@@ -241,7 +241,8 @@ def _clean_up(staged: list[Staged], opened: dict[tuple[str, ...], int], root_fd:
     try:
         for item in staged:
             if item.temp is not None:
-                _remove(item.directory, item.temp)
+                with contextlib.suppress(OSError):  # one that cannot be removed does not keep the others
+                    _remove(item.directory, item.temp)
                 item.temp = None
     finally:
         for fd in opened.values():

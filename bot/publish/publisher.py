@@ -167,9 +167,13 @@ class Publisher:
         commenting removes every closing comment but the first, so one stays whoever was first.
         """
         fixed_by = self.fixed_by(pr, base_sha, remote_sha)
-        if not any(texts.CLOSE_MARKER in c.body for c in self.forge.comments(pr.number)):
-            self.forge.comment(pr.number, texts.closing_comment(base_sha, fixed_by))
-            closing = sorted((c for c in self.forge.comments(pr.number) if texts.CLOSE_MARKER in c.body),
+        if not any(c.body.startswith(texts.CLOSE_MARKER) for c in self.forge.comments(pr.number)):
+            text = texts.closing_comment(base_sha, fixed_by)
+            self.forge.comment(pr.number, text)
+            after = self.forge.comments(pr.number)
+            mine = [c for c in after if c.body == text]
+            bot = mine[-1].user if mine else None  # whoever posted it is the bot: only its comments go
+            closing = sorted((c for c in after if c.user == bot and c.body.startswith(texts.CLOSE_MARKER)),
                              key=lambda c: c.id)
             for extra in closing[1:]:
                 self.forge.delete_comment(extra.id)
@@ -195,7 +199,8 @@ class Publisher:
             files = [f for f in files if f]
             if not files:
                 return []
-            out = self.remote.git("log", "--format=%H%x1f%s", "--end-of-options", f"{start}..{base_sha}", "--", *files)
+            out = self.remote.git("--literal-pathspecs", "log", "--format=%H%x1f%s", "--end-of-options",
+                                  f"{start}..{base_sha}", "--", *files)
         except GitError:
             return []
         return [tuple(line.split("\x1f", 1)) for line in out.splitlines() if "\x1f" in line]  # type: ignore[misc]

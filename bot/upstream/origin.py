@@ -10,7 +10,9 @@ are traced back with `git log -S` to the commit that added them.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,13 +67,14 @@ def find_origin(root: Path, rule: Rule, github: str | None) -> Origin:
             return Origin(cited, check_path=check[0], check_line=check[1])
         sha, subject = introduced
         return Origin(cited, sha, subject, _number(subject), check[0], check[1])
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, ValueError, subprocess.SubprocessError):
         return Origin(cited)
 
 
 def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=120,
-                          check=False)
+    """git's output (empty on failure); paths are literal (a file named `*.py` is not a glob)."""
+    done = subprocess.run(["git", "--literal-pathspecs", "-C", str(root), *args], capture_output=True, text=True,
+                          errors="surrogateescape", timeout=120, check=False)
     return done.stdout if done.returncode == 0 else ""
 
 
@@ -84,6 +87,8 @@ def _current_check(root: Path, rule: Rule, paths: list[str]) -> tuple[str, str] 
     """The first line of the trigger files that checks a trigger text: (path, stripped line)."""
     for path in paths:
         try:
+            if not stat.S_ISREG(os.lstat(root / path).st_mode):
+                continue  # a symlink (maybe out of the repository), a FIFO: never read
             text = (root / path).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue

@@ -192,7 +192,7 @@ def propose(places: Places, checks: list[tuple[Check, Check | None]], types: dic
         section, fix, confidence = _match_and_fix(check, keys)
         if right_key is not None:
             section["relation"]["right"] = right_key
-        rule_id = f"inferred-{check.field.replace('_', '-')}"
+        rule_id = "inferred-" + re.sub(r"[^a-z0-9.-]+", "-", check.field.lower()).strip("-")
         if check.kind in ("relation", "bound"):
             rule_id += "-relation"
         class_name = check.cls or check.func or "config"

@@ -20,7 +20,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-_UNSURE = re.compile(r"^%YAML|\t", re.M)
+_UNSURE = re.compile(r"^%YAML|\t|\ufeff", re.M)  # a BOM: libyaml skips it, so its marks would be one short
 _SIMPLE_TAG = re.compile(r"!!?[A-Za-z][A-Za-z0-9_\-]*(?=\s|$)")
 _ANCHOR = re.compile(r"&([A-Za-z0-9_\-]+)(?=\s|$)")
 _PROPERTY = re.compile(r"(?:&[^\s,\[\]{}]+|![^\s,\[\]{}]*)\s*")
