@@ -303,3 +303,23 @@ def test_a_malformed_directive_never_widens_to_every_rule(line: str, named: set[
     from bot.engine.silence import Directives
 
     assert Directives(line.encode()).named(1) == named
+
+
+def test_writing_a_baseline_for_some_files_or_rules_keeps_the_other_entries(tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    script = f"python3 -m verl.trainer.main_ppo {KEY}=False\n"
+    repo = make_repo(tmp_path / "r", {"a.sh": script, "b.sh": script})
+    baseline = repo / ".followup-bot-baseline.json"
+    other = {"rule": "some-other-rule", "path": "a.sh", "key": "x.y", "value": "1", "reason": "kept"}
+    b_entry = {"rule": RULE, "path": "b.sh", "key": KEY, "value": "False", "reason": "known, on purpose"}
+    baseline.write_text(json.dumps({"version": 1, "findings": [other, b_entry]}))
+    code, _, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--files", str(repo / "a.sh"),
+                     "--write-baseline", str(baseline))
+    assert code == 0
+    written = json.loads(baseline.read_text())["findings"]
+    a_entry = {"rule": RULE, "path": "a.sh", "key": KEY, "value": "False"}
+    assert sorted(written, key=json.dumps) == sorted([other, b_entry, a_entry], key=json.dumps)
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "elsewhere.json")
+    code, _, err = run(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--write-baseline", str(link))
+    assert code == 2 and "is a symlink" in err and not (tmp_path / "elsewhere.json").exists()

@@ -146,7 +146,8 @@ def run_one(args: argparse.Namespace) -> int:
         code = record_publish(report, result)
     emit(args, report)
     if args.write_baseline is not None:
-        write_baseline(args, report)
+        only = {relative(repo.path, f) for f in args.files} if args.files is not None and repo.path else None
+        write_baseline(args, report, only)
     if args.write:  # a write that left a change unwritten exits 3, naming the files it wrote
         from bot.engine.write import write_summary
 

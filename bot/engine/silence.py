@@ -17,7 +17,9 @@ no edit ever changes what a silenced finding says.
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -150,20 +152,29 @@ def _items(path: Path, data: Any) -> list[Any]:
     return items
 
 
-def write_baseline(path: Path, findings: list[Finding]) -> int:
-    """Write `findings` as a baseline (one entry per line, sorted); a `reason` written by hand is kept.
+def write_baseline(path: Path, findings: list[Finding],
+                   outside: Callable[[str, str], bool] = lambda rule, where: False) -> int:
+    """Write `findings` as a baseline (one entry per line, sorted); a `reason` written by hand is kept, and
+    so is every old entry for which `outside(rule, path)` says the run could not have seen it.
 
     Returns the number of entries.
     """
     reasons: dict[tuple[Any, ...], str] = {}
-    if path.is_file():
+    carried: set[tuple[Any, ...]] = set()
+    if path.is_file() and not path.is_symlink():
         try:
             for item in json.loads(path.read_bytes()).get("findings", []):
-                if isinstance(item, dict) and isinstance(item.get("reason"), str):
-                    reasons[(item.get("rule"), item.get("path"), item.get("key"), item.get("value"))] = item["reason"]
+                if not isinstance(item, dict):
+                    continue
+                entry = (item.get("rule"), item.get("path"), item.get("key"), item.get("value"))
+                if isinstance(item.get("reason"), str):
+                    reasons[entry] = item["reason"]
+                if (isinstance(entry[0], str) and isinstance(entry[1], str) and isinstance(entry[2], str)
+                        and isinstance(entry[3], (str, type(None))) and outside(entry[0], entry[1])):
+                    carried.add(entry)
         except (OSError, ValueError, AttributeError):
             pass  # an old file that does not read is replaced
-    keys = sorted({(f.rule, f.path, f.key, f.value) for f in findings},
+    keys = sorted({(f.rule, f.path, f.key, f.value) for f in findings} | carried,
                   key=lambda e: (e[1], e[0], e[2], e[3] is None, e[3] or ""))
     rows = []
     for rule, where, key, value in keys:
@@ -173,8 +184,13 @@ def write_baseline(path: Path, findings: list[Finding]) -> int:
         rows.append("    " + json.dumps(entry, ensure_ascii=False))
     text = (f'{{\n  "version": {BASELINE_VERSION},\n  "tool": "followup-bot",\n  "findings": ['
             + ("\n" + ",\n".join(rows) + "\n  " if rows else "") + "]\n}\n")
+    if path.is_symlink():
+        raise UserError(f"--write-baseline {path}: is a symlink; expected a regular file")
+    temp = path.with_name(f".{path.name}.bot-tmp")
     try:
-        path.write_text(text, encoding="utf-8")
+        temp.write_text(text, encoding="utf-8")
+        os.replace(temp, path)  # whole or not at all
     except OSError as exc:
+        temp.unlink(missing_ok=True)
         raise UserError(f"--write-baseline {path}: cannot write: {exc.strerror or exc}") from None
     return len(rows)
