@@ -166,12 +166,12 @@ def write_baseline(path: Path, findings: list[Finding],
             for item in json.loads(path.read_bytes()).get("findings", []):
                 if not isinstance(item, dict):
                     continue
-                entry = (item.get("rule"), item.get("path"), item.get("key"), item.get("value"))
+                old = (item.get("rule"), item.get("path"), item.get("key"), item.get("value"))
                 if isinstance(item.get("reason"), str):
-                    reasons[entry] = item["reason"]
-                if (isinstance(entry[0], str) and isinstance(entry[1], str) and isinstance(entry[2], str)
-                        and isinstance(entry[3], (str, type(None))) and outside(entry[0], entry[1])):
-                    carried.add(entry)
+                    reasons[old] = item["reason"]
+                if (isinstance(old[0], str) and isinstance(old[1], str) and isinstance(old[2], str)
+                        and isinstance(old[3], (str, type(None))) and outside(old[0], old[1])):
+                    carried.add(old)
         except (OSError, ValueError, AttributeError):
             pass  # an old file that does not read is replaced
     keys = sorted({(f.rule, f.path, f.key, f.value) for f in findings} | carried,
