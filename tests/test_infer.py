@@ -202,11 +202,14 @@ def test_suggestions_and_unread_checks_go_into_the_pr_body() -> None:
 
     report = Report(repo="verl-project/verl", commit="abc", rules=[])
     notes = ["Suggested rule (not applied): w.py:3: `assert self.config.tp > 0` suggests rule inferred-tp-relation",
-             "Validation changed upstream, not understood: w.py:9: `assert ok(self.config.x)`"]
+             "Validation changed upstream, not understood: w.py:9: `assert ok(self.config.x)`",
+             "w.py:12: `assert self.config.lo < self.config.hi` suggests rule r; see [docs](http://x.invalid) @dev"]
     ctx = Context(load_rules(), report, [], "bot run", code, plain, notes=notes)
     text = body(ctx, Identity(("megatron-use-mbridge",), None, "f"), sections(None))
     assert "Also noticed in the upstream change:" in text
     assert "inferred-tp-relation" in text and "not understood" in text
+    assert "`assert self.config.lo < self.config.hi`" in text  # in a code span `<` stays itself
+    assert "[docs](http" not in text and "@dev" not in text  # prose around it cannot link or mention
 
 
 def test_two_checks_on_fields_of_one_name_make_rules_with_distinct_ids(tmp_path: Path) -> None:

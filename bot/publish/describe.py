@@ -7,6 +7,7 @@ rule files through `plain()` (bot.publish.body), so neither can mention people o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -131,8 +132,16 @@ def changes(ctx: Context) -> list[str]:
         if len(ctx.manual) > 50:
             out.append(f"- ... and {len(ctx.manual) - 50} more.")
     if ctx.notes:
-        out += ["", "Also noticed in the upstream change:", ""] + [f"- {ctx.plain(n)}" for n in ctx.notes[:30]]
+        out += ["", "Also noticed in the upstream change:", ""] + [f"- {_note(ctx, n)}" for n in ctx.notes[:30]]
     return out
+
+
+def _note(ctx: Context, note: str) -> str:
+    """A note whose `code` parts quote upstream source: those become safe code spans (so `<` stays `<`
+    and a backtick in the source cannot end the span), the prose around them cannot link or mention."""
+    parts = re.split(r"(`[^`\n]+`)", " ".join(note.split()))
+    return "".join(ctx.code(part[1:-1]) if part.startswith("`") and part.endswith("`") and len(part) > 2
+                   else ctx.plain(part).replace("[", "\\[").replace("]", "\\]") for part in parts)
 
 
 def usage(ctx: Context) -> list[str]:
