@@ -220,3 +220,19 @@ def test_closing_counts_and_removes_only_the_bots_own_closing_comments(bed: Bed)
     comments = bed.fake.comments(FULL, int(pr["number"]))
     assert [c["body"] == quoted for c in comments] == [True, False]  # alice's stays; the bot's closing one is added
     assert comments[1]["body"].startswith(CLOSE_MARKER)
+
+
+def test_pipes_are_escaped_in_table_cells_only_and_the_commit_message_is_plain_text() -> None:
+    from bot.model import Report
+    from bot.publish.body import code, commit_message, plain
+    from bot.publish.describe import Context, what
+    from bot.upstream.origin import Origin
+
+    (rule,) = [r for r in load_rules() if r.id == "megatron-use-mbridge"]
+    origin = Origin(None, "a" * 40, "Check a | b (#5)", 5, "e.py", "assert a or b, 'x|y'")
+    ctx = Context([rule], Report("r", None, []), [], "bot run", code, plain, origins={rule.id: origin})
+    sentence = next(line for line in what(ctx) if line.startswith("The check came with"))
+    assert "\\|" not in sentence and "`Check a | b (#5)`" in sentence  # prose: GitHub would show the backslash
+    assert code("a|b", cell=True) == "`a\\|b`"  # a table cell: the pipe would end the cell
+    message = commit_message("[megatron] fix: set use_mbridge=True in 1 launch script", ctx)
+    assert "**" not in message and "The check came with #5 (aaaaaaaa), Check a | b (#5)." in message

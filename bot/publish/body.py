@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.model import Finding, Report
 from bot.publish import describe, template, wording
@@ -47,11 +47,14 @@ def read_identity(body: str) -> Identity | None:
         return None
 
 
-def code(text: str | None) -> str:
-    """`text` as an inline code span that survives backticks, pipes, newlines and mentions."""
+def code(text: str | None, cell: bool = False) -> str:
+    """`text` as an inline code span that survives backticks, newlines and mentions (and, in a table
+    `cell`, pipes: escaped there only, since outside a table GitHub shows the backslash)."""
     if text is None or text == "":
         return ""
-    text = " ".join(str(text).split()).replace("@", "@\u200b").replace("|", "\\|")
+    text = " ".join(str(text).split()).replace("@", "@\u200b")
+    if cell:
+        text = text.replace("|", "\\|")
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
@@ -105,7 +108,8 @@ def _assemble(ctx: describe.Context, identity: Identity, layout: list[template.S
 
 def commit_message(title_text: str, ctx: describe.Context) -> str:
     """The title, then why: what the change follows up and what was checked."""
-    why = [line for line in describe.what(ctx) if line]
+    raw = replace(ctx, code=lambda text: " ".join(str(text or "").split()), plain=lambda text: text)
+    why = [line.replace("**", "") for line in describe.what(raw) if line]  # plain text: git shows no markdown
     files = ctx.files
     lines = [title_text, "", *why[:6], "",
              f"Checked by followup-bot: {len(files)} file(s) parse again, a second run changes nothing"

@@ -99,13 +99,18 @@ def test(ctx: Context) -> list[str]:
         out += ["- Hydra composes each launch of the edited scripts with this repository's configs, before "
                 "and after the edits:", "", "| launch | runs | ways | before | after |", "|---|---|---|---|---|"]
         for path, launch in ctx.outcomes[:MAX_ROWS]:
-            out.append(f"| {ctx.code(path)} line {launch.line} | {ctx.code(launch.entry)} | {launch.ways} | "
-                       f"{ctx.code(_cut(launch.before))} | {ctx.code(_cut(launch.after))} |")
+            out.append(f"| {_cell(ctx, path)} line {launch.line} | {_cell(ctx, launch.entry)} | {launch.ways} | "
+                       f"{_cell(ctx, _cut(launch.before))} | {_cell(ctx, _cut(launch.after))} |")
         if len(ctx.outcomes) > MAX_ROWS:
             out.append(f"\n... and {len(ctx.outcomes) - MAX_ROWS} more launches.")
     out += ["", "The launches themselves (the training jobs) were not run.", "", "Reproduce locally:", "",
             "```sh", ctx.command, "```"]
     return out
+
+
+def _cell(ctx: Context, text: str) -> str:
+    """A code span in a table cell: a pipe in it would end the cell."""
+    return ctx.code(text).replace("|", "\\|")
 
 
 def _cut(text: str, limit: int = 160) -> str:
@@ -121,9 +126,9 @@ def changes(ctx: Context) -> list[str]:
     rows = wording.rows(ctx.report, ctx.findings)
     out = ["| file | line | key | before | after |", "|---|---|---|---|---|"]
     for row in rows[:MAX_ROWS]:
-        before = ctx.code(row.before) if row.before is not None else "(not set)"
-        after = ctx.code(row.after) if row.after is not None else "(removed)"
-        out.append(f"| {ctx.code(row.path)} | {row.line} | {ctx.code(row.key)} | {before} | {after} |")
+        before = _cell(ctx, row.before) if row.before is not None else "(not set)"
+        after = _cell(ctx, row.after) if row.after is not None else "(removed)"
+        out.append(f"| {_cell(ctx, row.path)} | {row.line} | {_cell(ctx, row.key)} | {before} | {after} |")
     if len(rows) > MAX_ROWS:
         out += ["", f"... and {len(rows) - MAX_ROWS} more: run the command under \"{ctx.plain(ctx.test_heading)}\"."]
     if ctx.manual:
