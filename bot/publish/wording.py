@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.hydra.grammar import format_value
 from bot.model import Finding, Report, Status
 from bot.rules.model import Rule
 
@@ -90,13 +91,13 @@ def _verb(rules: list[Rule], finding: Finding) -> tuple[str, list[str]] | None:
     if rule.ensure:
         leaves = list(dict.fromkeys(e.key.rsplit(".", 1)[-1] for e in rule.ensure))
         if len(leaves) == 1:
-            return "add", [f"{leaves[0]}={hydra_text(rule.ensure[0].value)}"]
+            return "add", [f"{leaves[0]}={format_value(rule.ensure[0].value)}"]
         return "add", leaves
     fix = rule.fix
     if fix is None:
         return None
     if fix.has_set:
-        return "set", [f"{leaf}={hydra_text(fix.set)}"]
+        return "set", [f"{leaf}={format_value(fix.set)}"]
     if fix.rename is not None:
         return "rename", [f"{leaf} to {fix.rename.rsplit('.', 1)[-1]}"]
     if fix.remove:
@@ -110,14 +111,3 @@ def _verb(rules: list[Rule], finding: Finding) -> tuple[str, list[str]] | None:
 
 def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
-
-
-def hydra_text(value: object) -> str:
-    """A value as a Hydra override writes it: True, 1, null, [a,b]."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(hydra_text(v) for v in value) + "]"
-    return str(value)
