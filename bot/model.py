@@ -247,3 +247,4 @@ class Outcome:
     result: FileResult | None = None
     skipped: list[Skipped] = field(default_factory=list)
     error: FileError | None = None
+    by_callees: bool = False  # no token: read or not by which scripts hold one (bot.lang.focus), cached on those

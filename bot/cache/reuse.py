@@ -17,10 +17,12 @@ from bot.cache.content_ids import ContentIds, blob_id, indexed_ids
 from bot.cache.store import Entry, ResultCache, changed, decode_outcome, encode_outcome
 from bot.discover import SourceFile, is_git_worktree
 from bot.lang import whole_repository_inputs
-from bot.lang.kinds import PYTHON, YAML
+from bot.lang.kinds import PYTHON, SHELL, YAML
 from bot.model import CacheStats, Outcome
 
 COMPOSED = frozenset({YAML, PYTHON})  # a result Hydra judged reads every config, and the apps naming them
+# whether a file without a rule's token was parsed rests on which scripts hold one (bot.lang.focus)
+CALLEES = frozenset({SHELL})
 _LAYOUT = "\0layout:"  # a dependency on every file of some kinds: "\0layout:python,yaml"
 
 
@@ -63,13 +65,14 @@ class CachedResults:
         if not content or outcome.error is not None:  # a failure is tried again next time
             return
         deps: dict[str, str] = {}
+        kinds = CALLEES if outcome.by_callees else frozenset()
         if outcome.result is not None:
             for path in outcome.result.reads:
                 deps[path] = self._id(path)
-            kinds = whole_repository_inputs(source.kind) | (COMPOSED if outcome.result.composed else frozenset())
-            if kinds:
-                key = _LAYOUT + ",".join(sorted(kinds))
-                deps[key] = self._dep_id(key)
+            kinds |= whole_repository_inputs(source.kind) | (COMPOSED if outcome.result.composed else frozenset())
+        if kinds:
+            key = _LAYOUT + ",".join(sorted(kinds))
+            deps[key] = self._dep_id(key)
         encoded = encode_outcome(outcome, with_patch=self.reuse_changes)
         self.cache.put(source.path, Entry(content, source.size, encoded, deps))
 

@@ -163,6 +163,8 @@ def encode_outcome(outcome: Outcome, *, with_patch: bool = False) -> dict[str, A
     `with_patch` also keeps a change's unified diff (for dry runs, whose reports show it).
     """
     data: dict[str, Any] = {"skipped": [[s.reason, s.kind.value] for s in outcome.skipped]}
+    if outcome.by_callees:
+        data["by_callees"] = True
     result = outcome.result
     if result is not None:
         data["result"] = {"kind": result.kind, "findings": _encode_findings(result.findings),
@@ -184,7 +186,8 @@ def decode_outcome(path: str, data: dict[str, Any], current: bytes | None) -> Ou
     """
     raw = data.get("result")
     skipped = data["skipped"]
-    outcome = Outcome(path, skipped=[Skipped(path, str(reason), SkipKind(kind)) for reason, kind in skipped])
+    outcome = Outcome(path, skipped=[Skipped(path, str(reason), SkipKind(kind)) for reason, kind in skipped],
+                      by_callees=bool(data.get("by_callees")))
     if raw is None:
         return outcome
     findings = _decode_findings(raw["findings"])

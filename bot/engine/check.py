@@ -11,6 +11,7 @@ from pathlib import Path
 from bot.engine.edits import apply_edits, find_conflicts, unique_edits, verify
 from bot.engine.silence import identity, silence
 from bot.lang import front_end, kind_for_path
+from bot.lang.focus import Focus
 from bot.lang.front import FrontEnd, Reading, SourceUnreadable
 from bot.lang.kinds import SHELL
 from bot.model import Baseline, FileChange, FileResult, Finding, Reason, Status
@@ -53,13 +54,14 @@ def read_findings(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts 
 
 def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
                kind: str | None = None, packages: dict[str, str] | None = None,
-               root: Path | None = None, baseline: Baseline | None = None) -> FileResult:
-    """Find, fix in memory and verify one file; nothing is written here. `root`: scripts it calls.
+               root: Path | None = None, baseline: Baseline | None = None, focus: Focus | None = None) -> FileResult:
+    """Find, fix in memory and verify one file; nothing is written here. `root`: scripts it calls;
+    `focus`: the parts of the file that can hold anything for the rules (the rest is not read).
 
     Findings silenced by a comment in the file or by `baseline` are set aside before any fix is planned.
     """
     kind = kind or kind_for_path(path) or SHELL
-    front = front_end(path, kind, root, packages)
+    front = front_end(path, kind, root, packages, focus)
     try:
         reading = front.read(data)
     except SourceUnreadable as exc:

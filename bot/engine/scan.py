@@ -16,7 +16,8 @@ from bot.engine.check import check_file, prefilter_tokens, rules_for
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.engine.silence import default_baseline
 from bot.errors import UserError
-from bot.lang.kinds import PYTHON, SHELL_FAMILY, YAML
+from bot.lang.focus import Focus, may_call_script, may_run_other_than, quiet_stems, script_names, script_stem
+from bot.lang.kinds import PYTHON, SHELL, YAML
 from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Report, RuleInfo, Skipped
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule, consults_config
@@ -25,19 +26,29 @@ from bot.rules.model import Rule, consults_config
 def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None,
               config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS,
-              baseline: Baseline | None = None) -> Outcome:
+              baseline: Baseline | None = None, quiet: frozenset[bytes] | None = None) -> Outcome | None:
+    """One file's outcome. A file whose worth depends on the scripts it may call is left for later
+    (None) until `quiet`, the stems of the listed scripts that hold no token, are known."""
     outcome = Outcome(source.path)
     data = read_source(source, outcome.skipped)
-    if data is None or (tokens is not None and not any(t in data for t in tokens)
-                        and not (source.kind in SHELL_FAMILY and b".sh" in data)):  # may call a script
+    if data is None:
         return outcome
+    focus = Focus(tuple(tokens), quiet) if tokens is not None else None
+    if focus is not None and not focus.holds(data):
+        if not may_call_script(source.kind, data):
+            return outcome
+        if quiet is None:
+            return None
+        outcome.by_callees = True
+        if not may_run_other_than(data, quiet):
+            return outcome
     file_rules = rules_for(source.path, rules)
     if source.kind == YAML and any(source.path.startswith(d + "/") for d in config_dirs):
         # an app's own config tree is the schema launches override: values are fixed there, keys not added
         file_rules = [replace(r, ensure=()) for r in file_rules if r.match_key or r.relation is not None]
     if file_rules:
         work = partial(check_file, source.path, data, file_rules, facts, kind=source.kind, packages=packages,
-                       root=source.root, baseline=baseline)
+                       root=source.root, baseline=baseline, focus=focus)
         result, outcome.error = isolated(source.path, "checking", work, seconds)
         if result is None:
             assert outcome.error is not None
@@ -47,6 +58,20 @@ def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
         if result.unreadable:
             outcome.skipped.append(Skipped(source.path, result.unreadable))
     return outcome
+
+
+def _quiet_scripts(listed: list[SourceFile], tokens: list[bytes] | None, callers: list[SourceFile]) -> frozenset[bytes]:
+    """The stems of the listed scripts the callers name that hold no token (bot.lang.focus), each read here."""
+    names: set[bytes] = set()
+    for caller in callers:
+        names |= script_names(read_source(caller, []) or b"")
+
+    def holds(source: SourceFile) -> bool:
+        data = read_source(source, [])
+        return data is not None and (tokens is None or any(t in data for t in tokens))
+
+    named = [s for s in listed if s.kind == SHELL and (script_stem(s.path, s.kind) or b"\0") in names]
+    return quiet_stems((s.path, s.kind, holds(s)) for s in named)
 
 
 def _may_match(rule: Rule, data: bytes) -> bool:
@@ -65,21 +90,21 @@ def _worker_init(rules: list[Rule], tokens: list[bytes] | None, packages: dict[s
     _WORKER = (rules, tokens, packages, config_dirs, seconds)
 
 
-def _worker_scan(source: SourceFile) -> Outcome:
+def _worker_scan(source: SourceFile, quiet: frozenset[bytes] | None = None) -> Outcome | None:
     assert _WORKER is not None
-    return _scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3], _WORKER[4])
+    return _scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3], _WORKER[4], quiet=quiet)
 
 
 def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None, config_dirs: tuple[str, ...],
-              jobs: int, seconds: float | None) -> Iterator[Outcome]:
+              jobs: int, seconds: float | None, quiet: frozenset[bytes] | None = None) -> Iterator[Outcome | None]:
     """Files in order; with jobs > 1 in worker processes (each parses with its own tree-sitter).
 
     A few files (what a warm cache leaves) are checked here: starting workers would cost more.
     """
     if jobs <= 1 or facts is not None or len(files) < PARALLEL_FROM:
         for source in files:
-            yield _scan_one(source, rules, tokens, facts, packages, config_dirs, seconds)
+            yield _scan_one(source, rules, tokens, facts, packages, config_dirs, seconds, quiet=quiet)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -87,7 +112,7 @@ def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | 
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
                              initargs=(rules, tokens, packages, config_dirs, seconds)) as pool:
-        yield from pool.map(_worker_scan, files, chunksize=64)
+        yield from pool.map(partial(_worker_scan, quiet=quiet), files, chunksize=64)
 
 
 class Memo(Protocol):
@@ -146,15 +171,31 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     if any(s.kind == YAML for s in todo) or any(s.kind == YAML and s.path in held for s in files):
         config_dirs = app_config_dirs([s for s in listed if s.kind == PYTHON])
     checked = _outcomes(todo, enabled, tokens, facts, packages, config_dirs, jobs, seconds)
+    outcomes: dict[str, Outcome] = {}
+    later: list[SourceFile] = []  # callers whose worth depends on the scripts that hold a token
     for source in files:
-        outcome = reuse.hit(source.path) if reuse is not None else None
-        if outcome is None:
-            outcome = next(checked)
-            if reuse is not None:
-                reuse.record(source, outcome)
+        found = reuse.hit(source.path) if reuse is not None else None
+        if found is None:
+            found = next(checked)
+            if found is None:
+                later.append(source)
+                continue
+        outcomes[source.path] = found
+    quiet = _quiet_scripts(listed, tokens, later) if later else None
+    for source, found in zip(later, _outcomes(later, enabled, tokens, facts, packages, config_dirs, jobs, seconds,
+                                              quiet), strict=True):
+        assert found is not None
+        outcomes[source.path] = found
+    for source in files:
+        outcome = outcomes[source.path]
+        if reuse is not None and reuse.hit(source.path) is None:
+            reuse.record(source, outcome)
         if source.path in held and report.baseline is not None and _baselined(outcome, report.baseline):
             # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
-            outcome = _scan_one(source, enabled, tokens, facts, packages, config_dirs, seconds, report.baseline)
+            again = _scan_one(source, enabled, tokens, facts, packages, config_dirs, seconds, report.baseline,
+                              quiet)
+            assert again is not None
+            outcome = again
         _add_outcome(report, outcome, source.kind)
     if reuse is not None:
         report.cache = reuse.finish(complete=paths is None)

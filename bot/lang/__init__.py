@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from bot.lang import kinds
 
 if TYPE_CHECKING:
+    from bot.lang.focus import Focus
     from bot.lang.front import FrontEnd
 
 
@@ -83,10 +84,18 @@ def whole_repository_inputs(kind: str) -> frozenset[str]:
     return registration.whole_repository if registration is not None else frozenset()
 
 
-def front_end(path: str, kind: str, root: Path | None = None, packages: dict[str, str] | None = None) -> FrontEnd:
-    """The front end that reads `path` as `kind`; `root` for the scripts it calls, `packages` for YAML."""
+def front_end(path: str, kind: str, root: Path | None = None, packages: dict[str, str] | None = None,
+              focus: Focus | None = None) -> FrontEnd:
+    """The front end that reads `path` as `kind`; `root` for the scripts it calls, `packages` for YAML.
+
+    `focus`: which parts can hold anything for the rules (bot.lang.focus), given to a front end that
+    has a `focus` attribute (it may then skip the rest); others read everything.
+    """
     try:
         registration = FRONT_ENDS[kind]
     except KeyError:
         raise ValueError(f"no front end for kind {kind!r}") from None
-    return registration.make(path, kind, root, packages)
+    front = registration.make(path, kind, root, packages)
+    if focus is not None and hasattr(front, "focus"):
+        front.focus = focus
+    return front

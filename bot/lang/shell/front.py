@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from bot.ir import ErrorRegion
 from bot.lang import kinds
+from bot.lang.focus import Focus
 from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
 from bot.lang.shell.parse import ShellScript, analyse
 from bot.lang.shell.settings import callee_groups, launch_groups
@@ -34,6 +35,7 @@ class ShellFamilyFront:
     path: str
     kind: str
     root: Path | None = None  # the repository, to read the scripts a file calls
+    focus: Focus | None = None  # views it leaves unwanted hold nothing for the rules: they are not analysed
     _views: dict[bytes, list[ShellView]] = field(default_factory=dict)
     _scripts: dict[bytes, ShellScript] = field(default_factory=dict)
 
@@ -54,6 +56,8 @@ class ShellFamilyFront:
             raise SourceUnreadable(str(exc)) from None
         reading = Reading()
         for view in views:
+            if self.focus is not None and not self.focus.wanted(view.text):
+                continue
             script = self.script(view.text)
             writer = ShellWriter(script)
             host: Callable[[Finding], Finding] = partial(_to_host, view, data, True)
@@ -63,7 +67,8 @@ class ShellFamilyFront:
                 reading.partly_parsed = True
                 reading.regions.extend(error_regions(script))
             if self.root is not None and script.calls:
-                callers = callee_groups(script, self.path, self.root, reading.reads)
+                holds = self.focus.holds if self.focus is not None else None
+                callers = callee_groups(script, self.path, self.root, reading.reads, holds)
                 reading.units.append(Unit(callers, writer.realise, partial(_to_host, view, data, False)))
         return reading
 

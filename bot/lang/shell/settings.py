@@ -6,6 +6,7 @@ key's bytes; the values it takes in different branches are told apart by where t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from bot.hydra.grammar import HydraSyntaxError, parse_override
@@ -58,8 +59,12 @@ def caller_groups(script: ShellScript, call: ScriptCall, callee: str, inputs: li
     return groups
 
 
-def callee_groups(script: ShellScript, path: str, root: Path, reads: set[str]) -> list[SettingGroup]:
-    """Groups for every repository script the file runs with values in its environment."""
+def callee_groups(script: ShellScript, path: str, root: Path, reads: set[str],
+                  holds: Callable[[bytes], bool] | None = None) -> list[SettingGroup]:
+    """Groups for every repository script the file runs with values in its environment.
+
+    `holds`: whether a callee's bytes can matter to the rules; one that cannot is not analysed.
+    """
     from bot.lang.shell.calls import resolve
 
     groups: list[SettingGroup] = []
@@ -68,7 +73,7 @@ def callee_groups(script: ShellScript, path: str, root: Path, reads: set[str]) -
         if callee is None or callee == path:
             continue
         reads.add(callee)
-        inputs = callee_inputs(root, callee)
+        inputs = callee_inputs(root, callee, holds)
         if inputs:
             groups.extend(caller_groups(script, call, callee, inputs))
     return groups
@@ -78,8 +83,9 @@ _CALLEES: dict[tuple[str, str], tuple[float, list[EnvInput]]] = {}
 MAX_BYTES = 8 * 1024 * 1024
 
 
-def callee_inputs(root: Path, path: str) -> list[EnvInput]:
-    """The environment inputs of a repository script (cached per file version); [] if not readable."""
+def callee_inputs(root: Path, path: str, holds: Callable[[bytes], bool] | None = None) -> list[EnvInput]:
+    """The environment inputs of a repository script (cached per file version); [] if not readable,
+    or if `holds` says its bytes cannot matter (then nothing is analysed, or cached)."""
     import os
 
     from bot.lang.shell.calls import env_inputs
@@ -96,6 +102,8 @@ def callee_inputs(root: Path, path: str) -> list[EnvInput]:
         with open(target, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
     except OSError:
+        return []
+    if holds is not None and not holds(data):
         return []
     inputs = [] if len(data) > MAX_BYTES or b"\0" in data else env_inputs(analyse(data, path=path).launches)
     _CALLEES[(str(root), path)] = (stamp, inputs)
