@@ -21,6 +21,10 @@ SKIPPED_TOP = ("defaults", "hydra")
 INTERPOLATION = "an interpolation, resolved at run time"
 
 
+class YamlProblem(ValueError):
+    """Why a file does not read as YAML, in one line."""
+
+
 def yaml_errors(data: bytes) -> int:
     """0 when ruamel.yaml's round-trip loader reads every document, else 1."""
     return 0 if yaml_problem(data) is None else 1
@@ -28,15 +32,84 @@ def yaml_errors(data: bytes) -> int:
 
 def yaml_problem(data: bytes) -> str | None:
     """Why ruamel.yaml's round-trip loader cannot read every document (None: it can), in one line."""
+    try:
+        config_documents(data)
+    except YamlProblem as exc:
+        return str(exc)
+    return None
+
+
+def config_documents(data: bytes) -> list[Node]:
+    """Every document's root node, read once, as ruamel.yaml's round-trip loader reads it.
+
+    libyaml composes what it can vouch for (bot.lang.yaml.fast), and ruamel's round-trip constructor
+    is run on those nodes to find what the loader refuses (a duplicate key, say); anything else, and
+    any refusal, is read by ruamel itself, whose verdict and message are the ones reported.
+    Raises YamlProblem.
+    """
+    from bot.lang.yaml.fast import compose_all
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise YamlProblem(f"not UTF-8 (byte {exc.start})") from None
+    roots = compose_all(text, folded=True)
+    if roots is not None and not _ruamel_only(roots) and _constructs(roots):
+        return roots
+    problem = _ruamel_problem(text)
+    if problem is not None:
+        raise YamlProblem(problem)
+    from ruamel.yaml import YAML
+
+    return list(YAML(typ="rt").compose_all(text))
+
+
+def _ruamel_only(roots: list[Node]) -> bool:
+    """Whether a document holds `key:` with no value, whose marks only ruamel places (see fast.empty),
+    or a merge key (`<<`), which ruamel's constructor flattens in the very nodes it is given."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode
+
+    from bot.lang.yaml.fast import empty
+
+    todo, seen = list(roots), set()
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            if empty(node):
+                return True
+        elif isinstance(node, MappingNode):
+            if any(key.tag == MERGE_TAG for key, _ in node.value):
+                return True
+            todo.extend(part for pair in node.value for part in pair)
+        else:
+            todo.extend(node.value)
+    return False
+
+
+def _constructs(roots: list[Node]) -> bool:
+    """Whether ruamel's round-trip constructor takes every document (as its loader would construct them)."""
+    from ruamel.yaml import YAML
+
+    constructor = YAML(typ="rt").constructor
+    try:
+        for root in roots:
+            constructor.construct_document(root)
+    except Exception:  # the loader's refusal: ruamel reads the text again for its own message
+        return False
+    return True
+
+
+def _ruamel_problem(text: str) -> str | None:
     from ruamel.yaml import YAML
 
     try:
-        for _ in YAML(typ="rt").load_all(data.decode("utf-8")):
+        for _ in YAML(typ="rt").load_all(text):
             pass
     except RecursionError:
         return "nested too deeply to read"
-    except UnicodeDecodeError as exc:
-        return f"not UTF-8 (byte {exc.start})"
     except Exception as exc:  # ruamel raises more than YAMLError on broken input
         problem = getattr(exc, "problem", None) or " ".join(str(exc).split())[:120]
         mark = getattr(exc, "problem_mark", None)
@@ -47,11 +120,9 @@ def yaml_problem(data: bytes) -> str | None:
 
 def read_groups(path: str, data: bytes, packages: dict[str, str] | None = None) -> list[SettingGroup]:
     """The settings of a YAML config, one group a document ([] for what does not read as YAML)."""
-    from ruamel.yaml.error import YAMLError
-
     try:
         return yaml_groups(data, package_prefix(data, path, packages))
-    except (YAMLError, UnicodeDecodeError, RecursionError):  # not YAML (the front end reports it) or self-nested
+    except (YamlProblem, RecursionError):  # not YAML (the front end reports it) or self-nested
         return []
 
 
@@ -61,13 +132,13 @@ def package_prefix(data: bytes, path: str, packages: dict[str, str] | None) -> s
     return package + "." if package else ""
 
 
-def yaml_groups(data: bytes, prefix: str) -> list[SettingGroup]:
-    from ruamel.yaml import YAML
+def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None) -> list[SettingGroup]:
+    """One group a document; `roots`: the documents as config_documents read them (else read here)."""
     from ruamel.yaml.nodes import MappingNode
 
     text = Text(data)
     groups = []
-    for root in YAML(typ="rt").compose_all(text.text):
+    for root in config_documents(data) if roots is None else roots:
         if not isinstance(root, MappingNode):
             continue
         doc = Doc(text, root, prefix, indent_step(root), spaced(text, root))

@@ -13,13 +13,18 @@ class YamlFront:
     packages: dict[str, str] | None = None  # repository path -> Hydra package, from the defaults lists
 
     def read(self, data: bytes) -> Reading:
-        from bot.lang.yaml.config import read_groups, yaml_problem
+        from bot.lang.yaml.config import YamlProblem, config_documents, package_prefix, yaml_groups
         from bot.lang.yaml.edits import realise
 
-        problem = yaml_problem(data)
-        if problem is not None:
-            raise SourceUnreadable(problem)
-        return Reading([Unit(read_groups(self.path, data, self.packages), realise)])
+        try:
+            roots = config_documents(data)
+        except YamlProblem as exc:
+            raise SourceUnreadable(str(exc)) from None
+        try:
+            groups = yaml_groups(data, package_prefix(data, self.path, self.packages), roots)
+        except RecursionError:  # self-nested beyond what the walk follows
+            groups = []
+        return Reading([Unit(groups, realise)])
 
     def errors(self, data: bytes) -> int:
         from bot.lang.yaml.config import yaml_errors
