@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.hydra.grammar import HydraSyntaxError, Parsed, _fast, _parse_override
+from bot.hydra.grammar import LEADING_DASH, HydraSyntaxError, Parsed, _fast, _parse_override, parse_override
 
 PIECES = ["a", "b", "e", "E", "x", "_", "-", "+", ".", "/", "0", "1", "9", "00", "10", "1_0", "_1", "inf", "Inf",
           "nan", "NaN", "true", "False", "TRUE", "null", "Null", "none", "%", "*", "@", "?", "|", "e5", "e-3",
-          "1e", ".5", "5.", "1.0", "-1", "+2", "=", "~", "$", "\\", " ", ":", ",", "'", "[", "{", "(", "é", "2e+7"]
+          "1e", ".5", "5.", "1.0", "-1", "+2", "=", "~", "$", "\\", " ", ":", ",", "'", "[", "{", "(", "é", "2e+7",
+          "]", '"', "  ", "\t", "[]", "['", "']", ",[", "\"x\"", "'y z'"]
 KEYS = ["a", "a.b", "a_b.c_d", "a-b.c", "x.0", "_x", "a.b.c", "A1.b2", "a..b", "a/b", "a@b", "1a", "$a", "a.$b", ""]
 
 
@@ -42,6 +44,28 @@ def test_fast_path_agrees_with_hydra(prefix: str, key: str, equal: str, value: l
     check(prefix + key + equal + "".join(value))
 
 
+ELEMENTS = ["x:  ", "  :", ": ", "1", "-2", "0.9", "1e3", "true", "null", "a", "a b", "x:y", "a/b.c", "'q'",
+            '"q r"', "''", " 1 ", "", "[1]", "'a,b'", "$x", "a\\b", "{a:1}", "1,", "'", "inf", "1_0", "-"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(ELEMENTS), max_size=4), st.sampled_from([",", ", ", " ,", " , "]),
+       st.sampled_from(["", " "]))
+def test_fast_lists_agree_with_hydra(elements: list[str], comma: str, pad: str) -> None:
+    check(f"a.b=[{pad}{comma.join(elements)}{pad}]")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(PIECES + KEYS), max_size=5))
+def test_a_leading_dash_is_refused_as_hydra_refuses_it(rest: list[str]) -> None:
+    text = "-" + "".join(rest)
+    with pytest.raises(HydraSyntaxError) as hydra:
+        _parse_override(text)
+    with pytest.raises(HydraSyntaxError) as fast:
+        parse_override(text)
+    assert str(fast.value) == str(hydra.value) == LEADING_DASH
+
+
 def test_generated_texts_reach_the_fast_path() -> None:
     import random
 
@@ -65,3 +89,7 @@ def test_fast_path_on_known_shapes() -> None:
         check(text)
     assert _fast("actor.use_mbridge=False") == Parsed("", "actor.use_mbridge", None, False, True)
     assert _fast("data.path=$HOME/x") is None  # interpolation-like text: Hydra's parser decides
+    for text in ['trainer.logger=["console","wandb"]', "optim.betas=[0.9,0.95]", "a=", 'a="none"', "a=[]",
+                 "p=uv -v run --frozen --extra vllm", "s=['model', 'extra']", "c=expandable_segments:True"]:
+        assert _fast(text) is not None, text
+        check(text)

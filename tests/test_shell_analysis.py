@@ -154,3 +154,9 @@ def test_escaped_space_and_crlf() -> None:
     script = "python3 -m m a.b=x\\ y \\\r\n    c.d=1\r\n"
     (launch,) = launches(script)
     assert [o.text for o in launch.overrides] == ["a.b=x y", "c.d=1"]
+
+
+def test_hydra_flag_table_is_hydras_own() -> None:
+    from bot.lang.shell.hydra_flags import HYDRA_FLAGS, parser_flags
+
+    assert parser_flags() == HYDRA_FLAGS

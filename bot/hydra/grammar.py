@@ -37,12 +37,16 @@ def _parser() -> Any:
     return OverridesParser.create()
 
 
-# The plain overrides most launches hold (`a.b_c=1e-5`, `+x.y=a/b.json`, `~k`), read without Hydra's ANTLR
-# parser: a key of identifiers, and a value of characters that are each a whole token or part of an
-# identifier or number (no quotes, escapes, spaces, brackets, interpolations). tests/test_grammar_fast.py
-# holds the result equal to Hydra's over generated texts.
-_FAST = re.compile(r"(\+\+|\+|~)?([A-Za-z_][A-Za-z0-9_\-]*(?:\.[A-Za-z_][A-Za-z0-9_\-]*)*)"
-                   r"(?:=([A-Za-z0-9_\-/+.%*@?|]+))?")
+# The plain overrides most launches hold (`a.b_c=1e-5`, `+x.y=a/b.json`, `~k`, `a=[0.9,0.95]`, `a="none"`,
+# `a=`), read without Hydra's ANTLR parser: a key of identifiers, and a value that is empty, one quoted
+# string without escapes or interpolations, words of characters that are each a whole token or part of an
+# identifier or number (spaces between words; no brackets, commas, quotes, escapes or interpolations), or
+# a flat list of such words and strings. tests/test_grammar_fast.py holds the result equal to Hydra's over
+# generated texts.
+_FAST = re.compile(r"(\+\+|\+|~)?([A-Za-z_][A-Za-z0-9_\-]*(?:\.[A-Za-z_][A-Za-z0-9_\-]*)*)(?:=(.*))?", re.S)
+_RUN = r"[A-Za-z0-9_\-/+.%*@?|:]+"
+_WORDS = re.compile(rf" *({_RUN}(?: +{_RUN})*) *")
+_QUOTED = re.compile(r""" *(?:'([^'"\\$]*)'|"([^'"\\$]*)") *""")
 _DIGITS = r"[0-9](?:_?[0-9])*"
 _UNSIGNED = r"(?:0|[1-9](?:_?[0-9])*)"
 _POINT = rf"(?:{_UNSIGNED}\.|{_UNSIGNED}?\.{_DIGITS})"
@@ -51,8 +55,9 @@ _TOKENS = (  # Hydra's value tokens, in the lexer's order (a tie goes to the fir
     (re.compile(rf"[+-]?{_UNSIGNED}"), int),
     (re.compile(r"[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]"), lambda t: t.lower() == "true"),
     (re.compile(r"[Nn][Uu][Ll][Ll]"), lambda t: None),
-    (re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*|[/\-+.%*@?|]"), str),
+    (re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*|[/\-+.%*@?|:]"), str),
 )
+_NOT_PLAIN = object()
 
 
 def _fast(text: str) -> Parsed | None:
@@ -63,14 +68,45 @@ def _fast(text: str) -> Parsed | None:
     prefix, key, value = match.group(1) or "", match.group(2), match.group(3)
     if value is None:
         return Parsed(prefix, key, None, None, False) if prefix == "~" and "=" not in text else None
+    if value.startswith("[") and value.endswith("]"):
+        items = _items(value[1:-1])
+        return Parsed(prefix, key, None, items, True) if items is not None else None
+    if value.startswith(" ") or value.endswith(" "):
+        return None  # Hydra strips spaces around some values, keeps them after others, refuses some
+    plain = _element(value) if value else ""
+    return Parsed(prefix, key, None, plain, True) if plain is not _NOT_PLAIN else None
+
+
+def _items(inner: str) -> list[Any] | None:
+    """A flat list's elements, or None when one is not plain."""
+    if not inner.strip(" "):
+        return []
+    items = [_element(part) for part in inner.split(",")]
+    return None if any(item is _NOT_PLAIN for item in items) else items
+
+
+def _element(text: str) -> Any:
+    """One quoted string or run of words, typed as Hydra types it; _NOT_PLAIN for anything else."""
+    quoted = _QUOTED.fullmatch(text)
+    if quoted is not None:
+        return quoted.group(1) if quoted.group(1) is not None else quoted.group(2)
+    words = _WORDS.fullmatch(text)
+    if words is None or (":" in text and " " in text):  # Hydra keeps the spaces around a colon
+        return _NOT_PLAIN
+    value = words.group(1)
     for pattern, convert in _TOKENS:  # one token: typed; several: the text (the lexer never fails here)
         if pattern.fullmatch(value):
-            return Parsed(prefix, key, None, convert(value), True)
-    return Parsed(prefix, key, None, value, True)
+            return convert(value)
+    return value
+
+
+LEADING_DASH = "token recognition error at: '-'"  # Hydra's lexer on `--flag=x`: no key starts with `-`
 
 
 def parse_override(text: str) -> Parsed:
     """Parse one override as Hydra's command line would; raises HydraSyntaxError."""
+    if text.startswith("-"):  # a script's own option (`--local_dir=x`), refused as Hydra refuses it
+        raise HydraSyntaxError(LEADING_DASH)
     fast = _fast(text)
     return fast if fast is not None else _parse_override(text)
 

@@ -4,7 +4,6 @@ the config path, name or directory they give the launch.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from bot.lang.shell.directories import directory_of
@@ -14,13 +13,27 @@ if TYPE_CHECKING:
     from bot.lang.shell.text import Field
 
 
-@lru_cache(maxsize=1)
+# Hydra's own command-line flags (hydra._internal.utils.get_args_parser): flag -> takes a value. Written
+# out, not read from Hydra's parser, so that reading a launch does not import Hydra (a tenth of a second);
+# tests/test_shell_analysis.py holds it equal to the installed Hydra's parser.
+HYDRA_FLAGS: dict[str, bool] = {
+    "--help": False, "-h": False, "--hydra-help": False, "--version": False,
+    "--cfg": True, "-c": True, "--resolve": False, "--package": True, "-p": True,
+    "--run": False, "-r": False, "--multirun": False, "-m": False, "--shell-completion": False, "-sc": False,
+    "--config-path": True, "-cp": True, "--config-name": True, "-cn": True, "--config-dir": True, "-cd": True,
+    "--experimental-rerun": True, "--info": False, "-i": False,
+}
+
+
 def hydra_flags() -> dict[str, bool]:
-    """Hydra's own command-line flags, from Hydra's argparse parser: flag -> takes a value."""
-    try:
-        from hydra._internal.utils import get_args_parser
-    except ImportError:  # pragma: no cover - hydra-core is a dependency
-        return {}
+    """Hydra's own command-line flags: flag -> takes a value."""
+    return HYDRA_FLAGS
+
+
+def parser_flags() -> dict[str, bool]:
+    """The same table read from the installed Hydra's argparse parser (what HYDRA_FLAGS must equal)."""
+    from hydra._internal.utils import get_args_parser
+
     flags: dict[str, bool] = {}
     for action in get_args_parser()._actions:
         for option in action.option_strings:
