@@ -7,7 +7,7 @@ per-pair ratios, and the bot's median peak RSS. Then `bot run --files one.sh` (t
 path: one script of the tree) the same way. ast-grep runs a rule matching the word
 `use_mbridge=(False|false)`. Python children run with bytecode caching on, as an installed bot does.
 
-    python benchmarks/cold_speed.py [--pairs 5] [--sizes 20000] [--no-verl] [--bot CMD]
+    python benchmarks/cold_speed.py [--pairs 5] [--sizes 20000] [--no-verl] [--bot CMD] [--jobs N]
 
 `--bot` replaces the bot's command (e.g. a wrapper running another checkout), so two versions
 can be compared with the same script.
@@ -59,6 +59,7 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="*", default=[20000])
     parser.add_argument("--no-verl", action="store_true")
     parser.add_argument("--bot", default=str(Path(sys.executable).parent / "bot"))
+    parser.add_argument("--jobs", type=int, help="pass --jobs N to the bot (default: the bot's own default)")
     args = parser.parse_args()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     ast_grep = shutil.which("ast-grep", path=str(Path(sys.executable).parent)) or shutil.which("ast-grep")
@@ -82,7 +83,8 @@ def main() -> int:
             trees.append((f"{size} scripts", work / f"tree{size}"))
         grep = [ast_grep, "scan", "--rule", str(rule), "--json=stream", "."]
         for name, tree in trees:
-            run = [*bot, "run", "--repo", ".", "--dry-run", "--no-cache", "--format", "json"]
+            run = [*bot, "run", "--repo", ".", "--dry-run", "--no-cache", "--format", "json",
+                   *(["--jobs", str(args.jobs)] if args.jobs else [])]
             report(f"{name}: `bot run --dry-run --no-cache`", pairs(run, grep, tree, args.pairs), "ast-grep")
             script = one_script(tree)
             one = [*run, "--files", script]

@@ -160,7 +160,7 @@ def run_one(args: argparse.Namespace) -> int:
 def local_report(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule]) -> Report:
     """A dry run or a write: of a local path, or (dry run) of a shallow fetch of the default branch."""
     from bot.engine.scan import scan
-    from bot.publish.run import warn_actions_token
+    from bot.publish.credentials import warn_actions_token
 
     if args.dry_run:
         warn_actions_token()

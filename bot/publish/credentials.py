@@ -8,6 +8,7 @@ with bot.secrets so that no output shows it.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,3 +62,10 @@ def from_environment(env: Mapping[str, str] | None = None) -> Credentials | None
             register(token)
             return Credentials(kind="token", token=token, token_source=name)
     return None
+
+
+def warn_actions_token() -> None:
+    credentials = from_environment()
+    if credentials is not None and credentials.is_actions_token:
+        print("bot: warning: the token is the Actions GITHUB_TOKEN: pull requests it opens do not trigger the "
+              "repository's own checks; use a GitHub App or a personal token (BOT_GITHUB_TOKEN)", file=sys.stderr)

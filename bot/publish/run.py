@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -147,9 +146,3 @@ def fetch_for_scan(repo: RepoConfig) -> tuple[Remote, str]:
     remote.fetch(default, repo.branch_prefix, shallow=True)
     return remote, default
 
-
-def warn_actions_token() -> None:
-    credentials = from_environment()
-    if credentials is not None and credentials.is_actions_token:
-        print("bot: warning: the token is the Actions GITHUB_TOKEN: pull requests it opens do not trigger the "
-              "repository's own checks; use a GitHub App or a personal token (BOT_GITHUB_TOKEN)", file=sys.stderr)

@@ -12,9 +12,12 @@ from bot.lang.embedded.views import ShellView
 
 # ---- masking ----------------------------------------------------------------------------
 
+_BLANK = bytes(b if b in (10, 13) else 32 for b in range(256))
+
+
 def blank(data: bytes) -> bytearray:
     """The file with every byte but line breaks turned into a space."""
-    return bytearray(b if b in (10, 13) else 32 for b in data)
+    return bytearray(data.translate(_BLANK))
 
 
 def reveal(view: bytearray, data: bytes, start: int, end: int) -> None:
