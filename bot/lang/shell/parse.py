@@ -107,7 +107,15 @@ def analyse(src: bytes, all_exported: bool = False, path: str | None = None) -> 
     """Launches, variables and script calls; `all_exported`: every assignment reaches child processes.
 
     `path`: the file, relative to the repository, for entry points given relative to the script.
+    The last few analyses are kept: a file's bytes are read by its front end, the compose judge and
+    the verification of its edits, each of which would otherwise analyse them again. A ShellScript
+    is never changed after it is made.
     """
+    return _analyse(src, all_exported, path)
+
+
+@lru_cache(maxsize=32)
+def _analyse(src: bytes, all_exported: bool, path: str | None) -> ShellScript:
     tree = parse_tree(src)
     walker = Walker(src)
     result = walker.run(tree.root_node)
