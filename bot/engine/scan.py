@@ -64,7 +64,7 @@ def _quiet_scripts(listed: list[SourceFile], tokens: list[bytes] | None, callers
     """The stems of the listed scripts the callers name that hold no token (bot.lang.focus), each read here."""
     names: set[bytes] = set()
     for caller in callers:
-        names |= script_names(read_source(caller, []) or b"")
+        names |= script_names(read_source(caller, []) or b"") or set()
 
     def holds(source: SourceFile) -> bool:
         data = read_source(source, [])

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 from bot.lang.kinds import SHELL, SHELL_FAMILY
 
-# `.sh` ending a word whose last path part comes from an expansion: `run_$s.sh`, `${name}.sh`, `$(f).sh`
-_BUILT_SCRIPT_NAME = re.compile(rb"[$})][^\s/]*?\.sh\b")
-_GLOB = re.compile(rb"[*?]")
-_SCRIPT_NAME = re.compile(rb"([^\s/\\'\"`=(){}\[\]$;|&<>,:]*)\.sh\b")
+_DOT_SH = re.compile(rb"\.sh\b")
+_PART_END = frozenset(b" \t\r\n\f\v/")  # where the last path part of a word starts
+_NAME_END = _PART_END | frozenset(b"\\'\"`=(){}[]$;|&<>,:")  # where a written script name starts
+_BUILT = frozenset(b"$})")  # an expansion ends here: `run_$s.sh`, `${name}.sh`, `$(f).sh`
+_GLOB = frozenset(b"*?")
 
 
 @dataclass(frozen=True)
@@ -68,19 +69,33 @@ def quiet_stems(scripts: Iterable[tuple[str, str, bool]]) -> frozenset[bytes]:
     return frozenset(quiet - hot)
 
 
-def script_names(data: bytes) -> set[bytes]:
-    """The stems of the scripts shell text names (`run_x` of `bash dir/run_x.sh`).
+def script_names(data: bytes) -> set[bytes] | None:
+    """The stems of the scripts shell text names (`run_x` of `bash dir/run_x.sh`); None when it builds a
+    script's name from a variable (a `$`, `}` or `)` in the last path part of a word ending in `.sh`).
 
     A bare `.sh` names no script, and a glob (`run_*.sh`) is not expanded into one.
     """
-    return {name for name in _SCRIPT_NAME.findall(data) if name and not _GLOB.search(name)}
+    names: set[bytes] = set()
+    for match in _DOT_SH.finditer(data):
+        end = start = match.start()
+        while start > 0 and data[start - 1] not in _PART_END:
+            start -= 1
+        part = data[start:end]
+        if any(byte in _BUILT for byte in part):
+            return None
+        name_start = end
+        while name_start > start and data[name_start - 1] not in _NAME_END:
+            name_start -= 1
+        name = data[name_start:end]
+        if name and not any(byte in _GLOB for byte in name):
+            names.add(name)
+    return names
 
 
 def may_run_other_than(data: bytes, quiet: frozenset[bytes]) -> bool:
     """Whether shell text names a script not among `quiet`, or builds a script's name from a variable."""
-    if _BUILT_SCRIPT_NAME.search(data):
-        return True
-    return not script_names(data) <= quiet
+    names = script_names(data)
+    return names is None or not names <= quiet
 
 
 __all__ = ["Focus", "may_call_script", "may_run_other_than", "quiet_stems", "script_names", "script_stem"]
