@@ -90,3 +90,22 @@ def test_focus_on_text() -> None:
     focus = Focus((b"use_mbridge",), quiet)
     assert focus.wanted(b"x.use_mbridge=False") and not focus.wanted(b"python3 -m a.b trainer.n=1")
     assert Focus((b"use_mbridge",)).wanted(b"bash a/prepare.sh")  # before the scripts are known: any call
+
+
+def test_a_cached_caller_checked_again_for_its_baseline(tmp_path: Path) -> None:
+    import json
+
+    from bot.cache.reuse import CachedResults
+    from bot.cache.store import ResultCache, fingerprint
+
+    root = make_repo(tmp_path / "repo", {
+        "scripts/train.sh": TRAIN, "run_train.sh": "#!/bin/bash\nBRIDGE=False bash scripts/train.sh\n",
+        ".followup-bot-baseline.json": json.dumps({"version": 1, "findings": [
+            {"rule": "megatron-use-mbridge", "path": "run_train.sh",
+             "key": "actor_rollout_ref.actor.megatron.use_mbridge", "value": "False"}]}),
+    })
+    rules = load_rules()
+    for _ in range(2):  # the second scan takes the caller from the cache, then checks it again for its baseline
+        memo = CachedResults(ResultCache(tmp_path / "cache", root, fingerprint(rules)), reuse_changes=True)
+        report = scan(root, rules, memo=memo)
+        assert report.findings == [] and [f.path for f in report.silenced] == ["run_train.sh"]

@@ -192,8 +192,9 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
             reuse.record(source, outcome)
         if source.path in held and report.baseline is not None and _baselined(outcome, report.baseline):
             # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
+            named = quiet if quiet is not None else _quiet_scripts(listed, tokens, [source])  # a cached caller
             again = _scan_one(source, enabled, tokens, facts, packages, config_dirs, seconds, report.baseline,
-                              quiet)
+                              named)
             assert again is not None
             outcome = again
         _add_outcome(report, outcome, source.kind)
