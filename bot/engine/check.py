@@ -92,7 +92,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
             return result
     after = apply_edits(data, edits)
     refused = {(f.rule, f.key) for f in findings if f.reason is not None}  # conflicts, and what Hydra refused
-    problem = _verified(path, data, after, edits, front, rules, facts, refused, (baseline, silenced))
+    problem = _verified(path, data, after, edits, front, rules, facts, refused, (baseline, silenced), findings)
     if problem is not None:
         for finding in findings:
             if finding.status is Status.FIXABLE:
@@ -104,10 +104,14 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
 
 def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd,  # type: ignore[type-arg]
               rules: list[Rule], facts: LaunchFacts | None, refused: set[tuple[str, str]],
-              quiet: tuple[Baseline | None, list[Finding]]) -> str | None:
-    """Why the edited bytes cannot be trusted (None: they can); `quiet`: the baseline, what was silenced."""
+              quiet: tuple[Baseline | None, list[Finding]], found: list[Finding]) -> str | None:
+    """Why the edited bytes cannot be trusted (None: they can); `quiet`: the baseline, what was silenced.
+
+    A fix never leaves more of its rule's findings for a person than there were (an edited value that no
+    longer reads is one)."""
     baseline, silenced = quiet
     still: list[Finding] = []
+    manual: list[Finding] = []
 
     def rescan(new: bytes) -> list[Finding]:
         # what was refused for a conflict still fires after the others are applied: that is expected
@@ -116,11 +120,18 @@ def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd
         except SourceUnreadable:
             return []  # reported by the parse-error check
         still[:] = silence(again, new, baseline)
-        return [f for f in again if (f.rule, f.key) not in refused]
+        mine = [f for f in again if (f.rule, f.key) not in refused]
+        manual[:] = [f for f in mine if f.status is Status.MANUAL]
+        return mine
 
     outcome = verify(data, after, edits, front.errors, rescan)
     if not outcome.ok:
         return outcome.reason
+    left = Counter(f.rule for f in found if f.status is Status.MANUAL and (f.rule, f.key) not in refused)
+    grown = Counter(f.rule for f in manual) - left
+    if grown:
+        first = next(f for f in manual if f.rule in grown)
+        return f"the edits leave a new finding for a person ({first.rule} at line {first.line}: {first.message})"
     lost = Counter(map(identity, silenced)) - Counter(map(identity, still))
     if lost:
         rule, key, _ = next(iter(lost))

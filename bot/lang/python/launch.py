@@ -14,7 +14,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from bot.hydra.grammar import HydraSyntaxError, parse_override
+from bot.hydra.grammar import HydraSyntaxError, apply_text_edits, list_edits, parse_override
 from bot.ir import Action, Plan, Setting, SettingGroup
 from bot.lang.python.prefilter import LOOKS_LIKE_OVERRIDE, OVERRIDE_TEXT
 from bot.model import Span
@@ -214,6 +214,11 @@ def _realise(actions: list[Action], group: SettingGroup, data: bytes) -> list[tu
                 prefix = other.text
             elif other.kind == "value":
                 value = other.text
+            elif other.kind == "items":
+                planned = list_edits(value or "", other.items, set(other.drop))
+                if planned is None:
+                    return "the list is written in a form the bot does not edit element by element"
+                value = apply_text_edits(value or "", planned)
         text = f"{prefix}{key}" + (f"={value}" if value is not None else "")
         literal = _literal_for(element, text, data)
         if literal is None:

@@ -123,7 +123,7 @@ class _Walker:
         if isinstance(value, ScalarNode):
             setting.text = written
         else:
-            setting.text = written if "\n" not in written.strip() else format_value(setting.value)
+            setting.text = written if value.flow_style and "\n" not in written.strip() else format_value(setting.value)
         if _interpolated(value):
             setting.state, setting.reason = "dynamic", INTERPOLATION
 
