@@ -198,6 +198,8 @@ def _literal_for(anchor: Element, text: str, data: bytes) -> str | None:
 def _realise(actions: list[Action], group: SettingGroup, data: bytes) -> list[tuple[Span, str]] | str:
     edits: list[tuple[Span, str]] = []
     _, elements = group.handle
+    if actions[0].kind == "entrypoint":
+        return _move_entry(actions[0], group, elements, data)
     for action in actions:
         if action.kind == "insert":
             return _insert(action, group, elements, data)
@@ -225,6 +227,23 @@ def _realise(actions: list[Action], group: SettingGroup, data: bytes) -> list[tu
             return "the string has escapes or a prefix the bot does not rewrite; edit it by hand"
         return [(Span(element.start, element.end), literal)]
     return edits
+
+
+def _move_entry(action: Action, group: SettingGroup, elements: list[Element],
+                data: bytes) -> list[tuple[Span, str]] | str:
+    """The argv string that names the entry point, with the moved module prefix (module or path form)."""
+    from bot.lang.shell.launchers import moved_entry
+
+    for element in elements:
+        word = _word(element.node.value)
+        if word is None or group.entry not in (word, word.removesuffix(".py").lstrip("./").replace("/", ".")):
+            continue
+        where = moved_entry(word, "module" if word == group.entry else "script", action.key, str(action.value))
+        literal = _literal_for(element, word[: where[0]] + where[2] + word[where[1] :], data) if where else None
+        if literal is None:
+            return "the entry point's string has escapes or a prefix the bot does not rewrite; edit it by hand"
+        return [(Span(element.start, element.end), literal)]
+    return "the entry point is not written as one string"
 
 
 def _remove(element: Element, elements: list[Element], data: bytes) -> list[tuple[Span, str]] | str:

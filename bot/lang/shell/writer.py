@@ -21,6 +21,7 @@ from bot.lang.shell.edits import (
     remove_word,
     word_node,
 )
+from bot.lang.shell.entry_edit import entry_edit
 from bot.lang.shell.items import item_site
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
@@ -79,7 +80,10 @@ class ShellWriter:
         values: list[ValueSite] = []
         inserts = [p for p in plans if p.actions[0].kind == "insert"]
         for plan in plans:
-            if plan.group.role == CALLER:
+            if plan.actions[0].kind == "entrypoint":
+                edits, plan.refusal = entry_edit(self.script, plan.group.launch, plan.actions[0])
+                self.done(plan, edits)
+            elif plan.group.role == CALLER:
                 self.caller(plan)
             elif plan.actions[0].kind != "insert":
                 site = self.change(plan)
