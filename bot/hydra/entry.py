@@ -148,6 +148,9 @@ class RepositoryEntries:
         assert launch.entry is not None
         moved = replace(launch, entry=launch.entry[:start] + text + launch.entry[end:])
         found = entry_file(self.root, moved)
+        entry = moved.entry or ""
+        if found is None and "/" not in entry and not entry.endswith(".py"):
+            found = module_file(self.root, entry, run_dir(moved))  # a module named without `-m`
         if found is not None:
             self.looked.add(found.resolve().relative_to(self.root.resolve()).as_posix())
         elif moved.module is not None:
