@@ -268,14 +268,12 @@ def list_edits(text: str, replace: dict[int, Any], drop: set[int]) -> TextEdits 
             edits.append((a + 1, b - 1, new.replace("\\", "\\\\").replace(quote, "\\" + quote)))
         else:
             edits.append((a, b, format_value(new)))
-    kept = [i for i in range(len(spans)) if i not in drop]
+    first_kept = min(i for i in range(len(spans)) if i not in drop)
     for i in sorted(drop):
-        later = [k for k in kept if k > i]
-        earlier = [k for k in range(i) if k not in drop]
-        if earlier:  # from the end of the element before (its separator) to this one's end
-            edits.append((spans[max(earlier)][1], spans[i][1], ""))
-        else:  # the first one left: up to the next kept element
-            edits.append((spans[i][0], spans[later[0]][0], ""))
+        if i > first_kept:  # from the end of the element before (its separator) to this one's end
+            edits.append((spans[i - 1][1], spans[i][1], ""))
+        else:  # before any element that stays: up to the next element
+            edits.append((spans[i][0], spans[i + 1][0], ""))
     edits.sort()
     if any(a[1] > b[0] for a, b in pairwise(edits)):
         return None

@@ -34,13 +34,12 @@ def replace_items(doc: Doc, entry: Entry, action: Action) -> Edits | str:
         old = text.slice(elements[i])
         edits.append((elements[i].start_mark.index, elements[i].end_mark.index,
                       yaml_value(new, old, bool_style(old), flow=flow)))
-    kept = [i for i in range(len(elements)) if i not in action.drop]
+    first_kept = min(i for i in range(len(elements)) if i not in action.drop)
     for i in action.drop:
         element = elements[i]
-        if node.flow_style:
-            earlier = [k for k in range(i) if k not in action.drop]
-            start = elements[max(earlier)].end_mark.index if earlier else element.start_mark.index
-            end = element.end_mark.index if earlier else elements[min(k for k in kept if k > i)].start_mark.index
+        if node.flow_style:  # the separator before it, or the one after it before any element that stays
+            start = elements[i - 1].end_mark.index if i > first_kept else element.start_mark.index
+            end = element.end_mark.index if i > first_kept else elements[i + 1].start_mark.index
             if "#" in text.text[start:end].replace(text.slice(element), ""):
                 return "a comment sits next to an element the fix removes"
             edits.append((start, end, ""))
