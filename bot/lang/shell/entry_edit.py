@@ -33,7 +33,7 @@ def _edit(script: ShellScript, launch: Launch, action: Action) -> tuple[Span, st
         return "the entry point is not written in one place"
     for via in pieces[0].via:
         name = via.definition.name
-        if via.definition.kind != "scalar" or len(via.definition.values) != 1 or sum(
+        if via.definition.kind not in ("scalar", "array") or len(via.definition.values) != 1 or sum(
                 d.name == name for d in script.definitions) != 1:
             return f"it comes from {name}, which is assigned more than once"
     written = quote_for(pieces[0].ctx, text)
