@@ -20,11 +20,14 @@ Edits = list[tuple[Span, str]]
 def field_edits(src: bytes, item: Field, offset: int, edits: TextEdits) -> Edits | str:
     """Byte edits for edits of the field's text from `offset` on; a reason when one cannot be written."""
     out: Edits = []
+    head = item.chars(offset, offset + 1)
     for start, end, new in edits:
         i, j = offset + start, offset + end
         pieces = item.chars(i, j)
         if not pieces or any(not p.static for p in pieces):
             return "the list is partly known only at run time"
+        if head and any(p.via != head[0].via for p in pieces):
+            return "the element comes from a variable of its own: a person must change it"
         if new:
             span = source_span(pieces)
             text = quote_for(pieces[0].ctx, new) if span is not None else None

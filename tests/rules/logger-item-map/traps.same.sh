@@ -7,3 +7,6 @@ python3 -m mylib.train trainer.logger=[console,$EXTRA_BACKEND] trainer.run=4
 python3 -m mylib.train trainer.logger=[legacy_tb_v2,console] trainer.run=5
 python3 -m mylib.train '~trainer.logger' trainer.run=6
 python3 -m mylib.train trainer.logger=$CALLER_LOGGERS trainer.run=7
+EXTRA=legacy_tb
+echo "also used: $EXTRA"
+python3 -m mylib.train trainer.logger=[console,$EXTRA] trainer.run=8
