@@ -64,6 +64,7 @@ def test_enable_and_only(tmp_path: Path) -> None:
         ("- just a list\n", "expected a mapping"),
         ("id: r\nmatch: {key: ['a.b'], value: {x: 1}}\n", "match.value: expected a non-empty list"),
         ("id: r\nmatch: {key: ['a.b'], item: tracking}\n", "match.item: expected a non-empty list"),
+        ("id: r\nmatch: {key: ['a.b'], item: [[a]]}\n", "match.item[0]: expected a list element"),
         ("id: r\nmatch: {key: ['a.b'], items: [x]}\n", "match.items: unknown field"),
         ("id: r\nmatch: {key: ['a.b']}\nfix: {map_items: [a, b]}\n", "fix.map_items: expected a non-empty mapping"),
         ("id: r\nmatch: {key: ['a.b']}\nfix: {map_items: {a: [b]}}\n", "fix.map_items.a: expected a list element"),

@@ -14,7 +14,7 @@ from typing import Any
 from bot.errors import UserError
 from bot.rules.fields import MATCH_FIELDS, TOP_FIELDS, TRIGGER_FIELDS, WHEN_FIELDS, FieldChecker, kind
 from bot.rules.model import Rule
-from bot.rules.sections import parse_ensure, parse_fix, parse_relation, when_value
+from bot.rules.sections import list_items, parse_ensure, parse_fix, parse_relation, when_value
 
 CHANGE_TYPES = ("fix", "chore", "refactor")
 RULE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -113,7 +113,7 @@ def parse_rule(data: Any, path: Path) -> Rule:
         )
         if "prefix" in match
         else None,
-        match_item=c.values(match["item"], "match.item") if "item" in match else None,
+        match_item=list_items(c, match["item"], "match.item") if "item" in match else None,
         fix=fix,
         ensure=ensure,
         ensure_together=ensure_mode == "together",

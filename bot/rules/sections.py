@@ -70,7 +70,7 @@ def parse_fix(c: FieldChecker, data: Any) -> Fix:
     if entrypoint and len(fix) > 1:
         raise c.fail("fix.entrypoint", "expected entrypoint alone: it edits the launch, not its overrides")
     map_items = _items_map(c, fix["map_items"]) if "map_items" in fix else ()
-    remove_items = _items(c, fix["remove_items"], "fix.remove_items") if "remove_items" in fix else ()
+    remove_items = list_items(c, fix["remove_items"], "fix.remove_items") if "remove_items" in fix else ()
     both = [v for v in remove_items if any(v == old for old, _ in map_items)]
     if both:
         raise c.fail("fix.remove_items", f"expected each element in map_items or remove_items, {both[0]!r} is in both")
@@ -87,7 +87,7 @@ def parse_fix(c: FieldChecker, data: Any) -> Fix:
     )
 
 
-def _items(c: FieldChecker, data: Any, where: str) -> tuple[Any, ...]:
+def list_items(c: FieldChecker, data: Any, where: str) -> tuple[Any, ...]:
     """A non-empty list of list elements (scalars)."""
     if not isinstance(data, list) or not data:
         raise c.fail(where, f"expected a non-empty list of elements, got {kind(data)}")
