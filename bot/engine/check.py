@@ -11,6 +11,7 @@ from pathlib import Path
 from bot.engine.edits import apply_edits, find_conflicts, unique_edits, verify
 from bot.engine.silence import identity, silence
 from bot.hydra.entry import RepositoryEntries
+from bot.ir import Setting
 from bot.lang import front_end, kind_for_path
 from bot.lang.front import FrontEnd, Reading, SourceUnreadable
 from bot.lang.kinds import SHELL
@@ -99,8 +100,8 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
             return result
     after = apply_edits(data, edits)
     refused = {(f.rule, f.key) for f in findings if f.reason is not None}  # conflicts, and what Hydra refused
-    problem = _verified(path, data, after, edits, front, rules, facts, refused, (baseline, silenced), findings,
-                        root)
+    problem = _verified(path, data, after, edits, front, rules, facts, refused, (baseline, silenced),
+                        len(_unreadable(reading)), root)
     if problem is not None:
         for finding in findings:
             if finding.status is Status.FIXABLE:
@@ -112,38 +113,37 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
 
 def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd,  # type: ignore[type-arg]
               rules: list[Rule], facts: LaunchFacts | None, refused: set[tuple[str, str]],
-              quiet: tuple[Baseline | None, list[Finding]], found: list[Finding],
-              root: Path | None) -> str | None:
-    """Why the edited bytes cannot be trusted (None: they can); `quiet`: the baseline, what was silenced.
-
-    A fix never leaves more of its rule's findings for a person than there were (an edited value that no
-    longer reads is one)."""
+              quiet: tuple[Baseline | None, list[Finding]], unreadable: int, root: Path | None) -> str | None:
+    """Why the edited bytes cannot be trusted (None: they can); `quiet`: the baseline, what was silenced;
+    `unreadable`: how many values Hydra could not read before the edits (an edit never adds one)."""
     baseline, silenced = quiet
     still: list[Finding] = []
-    manual: list[Finding] = []
+    broken: list[Setting] = []
 
     def rescan(new: bytes) -> list[Finding]:
         # what was refused for a conflict still fires after the others are applied: that is expected
         try:
-            again = findings_in(path, front.read(new), rules, facts, root)
+            reading = front.read(new)
+            again = findings_in(path, reading, rules, facts, root)
         except SourceUnreadable:
             return []  # reported by the parse-error check
         still[:] = silence(again, new, baseline)
-        mine = [f for f in again if (f.rule, f.key) not in refused]
-        manual[:] = [f for f in mine if f.status is Status.MANUAL]
-        return mine
+        broken[:] = _unreadable(reading)
+        return [f for f in again if (f.rule, f.key) not in refused]
 
     outcome = verify(data, after, edits, front.errors, rescan)
     if not outcome.ok:
         return outcome.reason
-    left = Counter(f.rule for f in found if f.status is Status.MANUAL and (f.rule, f.key) not in refused)
-    grown = Counter(f.rule for f in manual) - left
-    if grown:
-        first = next(f for f in manual if f.rule in grown)
-        return f"the edits leave a new finding for a person ({first.rule} at line {first.line}: {first.message})"
+    if len(broken) > unreadable:
+        return f"an edited value no longer reads as Hydra ({broken[-1].key}: {broken[-1].reason})"
     lost = Counter(map(identity, silenced)) - Counter(map(identity, still))
     if lost:
         rule, key, _ = next(iter(lost))
         return f"the edits would change what a silenced finding says ({rule} on {key})"
     return front.problem(data, after)
 
+
+
+def _unreadable(reading: Reading) -> list[Setting]:
+    """The values of a reading that Hydra's grammar cannot read."""
+    return [s for unit in reading.units for group in unit.groups for s in group.settings if s.state == "invalid"]
