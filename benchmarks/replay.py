@@ -58,11 +58,20 @@ def framework_tree(corpus: Corpus, entry: dict[str, Any], human: list[FileDiff],
     """A copy of the parent's tree with the human commit's framework part applied (no counted file)."""
     tree = into / "tree"
     shutil.copytree(corpus.tree(entry["parent"]), tree, symlinks=True)
-    paths = sorted({p for f in human for p in (f.old, f.new)
-                    if p and counted_kind(f.old or "") is None and counted_kind(f.new or "") is None})
+    # from git's list, not the parsed diff: a file moved without a change has no hunk (`recipe/dapo/{src => }`)
+    listed = corpus.git("diff", "-M", "--name-status", "-z", entry["parent"], entry["sha"]).split("\0")
+    changed: list[tuple[str, ...]] = []
+    i = 0
+    while i < len(listed) - 1:
+        width = 2 if listed[i][:1] in ("R", "C") else 1
+        changed.append(tuple(listed[i + 1 : i + 1 + width]))
+        i += 1 + width
+    paths = sorted({p for names in changed for p in names if all(counted_kind(n) is None for n in names)})
+    # a path that became a submodule (`recipe`) names a directory: keep the counted files under it out
+    counted = sorted({f":(exclude,literal){p}" for names in changed for p in names if p not in paths})
     if paths:
         patch = subprocess.run(["git", "-C", str(corpus.history), "diff", "-M", "--binary", entry["parent"],
-                                entry["sha"], "--", *paths], check=True, capture_output=True).stdout
+                                entry["sha"], "--", *paths, *counted], check=True, capture_output=True).stdout
         subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], cwd=tree, input=patch, check=True,
                        capture_output=True)
     return tree

@@ -58,20 +58,23 @@ class SettingGroup:
     launch: Any = None  # what the repository's composed config is asked about (a shell launch)
     handle: Any = None
     lines: tuple[int, int] | None = None  # first and last line of the command it is (None: not a command)
+    entry_site: object = None  # where the entry point is written: launches sharing it are one finding
 
 
 @dataclass
 class Action:
     """One change a front end writes in its own syntax."""
 
-    kind: str  # value | key | prefix | remove | insert
-    setting: Setting | None  # what is changed; None for insert
-    text: str = ""  # new value text (Hydra form), new key, new prefix
+    kind: str  # value | items | key | prefix | remove | insert | entrypoint
+    setting: Setting | None  # what is changed; None for insert and entrypoint
+    text: str = ""  # new value text (Hydra form), new key, new prefix, new module or script path
     value: Any = None  # the new value itself (value and insert)
     key: str = ""  # insert: the key to add
     prefix: str = ""  # insert: the prefix to write
     anchor_key: str = ""  # insert: the key whose neighbours it is best placed after
     variants: list[Setting] = field(default_factory=list)  # value: every branch's setting at the site
+    items: dict[int, Any] = field(default_factory=dict)  # items: list element index -> its new value
+    drop: tuple[int, ...] = ()  # items: indexes of the list elements removed
 
 
 @dataclass

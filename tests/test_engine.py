@@ -107,3 +107,12 @@ def test_a_conflict_does_not_cancel_unrelated_fixes_in_the_file(tmp_path: Path) 
         "one": Status.MANUAL, "two": Status.MANUAL, "three": Status.FIXABLE}
     assert result.change is not None
     assert result.change.after == b"python3 -m m x.y=1\npython3 -m m trainer.logger=wandb\n"
+
+
+def test_a_fix_is_written_though_its_rule_reports_the_new_value_for_a_person(tmp_path: Path) -> None:
+    # a map rule without a value test reports each value it has no mapping for (the new one too)
+    rules = rules_from(tmp_path, m="id: m\nmatch: {key: ['x.y']}\nfix: {map: {old: new}}\n")
+    result = check_file("a.sh", b"python3 -m m x.y=old\npython3 -m m x.y=other\n", rules)
+    assert result.change is not None
+    assert result.change.after == b"python3 -m m x.y=new\npython3 -m m x.y=other\n"
+    assert [f.status for f in result.findings] == [Status.FIXABLE, Status.MANUAL]

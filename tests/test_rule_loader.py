@@ -63,6 +63,22 @@ def test_enable_and_only(tmp_path: Path) -> None:
         ("id: r\nmatch: [1, 2\n", "expected valid YAML"),
         ("- just a list\n", "expected a mapping"),
         ("id: r\nmatch: {key: ['a.b'], value: {x: 1}}\n", "match.value: expected a non-empty list"),
+        ("id: r\nmatch: {key: ['a.b'], item: tracking}\n", "match.item: expected a non-empty list"),
+        ("id: r\nmatch: {key: ['a.b'], item: [[a]]}\n", "match.item[0]: expected a list element"),
+        ("id: r\nmatch: {key: ['a.b'], items: [x]}\n", "match.items: unknown field"),
+        ("id: r\nmatch: {key: ['a.b']}\nfix: {map_items: [a, b]}\n", "fix.map_items: expected a non-empty mapping"),
+        ("id: r\nmatch: {key: ['a.b']}\nfix: {map_items: {a: [b]}}\n", "fix.map_items.a: expected a list element"),
+        ("id: r\nmatch: {key: ['a.b']}\nfix: {remove_items: x}\n", "fix.remove_items: expected a non-empty list"),
+        ("id: r\nmatch: {key: ['a.b']}\nfix: {map_items: {a: b}, map: {c: d}}\n", "fix.map_items: expected"),
+        ("id: r\nmatch: {key: ['a.b']}\nfix: {remove_items: [a], set: 1}\n", "fix.remove_items: expected"),
+        ("id: r\nmatch: {key: ['a.b']}\nfix: {map_items: {a: b}, remove_items: [a]}\n", "is in both"),
+        ("id: r\nfix: {entrypoint: [a.b]}\n", "fix.entrypoint: expected a non-empty mapping"),
+        ("id: r\nfix: {entrypoint: {a.b: 'x/y'}}\n", "fix.entrypoint.a.b: expected a dotted module name"),
+        ("id: r\nfix: {entrypoint: {'a.*': x.y}}\n", "expected a dotted module name"),
+        ("id: r\nfix: {entrypoint: {a.b: a.b}}\n", "fix.entrypoint.a.b: expected a module other than the old one"),
+        ("id: r\nfix: {entrypoint: {a.b: c.d}, rename: x}\n", "fix.entrypoint: expected entrypoint alone"),
+        ("id: r\nmatch: {key: ['a.b']}\nfix: {entrypoint: {a.b: c.d}}\n", "match: expected no match section"),
+        ("id: r\nfix: {rename: x}\n", "fix: expected a match section"),
     ],
 )
 def test_bad_rule_files_are_one_line_errors(tmp_path: Path, text: str, expected: str) -> None:
@@ -94,3 +110,18 @@ def test_cli_exit_code_2_for_a_bad_rule(tmp_path: Path, capsys: pytest.CaptureFi
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and "r.yaml: fix.set" in err
+
+
+def test_the_new_fields_load() -> None:
+    from tests.conftest import RULE_DEFS
+
+    rules = {r.id: r for r in load_rules([RULE_DEFS], include_bundled=False)}
+    moved = rules["trainer-module-move"]
+    assert moved.match_key == () and moved.fix is not None
+    assert moved.fix.entrypoint[0] == ("labs.async_rl.legacy", "mylib.async_rl_legacy")  # longest first
+    assert moved.prefilter_tokens() == [b"async_rl", b"legacy"]
+    mapped = rules["logger-item-map"]
+    assert mapped.match_item == ("legacy_tb",) and mapped.fix is not None
+    assert mapped.fix.map_items == (("legacy_tb", "tensorboard"),)
+    dropped = rules["logger-item-drop"]
+    assert dropped.match_item is None and dropped.fix is not None and dropped.fix.remove_items == ("stdout",)

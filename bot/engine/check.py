@@ -10,6 +10,8 @@ from pathlib import Path
 
 from bot.engine.edits import apply_edits, find_conflicts, unique_edits, verify
 from bot.engine.silence import identity, silence
+from bot.hydra.entry import RepositoryEntries
+from bot.ir import Setting
 from bot.lang import front_end, kind_for_path
 from bot.lang.focus import Focus
 from bot.lang.front import FrontEnd, Reading, SourceUnreadable
@@ -35,12 +37,18 @@ def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
     return [r for r in rules if not r.files or any_match(list(r.files), path)]
 
 
-def findings_in(path: str, reading: Reading, rules: list[Rule], facts: LaunchFacts | None) -> list[Finding]:
-    """Every unit the front end read, evaluated; a view's findings in the file's own terms."""
+def findings_in(path: str, reading: Reading, rules: list[Rule], facts: LaunchFacts | None,
+                root: Path | None = None) -> list[Finding]:
+    """Every unit the front end read, evaluated; a view's findings in the file's own terms. `root`: the
+    repository a moved entry point's new module must be in (None: not checked; the files looked at
+    join the reading's reads)."""
+    targets = RepositoryEntries(root) if root is not None else None
     findings: list[Finding] = []
     for unit in reading.units:
-        found = evaluate(path, unit.groups, rules, unit.realise, facts)
+        found = evaluate(path, unit.groups, rules, unit.realise, facts, targets)
         findings.extend(map(unit.to_host, found) if unit.to_host is not None else found)
+    if targets is not None:
+        reading.reads |= targets.looked
     return findings
 
 
@@ -49,7 +57,7 @@ def read_findings(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts 
                   root: Path | None = None) -> list[Finding]:
     """The findings of one file with their planned edits, before they are applied and verified."""
     kind = kind or kind_for_path(path) or SHELL
-    return findings_in(path, front_end(path, kind, root, packages).read(data), rules, facts)
+    return findings_in(path, front_end(path, kind, root, packages).read(data), rules, facts, root)
 
 
 def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
@@ -66,7 +74,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
         reading = front.read(data)
     except SourceUnreadable as exc:
         return FileResult(unreadable=f"cannot be read as {kind}: {exc}", kind=kind)
-    findings = findings_in(path, reading, rules, facts)
+    findings = findings_in(path, reading, rules, facts, root)
     silenced = silence(findings, data, baseline)
     result = FileResult(findings=findings, partly_parsed=reading.partly_parsed, launches=reading.launches,
                         kind=kind, reads=tuple(sorted(reading.reads)),
@@ -94,7 +102,8 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
             return result
     after = apply_edits(data, edits)
     refused = {(f.rule, f.key) for f in findings if f.reason is not None}  # conflicts, and what Hydra refused
-    problem = _verified(path, data, after, edits, front, rules, facts, refused, (baseline, silenced))
+    problem = _verified(path, data, after, edits, front, rules, facts, refused, (baseline, silenced),
+                        len(_unreadable(reading)), root)
     if problem is not None:
         for finding in findings:
             if finding.status is Status.FIXABLE:
@@ -106,26 +115,37 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
 
 def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd,  # type: ignore[type-arg]
               rules: list[Rule], facts: LaunchFacts | None, refused: set[tuple[str, str]],
-              quiet: tuple[Baseline | None, list[Finding]]) -> str | None:
-    """Why the edited bytes cannot be trusted (None: they can); `quiet`: the baseline, what was silenced."""
+              quiet: tuple[Baseline | None, list[Finding]], unreadable: int, root: Path | None) -> str | None:
+    """Why the edited bytes cannot be trusted (None: they can); `quiet`: the baseline, what was silenced;
+    `unreadable`: how many values Hydra could not read before the edits (an edit never adds one)."""
     baseline, silenced = quiet
     still: list[Finding] = []
+    broken: list[Setting] = []
 
     def rescan(new: bytes) -> list[Finding]:
         # what was refused for a conflict still fires after the others are applied: that is expected
         try:
-            again = findings_in(path, front.read(new), rules, facts)
+            reading = front.read(new)
+            again = findings_in(path, reading, rules, facts, root)
         except SourceUnreadable:
             return []  # reported by the parse-error check
         still[:] = silence(again, new, baseline)
+        broken[:] = _unreadable(reading)
         return [f for f in again if (f.rule, f.key) not in refused]
 
     outcome = verify(data, after, edits, front.errors, rescan)
     if not outcome.ok:
         return outcome.reason
+    if len(broken) > unreadable:
+        return f"an edited value no longer reads as Hydra ({broken[-1].key}: {broken[-1].reason})"
     lost = Counter(map(identity, silenced)) - Counter(map(identity, still))
     if lost:
         rule, key, _ = next(iter(lost))
         return f"the edits would change what a silenced finding says ({rule} on {key})"
     return front.problem(data, after)
 
+
+
+def _unreadable(reading: Reading) -> list[Setting]:
+    """The values of a reading that Hydra's grammar cannot read."""
+    return [s for unit in reading.units for group in unit.groups for s in group.settings if s.state == "invalid"]

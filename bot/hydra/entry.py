@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import os
 import posixpath
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot.lang import kind_for_path
 from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST
 from bot.lang.shell.directories import Workdir
+from bot.lang.shell.launchers import moved_entry
 from bot.lang.shell.launches import Launch
 
 SOURCE_ROOTS = ("", "src")  # where `python -m pkg.mod` finds pkg: the repository root, or a src/ layout
@@ -129,3 +131,29 @@ def _submodules(root: Path) -> list[str]:
         return []
     return [line.split("=", 1)[1].strip().strip("/") for line in text.splitlines()
             if line.strip().startswith("path") and "=" in line]
+
+
+@dataclass(frozen=True)
+class RepositoryEntries:
+    """Whether a repository checkout holds a launch's entry point once its module prefix moved (EntryTargets)."""
+
+    root: Path
+    looked: set[str] = field(default_factory=set)  # files whose presence decided an answer (the caches' reads)
+
+    def has(self, launch: Launch, old: str, new: str) -> bool:
+        where = moved_entry(launch.entry or "", launch.entry_kind, old, new)
+        if where is None:
+            return False
+        start, end, text = where
+        assert launch.entry is not None
+        moved = replace(launch, entry=launch.entry[:start] + text + launch.entry[end:])
+        found = entry_file(self.root, moved)
+        entry = moved.entry or ""
+        if found is None and "/" not in entry and not entry.endswith(".py"):
+            found = module_file(self.root, entry, run_dir(moved))  # a module named without `-m`
+        if found is not None:
+            self.looked.add(found.resolve().relative_to(self.root.resolve()).as_posix())
+        elif moved.module is not None:
+            path = moved.module.replace(".", "/")
+            self.looked.update(posixpath.join(base, path + ".py") for base in SOURCE_ROOTS)
+        return found is not None

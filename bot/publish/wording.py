@@ -96,13 +96,17 @@ def _verb(rules: list[Rule], finding: Finding) -> tuple[str, list[str]] | None:
     fix = rule.fix
     if fix is None:
         return None
+    if fix.entrypoint:  # "move recipe.dapo.src to recipe.dapo in 5 launch scripts"
+        value = finding.value or ""
+        return "move", [next((f"{old} to {new}" for old, new in fix.entrypoint
+                              if value == old or value.startswith(old + ".")), value)]
     if fix.has_set:
         return "set", [f"{leaf}={format_value(fix.set)}"]
     if fix.rename is not None:
         return "rename", [f"{leaf} to {fix.rename.rsplit('.', 1)[-1]}"]
     if fix.remove:
         return "remove", [leaf]
-    if fix.map:
+    if fix.map or fix.map_items or fix.remove_items:
         return "update", [leaf]
     if fix.prefix is not None:
         return "prefix", [f"{leaf} with {fix.prefix or 'nothing'}"]

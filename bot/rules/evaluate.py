@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from bot.hydra.grammar import bool_style, config_reference, format_value
 from bot.ir import CALLER, SCRIPT, Action, Plan, Realise, Setting, SettingGroup
 from bot.model import NOTE, Finding, Status
+from bot.rules.entrypoints import KEY, EntryTargets, launches, moved_to, plan_move
 from bot.rules.fixes import ensure_conflict, manual, plan_fix, prefix_for, write_plans
 from bot.rules.globs import any_match
 from bot.rules.matching import LaunchFacts, group_applies, key_matches, referenced_verdict, value_matches
@@ -49,11 +50,12 @@ class Site:
 
 class Evaluator:
     def __init__(self, path: str, groups: list[SettingGroup], realise: Realise,
-                 facts: LaunchFacts | None = None) -> None:
+                 facts: LaunchFacts | None = None, targets: EntryTargets | None = None) -> None:
         self.path = path
         self.groups = groups
         self.realise = realise
         self.facts = facts
+        self.targets = targets
 
     # ---- findings ------------------------------------------------------------------
     def finding(self, rule: Rule, line: int, column: int, key: str, value: str | None, message: str,
@@ -124,6 +126,27 @@ class Evaluator:
         write_plans(self.path, rule, plans, self.realise)
         return findings
 
+    # ---- entry point rules ---------------------------------------------------------
+    def entrypoint_rule(self, rule: Rule) -> list[Finding]:
+        findings: list[Finding] = []
+        plans: list[Plan] = []
+        for group, sharing in launches(self.groups):
+            applies = [group_applies(rule, g, self.facts) for g in sharing]
+            moved = moved_to(rule, group.entry or "")
+            if not any(applies) or moved is None:
+                continue
+            finding = self.finding(rule, group.line, group.column, KEY, group.entry,
+                                   f"{group.label}: {moved[0]} moved to {moved[1]}", groups=sharing)
+            findings.append(finding)
+            if not all(applies):
+                manual(finding, "the entry point is shared with launches the rule does not apply to")
+                continue
+            plan = plan_move(rule, finding, group, moved, self.targets)
+            if plan is not None:
+                plans.append(plan)
+        write_plans(self.path, rule, plans, self.realise)
+        return findings
+
     # ---- ensure rules --------------------------------------------------------------
     def ensure_rule(self, rule: Rule) -> list[Finding]:
         findings: list[Finding] = []
@@ -183,8 +206,9 @@ class Evaluator:
 
 
 def evaluate(path: str, groups: list[SettingGroup], rules: list[Rule], realise: Realise,
-             facts: LaunchFacts | None = None) -> list[Finding]:
-    evaluator = Evaluator(path, groups, realise, facts)
+             facts: LaunchFacts | None = None, targets: EntryTargets | None = None) -> list[Finding]:
+    """`targets`: the repository, asked whether a moved entry point's new module is there (None: not asked)."""
+    evaluator = Evaluator(path, groups, realise, facts, targets)
     findings: list[Finding] = []
     for rule in rules:
         if not rule.enabled:
@@ -195,7 +219,9 @@ def evaluate(path: str, groups: list[SettingGroup], rules: list[Rule], realise: 
             findings.extend(evaluator.ensure_rule(rule))
         if rule.relation is not None:
             findings.extend(evaluator.relation_rule(rule))
+        if rule.fix is not None and rule.fix.entrypoint:
+            findings.extend(evaluator.entrypoint_rule(rule))
     return findings
 
 
-__all__ = ["LaunchFacts", "evaluate", "group_applies", "key_matches", "value_matches"]
+__all__ = ["EntryTargets", "LaunchFacts", "evaluate", "group_applies", "key_matches", "value_matches"]

@@ -18,8 +18,8 @@ TOP_FIELDS = {
 RELATION_FIELDS = {"left", "op", "right", "value", "message"}
 TRIGGER_FIELDS = {"paths", "text"}
 WHEN_FIELDS = {"sets", "unset", "entrypoint", "config", "value"}
-MATCH_FIELDS = {"key", "exclude", "value", "value_not", "prefix"}
-FIX_FIELDS = {"set", "rename", "map", "remove", "prefix"}
+MATCH_FIELDS = {"key", "exclude", "value", "value_not", "prefix", "item"}
+FIX_FIELDS = {"set", "rename", "map", "remove", "prefix", "map_items", "remove_items", "entrypoint"}
 ENSURE_FIELDS = {"key", "value", "prefix", "if_sets"}
 
 

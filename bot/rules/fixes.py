@@ -73,7 +73,13 @@ def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: Setti
     if fix.prefix is not None and fix.prefix != first.prefix:
         actions.append(Action("prefix", first, fix.prefix))
         words.append(f"prefix set to {fix.prefix!r}")
-    if fix.has_set or fix.map:
+    if fix.map_items or fix.remove_items:
+        action = item_action(rule, finding, variants)
+        if action is None:
+            return None
+        actions.append(action)
+        words.append(item_words(rule, first))
+    elif fix.has_set or fix.map:
         new = {new_text(rule, s) for s in variants}
         if None in new:
             manual(finding, f"no mapping for the value {first.text}")
@@ -106,3 +112,51 @@ def ensure_conflict(entries: list[EnsureEntry], present: dict[str, list[Setting]
                 return (f"inconsistent set: {entry.key} is {shown} at line {setting.line}, "
                         f"where the rule's set has {format_value(entry.value)}; a person must decide")
     return None
+
+
+def item_action(rule: Rule, finding: Finding, variants: list[Setting]) -> Action | None:
+    """The list elements mapped and dropped (a duplicate a mapping makes is kept once); a scalar is mapped."""
+    assert rule.fix is not None
+    fix, first = rule.fix, variants[0]
+    if any(v.value != first.value for v in variants[1:]):
+        manual(finding, "the branches give it different values: a person must choose")
+        return None
+    if not isinstance(first.value, list):
+        for old, new in fix.map_items:
+            if values_equal(old, first.value):
+                text = format_value(new, bool_style(first.text))
+                return Action("value", first, text, value=new, variants=variants)
+        manual(finding, f"removing {first.text} would leave {first.key} without a value: a person must decide")
+        return None
+    replace: dict[int, Any] = {}
+    drop: list[int] = []
+    kept: list[tuple[Any, bool]] = []
+    for i, element in enumerate(first.value):
+        new, mapped = element, False
+        if not isinstance(element, (list, dict)):
+            if any(values_equal(gone, element) for gone in fix.remove_items):
+                drop.append(i)
+                continue
+            new, mapped = next(((n, True) for old, n in fix.map_items if values_equal(old, element)), (element, False))
+        if any((mapped or was) and (values_equal(new, other) or values_equal(other, new)) for other, was in kept):
+            drop.append(i)  # the mapping made a duplicate: kept once
+            continue
+        kept.append((new, mapped))
+        if mapped:
+            replace[i] = new
+    if not kept:
+        manual(finding, f"{first.key} would be an empty list: a person must decide")
+        return None
+    value = [v for v, _ in kept]
+    return Action("items", first, format_value(value), value=value, variants=variants, items=replace, drop=tuple(drop))
+
+
+def item_words(rule: Rule, setting: Setting) -> str:
+    """What an element fix does to this value, in words: `tracking replaced by wandb`."""
+    assert rule.fix is not None
+    elements = setting.value if isinstance(setting.value, list) else [setting.value]
+    words = [f"{format_value(old)} replaced by {format_value(new)}" for old, new in rule.fix.map_items
+             if any(values_equal(old, e) for e in elements)]
+    words += [f"{format_value(gone)} removed" for gone in rule.fix.remove_items
+              if any(values_equal(gone, e) for e in elements)]
+    return ", ".join(words)

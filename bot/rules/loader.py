@@ -14,7 +14,7 @@ from typing import Any
 from bot.errors import UserError
 from bot.rules.fields import MATCH_FIELDS, TOP_FIELDS, TRIGGER_FIELDS, WHEN_FIELDS, FieldChecker, kind
 from bot.rules.model import Rule
-from bot.rules.sections import parse_ensure, parse_fix, parse_relation, when_value
+from bot.rules.sections import list_items, parse_ensure, parse_fix, parse_relation, when_value
 
 CHANGE_TYPES = ("fix", "chore", "refactor")
 RULE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -70,14 +70,16 @@ def parse_rule(data: Any, path: Path) -> Rule:
         raise c.fail("match.key", "expected a list of key globs (required when match is given)")
 
     fix = parse_fix(c, doc["fix"]) if "fix" in doc else None
-    if fix is not None and not match:
+    if fix is not None and fix.entrypoint and match:
+        raise c.fail("match", "expected no match section: fix.entrypoint edits launches (choose them with when)")
+    if fix is not None and not fix.entrypoint and not match:
         raise c.fail("fix", "expected a match section: fix edits the overrides that match selects")
     ensure = parse_ensure(c, doc["ensure"]) if "ensure" in doc else ()
     ensure_mode = doc.get("ensure_mode", "each")
     if ensure_mode not in ("each", "together"):
         raise c.fail("ensure_mode", f"expected each or together, got {ensure_mode!r}")
     relation = parse_relation(c, doc["relation"]) if "relation" in doc else None
-    if not match and not ensure and relation is None:
+    if not match and not ensure and relation is None and not (fix and fix.entrypoint):
         raise c.fail("", "expected a match, an ensure or a relation section: this rule would never fire")
 
     return Rule(
@@ -111,6 +113,7 @@ def parse_rule(data: Any, path: Path) -> Rule:
         )
         if "prefix" in match
         else None,
+        match_item=list_items(c, match["item"], "match.item") if "item" in match else None,
         fix=fix,
         ensure=ensure,
         ensure_together=ensure_mode == "together",

@@ -62,8 +62,8 @@ def key_matches(rule: Rule, setting: Setting) -> bool:
         return False
     if rule.match_exclude and any_match(list(rule.match_exclude), setting.key):
         return False
-    value_test = rule.match_value is not None or rule.match_value_not is not None
-    value_fix = rule.fix is not None and (rule.fix.has_set or bool(rule.fix.map))
+    value_test = rule.match_value is not None or rule.match_value_not is not None or rule.match_item is not None
+    value_fix = rule.fix is not None and (rule.fix.has_set or bool(rule.fix.map) or bool(edited_items(rule)))
     if setting.state == "mapping" and (value_test or value_fix):
         return False  # a value rule is about a leaf, never a whole subtree
     if rule.match_prefix is not None:
@@ -78,7 +78,8 @@ def value_matches(rule: Rule, setting: Setting) -> bool | None:
             and values_equal(fix.set, setting.value)):
         return False  # already what the fix would write
     needs_value = fix is not None and bool(fix.map)
-    if rule.match_value is None and rule.match_value_not is None:
+    edited = edited_items(rule)
+    if rule.match_value is None and rule.match_value_not is None and rule.match_item is None and not edited:
         if not needs_value:
             return True
         return None if setting.state in ("dynamic", "invalid") else setting.state != "none"
@@ -91,7 +92,22 @@ def value_matches(rule: Rule, setting: Setting) -> bool | None:
         ok = any(values_equal(v, setting.value) for v in rule.match_value)
     if ok and rule.match_value_not is not None:
         ok = not any(values_equal(v, setting.value) for v in rule.match_value_not)
-    return ok
+    if ok and rule.match_item is not None:
+        ok = holds_item(rule.match_item, setting.value)
+    return ok and (not edited or holds_item(edited, setting.value))
+
+
+def edited_items(rule: Rule) -> tuple[Any, ...]:
+    """The list elements the rule's fix maps or removes."""
+    if rule.fix is None:
+        return ()
+    return (*(old for old, _ in rule.fix.map_items), *rule.fix.remove_items)
+
+
+def holds_item(wanted: tuple[Any, ...], value: Any) -> bool:
+    """A scalar equal to one of `wanted`, or a list with such an element (compared as Hydra reads them)."""
+    elements = value if isinstance(value, list) else [value]
+    return any(not isinstance(e, (list, dict)) and values_equal(w, e) for w in wanted for e in elements)
 
 
 def referenced_verdict(rule: Rule, setting: Setting) -> bool | None:

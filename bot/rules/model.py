@@ -40,6 +40,9 @@ class Fix:
     map: tuple[tuple[Any, Any], ...] = ()
     remove: bool = False
     prefix: str | None = None
+    map_items: tuple[tuple[Any, Any], ...] = ()  # list elements: old -> new
+    remove_items: tuple[Any, ...] = ()  # list elements dropped
+    entrypoint: tuple[tuple[str, str], ...] = ()  # launches: old dotted module prefix -> new, longest first
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,7 @@ class Rule:
     match_value: tuple[Any, ...] | None = None
     match_value_not: tuple[Any, ...] | None = None
     match_prefix: tuple[str, ...] | None = None
+    match_item: tuple[Any, ...] | None = None  # the value is one of these, or a list holding one
     fix: Fix | None = None
     ensure: tuple[EnsureEntry, ...] = ()
     ensure_together: bool = False
@@ -79,6 +83,8 @@ class Rule:
             if leaves is None:
                 return None
             tokens.update(leaves)
+        if self.fix is not None:  # a moved launch names the old package, dotted or as a path
+            tokens.update(old.rsplit(".", 1)[-1] for old, _ in self.fix.entrypoint)
         if self.ensure:
             anchors = list(self.when_sets)
             if not anchors:

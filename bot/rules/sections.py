@@ -40,7 +40,8 @@ def when_value(c: FieldChecker, data: Any) -> tuple[tuple[str, Any], ...]:
 def parse_fix(c: FieldChecker, data: Any) -> Fix:
     fix = c.mapping(data, "fix", FIX_FIELDS)
     if not fix:
-        raise c.fail("fix", "expected at least one of set, rename, map, remove, prefix")
+        raise c.fail("fix", "expected at least one of set, rename, map, remove, prefix, map_items, remove_items, "
+                     "entrypoint")
     rename = None
     if "rename" in fix:
         rename = c.string(fix["rename"], "fix.rename")
@@ -56,11 +57,23 @@ def parse_fix(c: FieldChecker, data: Any) -> Fix:
         )
     remove = c.boolean(fix["remove"], "fix.remove") if "remove" in fix else False
     if remove and len(fix) > 1:
-        raise c.fail("fix.remove", "expected remove alone: it cannot combine with set, rename, map or prefix")
+        raise c.fail("fix.remove", "expected remove alone: it cannot combine with another fix")
     if "set" in fix and "map" in fix:
         raise c.fail("fix.set", "expected set or map, not both")
     if "remove" in fix and not remove:
         raise c.fail("fix.remove", "expected true (leave the field out otherwise)")
+    for name in ("map_items", "remove_items"):
+        other = next((f for f in ("set", "map") if f in fix), None)
+        if name in fix and other is not None:
+            raise c.fail(f"fix.{name}", f"expected {name} or {other}, not both: {name} edits list elements")
+    entrypoint = _entrypoint(c, fix["entrypoint"]) if "entrypoint" in fix else ()
+    if entrypoint and len(fix) > 1:
+        raise c.fail("fix.entrypoint", "expected entrypoint alone: it edits the launch, not its overrides")
+    map_items = _items_map(c, fix["map_items"]) if "map_items" in fix else ()
+    remove_items = list_items(c, fix["remove_items"], "fix.remove_items") if "remove_items" in fix else ()
+    both = [v for v in remove_items if any(v == old for old, _ in map_items)]
+    if both:
+        raise c.fail("fix.remove_items", f"expected each element in map_items or remove_items, {both[0]!r} is in both")
     return Fix(
         set=c.scalar(fix["set"], "fix.set") if "set" in fix else None,
         has_set="set" in fix,
@@ -68,7 +81,44 @@ def parse_fix(c: FieldChecker, data: Any) -> Fix:
         map=pairs,
         remove=remove,
         prefix=c.prefix(fix["prefix"], "fix.prefix") if "prefix" in fix else None,
+        map_items=map_items,
+        remove_items=remove_items,
+        entrypoint=entrypoint,
     )
+
+
+def list_items(c: FieldChecker, data: Any, where: str) -> tuple[Any, ...]:
+    """A non-empty list of list elements (scalars)."""
+    if not isinstance(data, list) or not data:
+        raise c.fail(where, f"expected a non-empty list of elements, got {kind(data)}")
+    return tuple(_item(c, v, f"{where}[{i}]") for i, v in enumerate(data))
+
+
+def _item(c: FieldChecker, value: Any, where: str) -> Any:
+    if value is not None and not isinstance(value, (bool, int, float, str)):
+        raise c.fail(where, f"expected a list element (bool, number, string, null), got {kind(value)}")
+    return value
+
+
+def _items_map(c: FieldChecker, data: Any) -> tuple[tuple[Any, Any], ...]:
+    if not isinstance(data, dict) or not data:
+        raise c.fail("fix.map_items", f"expected a non-empty mapping of old element to new, got {kind(data)}")
+    return tuple((_item(c, k, "fix.map_items"), _item(c, v, f"fix.map_items.{k}")) for k, v in data.items())
+
+
+def _entrypoint(c: FieldChecker, data: Any) -> tuple[tuple[str, str], ...]:
+    """Old dotted module prefix -> new, longest first (the longest that fits a launch wins)."""
+    if not isinstance(data, dict) or not data:
+        raise c.fail("fix.entrypoint", f"expected a non-empty mapping of old module prefix to new, got {kind(data)}")
+    pairs = []
+    for old, new in data.items():
+        for text, where in ((old, f"fix.entrypoint.{old}"), (new, f"fix.entrypoint.{old}")):
+            if not isinstance(text, str) or not all(p.isidentifier() for p in text.split(".")):
+                raise c.fail(where, f"expected a dotted module name (a.b.c), got {kind(text)}")
+        if old == new:
+            raise c.fail(f"fix.entrypoint.{old}", "expected a module other than the old one")
+        pairs.append((old, new))
+    return tuple(sorted(pairs, key=lambda p: -len(p[0])))
 
 
 def parse_ensure(c: FieldChecker, data: Any) -> tuple[EnsureEntry, ...]:

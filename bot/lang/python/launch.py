@@ -14,7 +14,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from bot.hydra.grammar import HydraSyntaxError, parse_override
+from bot.hydra.grammar import HydraSyntaxError, apply_text_edits, list_edits, parse_override
 from bot.ir import Action, Plan, Setting, SettingGroup
 from bot.lang.python.prefilter import LOOKS_LIKE_OVERRIDE, OVERRIDE_TEXT
 from bot.model import Span
@@ -198,6 +198,8 @@ def _literal_for(anchor: Element, text: str, data: bytes) -> str | None:
 def _realise(actions: list[Action], group: SettingGroup, data: bytes) -> list[tuple[Span, str]] | str:
     edits: list[tuple[Span, str]] = []
     _, elements = group.handle
+    if actions[0].kind == "entrypoint":
+        return _move_entry(actions[0], group, elements, data)
     for action in actions:
         if action.kind == "insert":
             return _insert(action, group, elements, data)
@@ -214,12 +216,34 @@ def _realise(actions: list[Action], group: SettingGroup, data: bytes) -> list[tu
                 prefix = other.text
             elif other.kind == "value":
                 value = other.text
+            elif other.kind == "items":
+                planned = list_edits(value or "", other.items, set(other.drop))
+                if planned is None:
+                    return "the list is written in a form the bot does not edit element by element"
+                value = apply_text_edits(value or "", planned)
         text = f"{prefix}{key}" + (f"={value}" if value is not None else "")
         literal = _literal_for(element, text, data)
         if literal is None:
             return "the string has escapes or a prefix the bot does not rewrite; edit it by hand"
         return [(Span(element.start, element.end), literal)]
     return edits
+
+
+def _move_entry(action: Action, group: SettingGroup, elements: list[Element],
+                data: bytes) -> list[tuple[Span, str]] | str:
+    """The argv string that names the entry point, with the moved module prefix (module or path form)."""
+    from bot.lang.shell.launchers import moved_entry
+
+    for element in elements:
+        word = _word(element.node.value)
+        if word is None or group.entry not in (word, word.removesuffix(".py").lstrip("./").replace("/", ".")):
+            continue
+        where = moved_entry(word, "module" if word == group.entry else "script", action.key, str(action.value))
+        literal = _literal_for(element, word[: where[0]] + where[2] + word[where[1] :], data) if where else None
+        if literal is None:
+            return "the entry point's string has escapes or a prefix the bot does not rewrite; edit it by hand"
+        return [(Span(element.start, element.end), literal)]
+    return "the entry point is not written as one string"
 
 
 def _remove(element: Element, elements: list[Element], data: bytes) -> list[tuple[Span, str]] | str:

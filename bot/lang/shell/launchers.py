@@ -134,3 +134,15 @@ def _torchrun(words: list[str], i: int, launcher: str) -> tuple[str, str | None,
         return launcher, word, "script", i + 1
     return None
 
+
+
+def moved_entry(entry: str, kind: str, old: str, new: str) -> tuple[int, int, str] | None:
+    """Where an entry point as written (`a.b.c`, `./a/b/c.py`) names the module prefix `old`: (start, end,
+    what names `new` there, in the same form); None when it does not."""
+    if kind == "module" or ("/" not in entry and not entry.endswith(".py")):  # `python3 a.b.c`: a module's spelling
+        return (0, len(old), new) if entry == old or entry.startswith(old + ".") else None
+    lead = len(entry) - len(entry.lstrip("./"))
+    path, rest = old.replace(".", "/"), entry[lead:]
+    if rest.startswith(path + "/") or rest == path + ".py":
+        return lead, lead + len(path), new.replace(".", "/")
+    return None

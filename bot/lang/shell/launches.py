@@ -96,6 +96,7 @@ class Launch:
     config_path_dir: Workdir | None = None  # `--config-path=$(pwd)/conf`: the directory, where the script says
     argv: list[Field] = field(default_factory=list)  # the words after the entry point, as expanded
     head_guard: Guard = ()  # branch arms every way of running it takes (`COMMAND` assigned in one arm)
+    entry_field: Field | None = None  # the word that names the entry point, which ends with it (`-mMOD`)
 
     @property
     def module(self) -> str | None:
@@ -165,6 +166,8 @@ def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch |
     launcher, entry, entry_kind, first = found
     launch = Launch(site, launcher, entry, entry_kind, line=int(site.node.start_point[0]) + 1, workdir=site.cwd)
     launch.argv = fields[first:]
+    if entry is not None and first > 0 and fields[first - 1].text.endswith(entry):
+        launch.entry_field = fields[first - 1]
     if launcher == "ray job submit":
         launch.workdir = ray_workdir(words[:first], fields, site.cwd)
     if entry_kind in ("script", SHELL_SCRIPT) and first > 0:
@@ -214,6 +217,7 @@ def _script_dir_entry(launch: Launch, entry: Field) -> None:
     if pieces and pieces[0].dynamic == SCRIPT_DIR and all(p.static for p in pieces[1:]):
         launch.entry = "".join(p.text for p in pieces[1:]).lstrip("/") or "."
         launch.entry_base = "script-dir"
+        launch.entry_field = None
 
 
 def line_column(src: bytes, pos: int) -> tuple[int, int]:

@@ -14,6 +14,7 @@ from bot.ir import CALLER, LAUNCH, SCRIPT, Setting, SettingGroup
 from bot.lang.shell.calls import EnvInput, EnvValue, ScriptCall
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, Override, line_column
 from bot.lang.shell.parse import ShellScript
+from bot.lang.shell.text import source_span
 from bot.lang.shell.values import read_value
 
 
@@ -26,8 +27,16 @@ def launch_groups(script: ShellScript) -> list[SettingGroup]:
         groups.append(SettingGroup([override_setting(o) for o in launch.overrides], launch.line, column,
                                    entry=launch.module, label=f"launch of {launch.entry}",
                                    role=SCRIPT if launch.entry_kind == SHELL_SCRIPT else LAUNCH, launch=launch,
-                                   handle=launch, lines=(min(launch.line, node.start_point[0] + 1), last)))
+                                   handle=launch, lines=(min(launch.line, node.start_point[0] + 1), last),
+                                   entry_site=_entry_site(launch)))
     return groups
+
+
+def _entry_site(launch: Launch) -> object:
+    """The bytes that name the launch's entry point (launches sharing `$CMD` share them), else the launch."""
+    item = launch.entry_field
+    span = source_span(item.chars(0, len(item.text))) if item is not None else None
+    return span or id(launch)
 
 
 def override_setting(override: Override) -> Setting:

@@ -21,6 +21,8 @@ from bot.lang.shell.edits import (
     remove_word,
     word_node,
 )
+from bot.lang.shell.entry_edit import entry_edit
+from bot.lang.shell.items import item_site
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
 from bot.lang.shell.text import source_span
@@ -41,6 +43,7 @@ class ValueSite:
     use_ctx: str
     definitions: list[tuple[Definition, Span, str]]  # (definition, literal span, its quoting)
     direct: tuple[Span, str] | None  # a literal in the override itself: (span, quoting)
+    items: Edits | None = None  # list elements edited at the definitions (the text is the whole new value)
 
 
 class ShellWriter:
@@ -77,7 +80,10 @@ class ShellWriter:
         values: list[ValueSite] = []
         inserts = [p for p in plans if p.actions[0].kind == "insert"]
         for plan in plans:
-            if plan.group.role == CALLER:
+            if plan.actions[0].kind == "entrypoint":
+                edits, plan.refusal = entry_edit(self.script, plan.group.launch, plan.actions[0])
+                self.done(plan, edits)
+            elif plan.group.role == CALLER:
                 self.caller(plan)
             elif plan.actions[0].kind != "insert":
                 site = self.change(plan)
@@ -120,12 +126,22 @@ class ShellWriter:
                     plan.refusal = "the prefix is not written in one place"
                     return None
                 edits.append((override.prefix_span, action.text))
-            elif action.kind == "value":
+            elif action.kind in ("value", "items"):
                 value_action = action
         if value_action is None:
             self.done(plan, edits)
             return None
         plan.edits = edits
+        if value_action.kind == "items":
+            found = item_site(self.src, value_action)
+            if isinstance(found, str):
+                plan.refusal = found
+                return None
+            items, via, definitions, text = found
+            if via is None:
+                self.done(plan, [*edits, *items])
+                return None
+            return ValueSite(plan, text, via.use, via.use_ctx, [(d, via.use, "") for d in definitions], None, items)
         return self.value_site(plan, value_action)
 
     def removal(self, override: Override) -> tuple[Span, str] | None:
@@ -182,6 +198,10 @@ class ShellWriter:
                 continue
             assert site.use is not None
             blocker = self.definition_blocker(site, wanted)
+            if blocker is None and site.items is not None:
+                lines = ", ".join(str(d.line) for d, _, _ in site.definitions)
+                self.done(plan, [*plan.edits, *site.items], f"at the definition (line {lines})")
+                continue
             if blocker is None:
                 edits = [(span, quote_for(ctx, site.text)) for _, span, ctx in site.definitions]
                 if all(text is not None for _, text in edits):

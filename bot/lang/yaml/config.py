@@ -194,7 +194,8 @@ class _Walker:
         if isinstance(value, ScalarNode):
             setting.text = written
         else:
-            setting.text = written if "\n" not in written.strip() else format_value(setting.value)
+            flow = getattr(value, "flow_style", False)  # a block list's text starts with its first `- `
+            setting.text = written if flow and "\n" not in written.strip() else format_value(setting.value)
         if _interpolated(value):
             setting.state, setting.reason = "dynamic", INTERPOLATION
 

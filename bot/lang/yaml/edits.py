@@ -50,6 +50,17 @@ def _plan(actions: list[Action], doc: Doc) -> Edits | str:
     entry: Entry = setting.handle
     if "remove" in kinds:
         return remove(doc, entry)
+    if "items" in kinds:
+        from bot.lang.yaml.items import replace_items
+
+        items = replace_items(doc, entry, kinds["items"])
+        if isinstance(items, str) or "key" not in kinds:
+            return items
+        rel = _relative(doc, kinds["key"].text)
+        if rel is None or rel[:-1] != entry.path[:-1]:
+            return "the key moves to another mapping: a person must move the list"
+        renamed = rename(doc, entry, rel[-1])
+        return renamed if isinstance(renamed, str) else sorted([*renamed, *items])
     edits: Edits = []
     value = kinds.get("value")
     if "key" in kinds:

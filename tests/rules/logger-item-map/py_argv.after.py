@@ -1,0 +1,5 @@
+import subprocess
+
+
+def run() -> None:
+    subprocess.run(["python3", "-m", "mylib.train", "trainer.logger=['console','tensorboard']", "trainer.run=1"], check=True)
