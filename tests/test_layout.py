@@ -18,7 +18,7 @@ LAYERS = [
     ("bot.engine", "bot.report"),
     ("bot.rules", "bot.hydra", "bot.discover"),
     ("bot.lang",),
-    ("bot.hydra.grammar", "bot.ir"),  # the override grammar every language reads values with
+    ("bot.hydra.grammar", "bot.hydra.list_values", "bot.ir"),  # the override grammar every language reads values with
     ("bot.model", "bot.errors", "bot.secrets", "bot.config", "bot.repolist", "bot.actions", "bot"),
 ]
 

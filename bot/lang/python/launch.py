@@ -14,7 +14,8 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from bot.hydra.grammar import HydraSyntaxError, apply_text_edits, list_edits, parse_override
+from bot.hydra.grammar import HydraSyntaxError, parse_override
+from bot.hydra.list_values import apply_text_edits, list_edits
 from bot.ir import Action, Plan, Setting, SettingGroup
 from bot.lang.python.prefilter import LOOKS_LIKE_OVERRIDE, OVERRIDE_TEXT
 from bot.model import Span

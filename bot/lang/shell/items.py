@@ -1,6 +1,6 @@
 """List elements edited in place in a shell word: `"['console','tracking']"`, `[console,tracking]`, ...
 
-The edits are planned on the value as Hydra reads it (bot.hydra.grammar.list_edits) and mapped back to
+The edits are planned on the value as Hydra reads it (bot.hydra.list_values.list_edits) and mapped back to
 the bytes each character came from, in the word's own quoting: a new element is written in the
 quoting of the characters it replaces; a removed element takes its shell quotes with it when they
 hold nothing else.
@@ -8,7 +8,7 @@ hold nothing else.
 
 from __future__ import annotations
 
-from bot.hydra.grammar import TextEdits, apply_text_edits, list_edits
+from bot.hydra.list_values import TextEdits, apply_text_edits, list_edits
 from bot.ir import Action
 from bot.lang.shell.edits import quote_for
 from bot.lang.shell.text import ANSI, Definition, Field, Via, source_span
