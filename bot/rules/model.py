@@ -69,7 +69,14 @@ class Rule:
     ensure: tuple[EnsureEntry, ...] = ()
     ensure_together: bool = False
     relation: Relation | None = None
+    comments: str = ""  # note | fix | off for commented-out overrides and prose literals; "": the default
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def comment_policy(self) -> str:
+        """What the rule does to overrides in comments and prose: the field, else fix for a mechanical fix."""
+        if self.comments:
+            return self.comments
+        return "fix" if self.fix is not None and not self.fix.remove else "note"
 
     def prefilter_tokens(self) -> list[bytes] | None:
         """Byte strings of which a file must contain one for this rule to fire; None: no filter."""
