@@ -104,7 +104,10 @@ def yaml_units(data: bytes, blocks: list[Block]) -> tuple[list[Unit], list[Error
 
 def yaml_errors(data: bytes, blocks: list[Block]) -> int:
     """How many YAML blocks do not read as YAML."""
-    return len(yaml_units(data, blocks)[1])
+    from bot.lang.yaml.config import yaml_problem
+
+    shown = [block_text(data, b) for b in blocks if b.language in YAML_LANGUAGES]
+    return sum(1 for t in shown if t is not None and (b"\t" in t.indent or yaml_problem(t.text) is not None))
 
 
 @dataclass
