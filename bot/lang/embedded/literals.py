@@ -26,7 +26,7 @@ COMMENT_LINE = re.compile(rb"[ \t]*#+[ \t]?")
 MD_CODE = re.compile(rb"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 RST_CODE = re.compile(rb"``(?!`)(.+?)``")
 HISTORY = re.compile(rb"(?i)\b(?:no longer|deprecated|removed|replaced|renamed|instead|old|older|previously|"
-                     rb"used to|was|were|legacy|not supported|unsupported|obsolete|before)\b")
+                     rb"used to|was|were|legacy|not supported|unsupported|obsolete|before)\b|->|=>|\xe2\x86\x92")
 PROSE, COMMENTED, BARE = "in prose", "commented out", "in a block of overrides"
 
 
@@ -119,6 +119,7 @@ def prose_literals(data: bytes, lines: list[Line], rst: bool) -> list[Literal]:
     for start, end in lines:
         if b"=" not in data[start:end]:
             continue
+        first = len(out)
         for code in pattern.finditer(data, start, end):
             group = 1 if rst else 2
             words = list(WORD.finditer(data, code.start(group), code.end(group)))
@@ -127,6 +128,9 @@ def prose_literals(data: bytes, lines: list[Line], rst: bool) -> list[Literal]:
                 history = bool(HISTORY.search(data, *_paragraph(data, start, end)))
                 out.extend(replace(_literal(m, w.start(), _full_line(data, start, end), PROSE, False),
                                    history=history) for w, m in zip(words, matches) if m is not None)
+        keys = [data[lit.key.start : lit.key.end] for lit in out[first:]]
+        if len(set(keys)) < len(keys):  # one key with two values on a line: a before and after, or a choice
+            out[first:] = [replace(lit, history=True) for lit in out[first:]]
     return out
 
 
