@@ -39,7 +39,7 @@ class Literal:
     value: Span  # inside the quotes, when quoted
     line: Span  # the whole line with its line break
     where: str  # PROSE, COMMENTED or BARE
-    alone: bool  # the line holds nothing else (beside `#`, `\`, a trailing note in a bare block)
+    alone: bool  # removing the line leaves sense: a comment line holds nothing else, a bare block keeps others
     continued: bool  # the line before ends with `\` and this one does not
     history: bool = False  # prose that speaks of the change ("no longer", "deprecated"): never rewritten
 
