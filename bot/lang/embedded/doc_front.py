@@ -8,11 +8,14 @@ and literals in prose").
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from bot.lang import kinds
 from bot.lang.embedded.blocks import DocBlocks, Line, markdown_blocks, overrides_only, rst_blocks
 from bot.lang.front import FrontEnd, Reading, Unit
+
+COMMENTED = re.compile(rb"^[ \t]*#[^\n]*[\w\]]\.[\w.\[\]\-]+=", re.MULTILINE)  # a comment line with an override
 
 
 def _lines(data: bytes) -> list[Line]:
@@ -38,7 +41,7 @@ class TextReaders:
 
         reading = self.inner.read(data)
         if self.kind == kinds.SHELL:
-            if b"#" in data and b"=" in data:
+            if COMMENTED.search(data):
                 groups = literals.literal_groups(data, literals.comment_literals(data, _lines(data)), [], [])
                 if groups:
                     reading.units.append(Unit(groups, literals.realise))

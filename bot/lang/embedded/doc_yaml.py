@@ -80,7 +80,7 @@ def block_text(data: bytes, block: Block) -> BlockText | None:
 
 def yaml_units(data: bytes, blocks: list[Block]) -> tuple[list[Unit], list[ErrorRegion]]:
     """One unit a YAML block that reads as config; a region for each that does not."""
-    from bot.lang.yaml.config import yaml_groups, yaml_problem
+    from bot.lang.yaml.config import yaml_groups
 
     units, regions = [], []
     for block in blocks:
@@ -89,10 +89,13 @@ def yaml_units(data: bytes, blocks: list[Block]) -> tuple[list[Unit], list[Error
         shown = block_text(data, block)
         if shown is None:
             continue
-        if b"\t" in shown.indent or yaml_problem(shown.text) is not None:
+        try:
+            if b"\t" in shown.indent:
+                raise ValueError("tab indentation")
+            groups = yaml_groups(shown.text, "")
+        except Exception:  # ruamel raises more than YAMLError on broken input (as yaml_problem says)
             regions.append(ErrorRegion(shown.text, near_launch=False))
             continue
-        groups = yaml_groups(shown.text, "")
         for group in groups:
             group.role, group.label = EXCERPT, "config shown in the doc"
             for setting in group.settings:
