@@ -21,7 +21,8 @@ SCRIPT = "script"  # overrides handed to a launch script: no key is added to it 
 CALLER = "caller"  # values a caller hands a script through its environment: only match rules, fixed there
 CONFIG = "config"  # a config document or a Python override list: every rule, no composed config
 EXCERPT = "excerpt"  # config shown in a doc's YAML block: keys may be a config's last segments; no ensure
-COMMENT = "comment"  # overrides in a comment or a prose literal: notes (the rule's `comments`), no ensure
+COMMENT = "comment"  # overrides in a comment: notes (the rule's `comments`), no ensure
+PROSE = "prose"  # an override literal in running text: as COMMENT, and a `set` is only noted by default
 
 
 @dataclass

@@ -50,6 +50,10 @@ def test_comments_fix_needs_a_fix() -> None:
 
 def test_default_policy_follows_the_fix() -> None:
     assert RULES["judge-scorer-section"].comment_policy() == "fix"
+    assert RULES["judge-scorer-section"].comment_policy(prose=True) == "fix"
+    assert RULES["bound-mode-map"].comment_policy(prose=True) == "fix"
+    use_mbridge = next(r for r in load_rules() if r.id == "megatron-use-mbridge")  # a set
+    assert (use_mbridge.comment_policy(), use_mbridge.comment_policy(prose=True)) == ("fix", "note")
     assert RULES["accelerator-npu-dropped"].comment_policy() == "note"
     assert RULES["accelerator-npu-comments"].comment_policy() == "fix"
     assert RULES["judge-scorer-quiet"].comment_policy() == "off"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bot.hydra.grammar import bool_style, config_reference, format_value
-from bot.ir import CALLER, COMMENT, EXCERPT, SCRIPT, Action, Plan, Realise, Setting, SettingGroup
+from bot.ir import CALLER, COMMENT, EXCERPT, PROSE, SCRIPT, Action, Plan, Realise, Setting, SettingGroup
 from bot.model import NOTE, Finding, Status
 from bot.rules.fixes import ensure_conflict, manual, new_text, plan_fix, prefix_for, write_plans
 from bot.rules.globs import any_match
@@ -66,7 +66,7 @@ class Evaluator:
     def sites(self, rule: Rule) -> list[Site]:
         sites: dict[object, Site] = {}
         for group in self.groups:
-            if group.role == COMMENT and rule.comment_policy() == "off":
+            if group.role in (COMMENT, PROSE) and rule.comment_policy(group.role == PROSE) == "off":
                 continue
             for setting in group.settings:
                 if not key_matches(rule, setting):
@@ -93,16 +93,16 @@ class Evaluator:
             verdicts = [False if n is False else v for v, n in zip(verdicts, noted)]
             if all(v is False for v in verdicts):
                 continue  # also a value that is another key's: the rule checks that key where it is set
-            if site.groups[0].role in (EXCERPT, COMMENT) and not self.changes(rule, values, verdicts):
+            if site.groups[0].role in (EXCERPT, COMMENT, PROSE) and not self.changes(rule, values, verdicts):
                 continue  # text shown, not run: only what the rule would change is worth a word
             first = values[0]
             finding = self.finding(rule, first.line, first.column, first.key, first.text, describe(first),
                                    groups=site.groups)
             findings.append(finding)
-            if site.groups[0].role == COMMENT:
+            if site.groups[0].role in (COMMENT, PROSE):
                 finding.severity = NOTE
-                if rule.comment_policy() == "note":
-                    manual(finding, "reported only (the rule's comments: note)")
+                if rule.comment_policy(site.groups[0].role == PROSE) == "note":
+                    manual(finding, "reported, not rewritten (the rule's comments policy)")
                     continue
             if all(v is False or n is True for v, n in zip(verdicts, noted)):
                 finding.severity, finding.message, finding.value = NOTE, fallback_note(first), None
@@ -145,7 +145,7 @@ class Evaluator:
         findings: list[Finding] = []
         needs: list[tuple[SettingGroup, list[EnsureEntry]]] = []
         for group in self.groups:
-            if group.role in (SCRIPT, CALLER, EXCERPT, COMMENT) or not group_applies(rule, group, self.facts):
+            if group.role in (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE) or not group_applies(rule, group, self.facts):
                 continue  # a script handed overrides may set the key itself; a doc shows a part; a comment
             present: dict[str, list[Setting]] = {}
             for setting in group.settings:
@@ -185,7 +185,7 @@ class Evaluator:
         findings: list[Finding] = []
         seen: set[object] = set()
         for group in self.groups:
-            if group.role in (CALLER, EXCERPT, COMMENT) or not group_applies(rule, group, self.facts):
+            if group.role in (CALLER, EXCERPT, COMMENT, PROSE) or not group_applies(rule, group, self.facts):
                 continue
             sides = [Side(s.key, s.value, s) for s in group.settings if s.state == "static" and s.prefix != "~"]
             for left, _, message in violations(rule, sides):

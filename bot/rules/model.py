@@ -72,11 +72,14 @@ class Rule:
     comments: str = ""  # note | fix | off for commented-out overrides and prose literals; "": the default
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
-    def comment_policy(self) -> str:
-        """What the rule does to overrides in comments and prose: the field, else fix for a mechanical fix."""
+    def comment_policy(self, prose: bool = False) -> str:
+        """What the rule does to overrides in comments (or prose): the field, else fix for a mechanical fix
+        (in prose not a `set`: a sentence naming a value a rule replaces mostly says it no longer works)."""
         if self.comments:
             return self.comments
-        return "fix" if self.fix is not None and not self.fix.remove else "note"
+        if self.fix is None or self.fix.remove or (prose and self.fix.has_set):
+            return "note"
+        return "fix"
 
     def prefilter_tokens(self) -> list[bytes] | None:
         """Byte strings of which a file must contain one for this rule to fire; None: no filter."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from bot.lang import kinds
 from bot.lang.embedded.blocks import DocBlocks, Line, markdown_blocks, overrides_only, rst_blocks
-from bot.lang.front import FrontEnd, Reading, Unit
+from bot.lang.front import UNREADABLE, FrontEnd, Reading, Unit
 
 COMMENTED = re.compile(rb"^[ \t]*#[^\n]*[\w\]]\.[\w.\[\]\-]+=", re.MULTILINE)  # a comment line with an override
 
@@ -40,6 +40,14 @@ class TextReaders:
         from bot.lang.embedded.doc_yaml import yaml_units
 
         reading = self.inner.read(data)
+        if self.kind == kinds.NOTEBOOK:
+            from bot.lang.embedded.nb_markdown import notebook_units
+
+            units, regions = notebook_units(data)
+            reading.units.extend(units)
+            reading.partly_parsed = reading.partly_parsed or bool(regions)
+            reading.regions.extend(regions)
+            return reading
         if self.kind == kinds.SHELL:
             if COMMENTED.search(data):
                 groups = literals.literal_groups(data, literals.comment_literals(data, _lines(data)), [], [])
@@ -66,13 +74,17 @@ class TextReaders:
         errors = self.inner.errors(data)
         if self.kind == kinds.SHELL:
             return errors
+        if self.kind == kinds.NOTEBOOK:
+            from bot.lang.embedded.nb_markdown import notebook_yaml_errors
+
+            return errors if errors >= UNREADABLE else errors + notebook_yaml_errors(data)
         from bot.lang.embedded.doc_yaml import yaml_errors
 
         return errors + yaml_errors(data, self.blocks(data).blocks)
 
     def problem(self, before: bytes, after: bytes) -> str | None:
         problem = self.inner.problem(before, after)
-        if problem is not None or self.kind == kinds.SHELL:
+        if problem is not None or self.kind in (kinds.SHELL, kinds.NOTEBOOK):
             return problem
         old, new = self.blocks(before).blocks, self.blocks(after).blocks
         if [(b.language, b.shell) for b in old] != [(b.language, b.shell) for b in new]:

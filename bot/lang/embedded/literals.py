@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from bot.hydra.grammar import HydraSyntaxError, parse_override
 from bot.ir import COMMENT, SCRIPT, Plan, Setting, SettingGroup
+from bot.ir import PROSE as PROSE_ROLE
 from bot.lang.embedded.blocks import Line
 from bot.lang.shell.launches import line_column
 from bot.model import Span
@@ -165,7 +166,7 @@ def literal_groups(data: bytes, comments: list[list[Literal]], prose: list[Liter
         groups.append(SettingGroup(settings, settings[0].line, settings[0].column, label=COMMENTED, role=COMMENT))
     for lit in prose:
         setting = _setting(data, lit)
-        groups.append(SettingGroup([setting], setting.line, setting.column, label=PROSE, role=COMMENT))
+        groups.append(SettingGroup([setting], setting.line, setting.column, label=PROSE, role=PROSE_ROLE))
     for block in bare:
         settings = [_setting(data, lit) for lit in block]
         if settings:
