@@ -20,6 +20,9 @@ LAUNCH = "launch"  # a launch's overrides: every rule applies; its config can be
 SCRIPT = "script"  # overrides handed to a launch script: no key is added to it (it may set the key itself)
 CALLER = "caller"  # values a caller hands a script through its environment: only match rules, fixed there
 CONFIG = "config"  # a config document or a Python override list: every rule, no composed config
+EXCERPT = "excerpt"  # config shown in a doc's YAML block: keys may be a config's last segments; no ensure
+COMMENT = "comment"  # overrides in a comment: notes (the rule's `comments`), no ensure
+PROSE = "prose"  # an override literal in running text: as COMMENT, and a `set` is only noted by default
 
 
 @dataclass
@@ -37,6 +40,7 @@ class Setting:
     identity: object = None  # the value at the site: branches that give it another value differ here
     keyed: bool = True  # the key is written in one place (an edit of the key or a fix can go there)
     handle: Any = None  # the front end's own reference to what is written
+    excerpt: bool = False  # the key may be a config's last segments (a docs block): rules match by suffix
 
     def __post_init__(self) -> None:
         if self.site is None:

@@ -332,7 +332,7 @@ NB = notebook(
 def test_notebook_edit_keeps_every_byte_outside_the_edited_strings() -> None:
     before = jupyter(NB)
     result = check("tutorial.ipynb", before)
-    assert found(result) == [(64, "fixable"), (82, "fixable")]
+    assert found(result) == [(14, "manual"), (64, "fixable"), (82, "fixable")]  # 14: a note in markdown prose
     assert result.change is not None
     out = result.change.after
     new = json.loads(out)
@@ -394,12 +394,13 @@ def test_notebook_string_source_is_edited_as_one_string() -> None:
     assert result.change is not None and result.change.after == jupyter(expected)
 
 
-def test_notebook_markdown_raw_and_outputs_are_not_read() -> None:
+def test_notebook_markdown_raw_and_outputs_are_not_read_as_shell() -> None:
     nb = notebook(NB["cells"][0], NB["cells"][4],
                   cell("code", "x = 1\nprint('!python3 -m verl.trainer.main_ppo critic.megatron.use_mbridge=False')",
                        "c1", outputs=NB["cells"][2]["outputs"]))
     result = check("notes.ipynb", jupyter(nb))
-    assert result.findings == [] and result.change is None
+    assert [(f.line, f.severity) for f in result.findings] == [(14, "note")]  # the markdown's prose literal
+    assert result.change is None
 
 
 def test_notebook_that_is_not_json_is_unreadable() -> None:

@@ -26,7 +26,12 @@ if TYPE_CHECKING:
 def _shell(path: str, kind: str, root: Path | None, packages: Any) -> FrontEnd:
     from bot.lang.shell.front import ShellFamilyFront
 
-    return ShellFamilyFront(path, kind, root)
+    front = ShellFamilyFront(path, kind, root)
+    if kind in (kinds.SHELL, kinds.MARKDOWN, kinds.RST, kinds.NOTEBOOK):
+        from bot.lang.embedded.doc_front import TextReaders
+
+        return TextReaders(front, kind)
+    return front
 
 
 def _yaml(path: str, kind: str, root: Path | None, packages: Any) -> FrontEnd:

@@ -92,7 +92,8 @@ def _skipped(report: Report) -> Iterator[str]:
 def _partly_parsed(report: Report) -> Iterator[str]:
     if not report.partly_parsed:
         return
-    yield "partly parsed (the shell parser recovered from errors; findings there may be incomplete):"
+    yield ("partly parsed (parse errors the shell parser recovered from, or a doc's YAML block that is not YAML; "
+           "findings there may be incomplete):")
     for path in sorted(set(report.partly_parsed)):
         yield f"  {path}"
     yield ""

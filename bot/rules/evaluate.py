@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bot.hydra.grammar import bool_style, config_reference, format_value
-from bot.ir import CALLER, SCRIPT, Action, Plan, Realise, Setting, SettingGroup
+from bot.ir import CALLER, COMMENT, EXCERPT, PROSE, SCRIPT, Action, Plan, Realise, Setting, SettingGroup
 from bot.model import NOTE, Finding, Status
 from bot.rules.entrypoints import KEY, EntryTargets, launches, moved_to, plan_move
-from bot.rules.fixes import ensure_conflict, manual, plan_fix, prefix_for, write_plans
+from bot.rules.fixes import ensure_conflict, manual, new_text, plan_fix, prefix_for, write_plans
 from bot.rules.globs import any_match
 from bot.rules.matching import LaunchFacts, group_applies, key_matches, referenced_verdict, value_matches
 from bot.rules.model import EnsureEntry, Rule
@@ -68,6 +68,8 @@ class Evaluator:
     def sites(self, rule: Rule) -> list[Site]:
         sites: dict[object, Site] = {}
         for group in self.groups:
+            if group.role in (COMMENT, PROSE) and rule.comment_policy(group.role == PROSE) == "off":
+                continue
             for setting in group.settings:
                 if not key_matches(rule, setting):
                     continue
@@ -93,10 +95,17 @@ class Evaluator:
             verdicts = [False if n is False else v for v, n in zip(verdicts, noted)]
             if all(v is False for v in verdicts):
                 continue  # also a value that is another key's: the rule checks that key where it is set
+            if site.groups[0].role in (EXCERPT, COMMENT, PROSE) and not self.changes(rule, values, verdicts):
+                continue  # text shown, not run: only what the rule would change is worth a word
             first = values[0]
             finding = self.finding(rule, first.line, first.column, first.key, first.text, describe(first),
                                    groups=site.groups)
             findings.append(finding)
+            if site.groups[0].role in (COMMENT, PROSE):
+                finding.severity = NOTE
+                if rule.comment_policy(site.groups[0].role == PROSE) == "note":
+                    manual(finding, "reported, not rewritten (the rule's comments policy)")
+                    continue
             if all(v is False or n is True for v, n in zip(verdicts, noted)):
                 finding.severity, finding.message, finding.value = NOTE, fallback_note(first), None
                 manual(finding, "check that every config this one is composed into sets that key")
@@ -147,13 +156,20 @@ class Evaluator:
         write_plans(self.path, rule, plans, self.realise)
         return findings
 
+    @staticmethod
+    def changes(rule: Rule, values: list[Setting], verdicts: list[bool | None]) -> bool:
+        """Every variant matches and, for a map, has a new value."""
+        if not all(verdicts):
+            return False
+        return rule.fix is None or not rule.fix.map or all(new_text(rule, s) is not None for s in values)
+
     # ---- ensure rules --------------------------------------------------------------
     def ensure_rule(self, rule: Rule) -> list[Finding]:
         findings: list[Finding] = []
         needs: list[tuple[SettingGroup, list[EnsureEntry]]] = []
         for group in self.groups:
-            if group.role in (SCRIPT, CALLER) or not group_applies(rule, group, self.facts):
-                continue  # a script handed overrides may set the key itself: adding one could clash
+            if group.role in (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE) or not group_applies(rule, group, self.facts):
+                continue  # a script handed overrides may set the key itself; a doc shows a part; a comment
             present: dict[str, list[Setting]] = {}
             for setting in group.settings:
                 if setting.prefix != "~":
@@ -192,7 +208,7 @@ class Evaluator:
         findings: list[Finding] = []
         seen: set[object] = set()
         for group in self.groups:
-            if group.role == CALLER or not group_applies(rule, group, self.facts):
+            if group.role in (CALLER, EXCERPT, COMMENT, PROSE) or not group_applies(rule, group, self.facts):
                 continue
             sides = [Side(s.key, s.value, s) for s in group.settings if s.state == "static" and s.prefix != "~"]
             for left, _, message in violations(rule, sides):

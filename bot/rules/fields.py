@@ -14,6 +14,7 @@ KEY_PATH = re.compile(r"^[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*$")
 TOP_FIELDS = {
     "id", "title", "description", "upstream", "severity", "type", "enabled", "files", "trigger",
     "when", "match", "fix", "ensure", "ensure_mode", "relation",
+    "comments",
 }
 RELATION_FIELDS = {"left", "op", "right", "value", "message"}
 TRIGGER_FIELDS = {"paths", "text"}

@@ -56,6 +56,18 @@ def renamed_key(rule: Rule, key: str) -> str:
     return sibling_key(key, rule.fix.rename)
 
 
+def excerpt_key(rule: Rule, setting: Setting) -> str | None:
+    """A dotted rename of a key a docs block shows in part, relative to the block (None: cannot tell)."""
+    from bot.rules.suffix import full_key
+
+    assert rule.fix is not None and rule.fix.rename is not None
+    full = full_key(rule.match_key, setting.key)
+    if full is None:
+        return None
+    above = full[: len(full) - len(setting.key)]
+    return rule.fix.rename[len(above):] if rule.fix.rename.startswith(above) else None
+
+
 def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: SettingGroup) -> Plan | None:
     fix = rule.fix
     if fix is None:
@@ -67,7 +79,10 @@ def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: Setti
     actions: list[Action] = []
     words: list[str] = []
     if fix.rename:
-        new_key = renamed_key(rule, first.key)
+        new_key = excerpt_key(rule, first) if first.excerpt and "." in fix.rename else renamed_key(rule, first.key)
+        if new_key is None:
+            manual(finding, "the block shows part of the config: a person must place the new key")
+            return None
         actions.append(Action("key", first, new_key))
         words.append(f"renamed to {new_key}")
     if fix.prefix is not None and fix.prefix != first.prefix:

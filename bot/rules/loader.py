@@ -79,6 +79,11 @@ def parse_rule(data: Any, path: Path) -> Rule:
     if ensure_mode not in ("each", "together"):
         raise c.fail("ensure_mode", f"expected each or together, got {ensure_mode!r}")
     relation = parse_relation(c, doc["relation"]) if "relation" in doc else None
+    comments = doc.get("comments", "")
+    if "comments" in doc and comments not in ("note", "fix", "off"):
+        raise c.fail("comments", f"expected note, fix or off, got {kind(comments)}")
+    if comments == "fix" and fix is None:
+        raise c.fail("comments", "expected note or off: fix needs a fix section")
     if not match and not ensure and relation is None and not (fix and fix.entrypoint):
         raise c.fail("", "expected a match, an ensure or a relation section: this rule would never fire")
 
@@ -118,6 +123,7 @@ def parse_rule(data: Any, path: Path) -> Rule:
         ensure=ensure,
         ensure_together=ensure_mode == "together",
         relation=relation,
+        comments=comments,
     )
 
 

@@ -9,6 +9,7 @@ from bot.hydra.grammar import config_reference, fallback_value, values_equal
 from bot.ir import Setting, SettingGroup
 from bot.rules.globs import any_match
 from bot.rules.model import Rule
+from bot.rules.suffix import suffix_match
 
 
 class LaunchFacts(Protocol):
@@ -58,7 +59,8 @@ def group_applies(rule: Rule, group: SettingGroup, facts: LaunchFacts | None = N
 
 
 def key_matches(rule: Rule, setting: Setting) -> bool:
-    if not any_match(list(rule.match_key), setting.key):
+    if not any_match(list(rule.match_key), setting.key) and not (
+            setting.excerpt and suffix_match(rule.match_key, setting.key)):
         return False
     if rule.match_exclude and any_match(list(rule.match_exclude), setting.key):
         return False

@@ -73,7 +73,20 @@ class Rule:
     ensure: tuple[EnsureEntry, ...] = ()
     ensure_together: bool = False
     relation: Relation | None = None
+    comments: str = ""  # note | fix | off for commented-out overrides and prose literals; "": the default
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def comment_policy(self, prose: bool = False) -> str:
+        """What the rule does to overrides in comments (or prose): the field, else fix for a mechanical fix
+        (in prose not a `set`: a sentence naming a value a rule replaces mostly says it no longer works)."""
+        if self.comments:
+            return self.comments
+        fix = self.fix
+        if fix is None or fix.remove or (prose and fix.has_set):
+            return "note"
+        if fix.map_items or fix.remove_items or fix.entrypoint:  # comments and prose are not written so
+            return "note"
+        return "fix"
 
     def prefilter_tokens(self) -> list[bytes] | None:
         """Byte strings of which a file must contain one for this rule to fire; None: no filter."""

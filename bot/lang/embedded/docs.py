@@ -6,6 +6,7 @@ in the file. In blocks written as a console session only the `$ ` lines and thei
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from bot.lang.embedded.views import ShellView
@@ -74,6 +75,18 @@ def _fence_language(info: str) -> str:
     return info.lower()
 
 
+def bare_launch(data: bytes, lines: list[tuple[int, int]]) -> bool:
+    """A launch (`python3 -m ...`, `torchrun ...`): the first line one, every other line continues a
+    command, starts one or is a comment."""
+    body = [data[s:e] for s, e in lines if data[s:e].strip()]
+    if not body or not SHELLISH.match(body[0]):
+        return False
+    for before, line in itertools.pairwise(body):
+        if not (before.rstrip().endswith(b"\\") or SHELLISH.match(line) or line.lstrip().startswith(b"#")):
+            return False
+    return True
+
+
 def markdown_views(data: bytes) -> list[ShellView]:
     view = blank(data)
     lines = _lines(data)
@@ -93,7 +106,7 @@ def markdown_views(data: bytes) -> list[ShellView]:
             if text.startswith(fence[:1] * len(fence)) and not text.strip(fence[:1]):
                 break
             body.append(lines[i - 1])
-        if language in SHELL_LANGUAGES:
+        if language in SHELL_LANGUAGES or (not language and bare_launch(data, body)):
             found = True
             reveal_block(view, data, body, language in PROMPT_LANGUAGES)
     return [ShellView(bytes(view))] if found else []

@@ -168,7 +168,7 @@ def move(doc: Doc, entry: Entry, rel: tuple[str, ...], value: Action | None) -> 
     if isinstance(span, str):
         return span
     if len(entry.parent.value) == 1:
-        return f"moving it would leave {'.'.join(entry.path[:-1])} empty"
+        return f"moving it would leave {'.'.join(entry.path[:-1]) or 'the document'} empty"
     text = old if value is None else yaml_value(value.value, old or None, bool_style(old))
     saved = doc.plans()
     added = insert(doc, rel, text or "null")

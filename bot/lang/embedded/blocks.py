@@ -1,0 +1,120 @@
+"""The code blocks of Markdown and reStructuredText files, and the prose lines between them.
+
+A block is a fence (```` ```lang ````), an rst code directive (`.. code-block:: lang`) or an rst
+literal block (a paragraph ending in `::`); `bare` blocks name no language. Readers of the doc's
+shell views (bot.lang.embedded.docs), of its YAML blocks (bot.lang.embedded.doc_yaml) and of its
+override literals (bot.lang.embedded.literals) share this scan.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bot.lang.embedded.docs import (
+    DIRECTIVE,
+    FENCE,
+    HIGHLIGHT,
+    LITERAL_END,
+    SHELL_LANGUAGES,
+    SHELLISH,
+    _fence_language,
+    _indent,
+    _is_comment,
+    _lines,
+    _skip_indented,
+    bare_launch,
+)
+
+Line = tuple[int, int]  # (start, end before the line break) in the file
+YAML_LANGUAGES = {"yaml", "yml"}
+OVERRIDE_LINE = re.compile(
+    rb"[ \t]*(?:\+\+|\+|~)?[A-Za-z_][\w\-]*(?:\.[\w\-@/\[\]]+)+="
+    rb"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`\\();|&<>])*[ \t]*(?:\\[ \t]*)?(?:#.*)?$")
+
+
+@dataclass
+class Block:
+    language: str  # lower-case; "" when the block names none
+    lines: list[Line]
+    bare: bool  # a fence or literal block without a language (an rst `::` block, `.. code::`)
+    shell: bool = False  # read as shell by the doc's view
+
+
+@dataclass
+class DocBlocks:
+    blocks: list[Block] = field(default_factory=list)
+    prose: list[Line] = field(default_factory=list)  # lines of running text (not code, not rst comments)
+
+
+def overrides_only(data: bytes, lines: list[Line]) -> bool:
+    """Every non-blank line an override (`key=value`, `\\` continuations, `# notes`), one at least."""
+    body = [data[s:e] for s, e in lines if data[s:e].strip()]
+    kinds = [bool(OVERRIDE_LINE.fullmatch(t)) or t.lstrip().startswith(b"#") for t in body]
+    return bool(body) and all(kinds) and any(OVERRIDE_LINE.fullmatch(t) for t in body)
+
+
+def markdown_blocks(data: bytes) -> DocBlocks:
+    out = DocBlocks()
+    lines = _lines(data)
+    i = 0
+    while i < len(lines):
+        match = FENCE.match(data[lines[i][0] : lines[i][1]])
+        i += 1
+        if match is None:
+            out.prose.append(lines[i - 1])
+            continue
+        fence = match.group(2)
+        language = _fence_language(match.group(3).decode("utf-8", "replace"))
+        body: list[Line] = []
+        while i < len(lines):
+            text = data[lines[i][0] : lines[i][1]].strip()
+            i += 1
+            if text.startswith(fence[:1] * len(fence)) and not text.strip(fence[:1]):
+                break
+            body.append(lines[i - 1])
+        shell = language in SHELL_LANGUAGES or (not language and bare_launch(data, body))
+        out.blocks.append(Block(language, body, not language, shell))
+    return out
+
+
+def rst_blocks(data: bytes) -> DocBlocks:
+    out = DocBlocks()
+    lines = _lines(data)
+    default_language = ""
+    i = 0
+    while i < len(lines):
+        start, end = lines[i]
+        text = data[start:end]
+        i += 1
+        highlight = HIGHLIGHT.match(text)
+        if highlight:
+            default_language = highlight.group(1).decode().lower()
+            continue
+        directive = DIRECTIVE.match(text)
+        if directive is None and _is_comment(text):
+            i = _skip_indented(data, lines, i, _indent(data, start, end))
+            continue
+        literal = directive is None and LITERAL_END.search(text)
+        if directive is None and (text.lstrip().startswith(b"..") or not literal):
+            if not text.lstrip().startswith(b".."):
+                out.prose.append((start, end))
+            continue
+        if literal:
+            out.prose.append((start, end))
+        base = _indent(data, start, end)
+        while directive and i < len(lines) and data[lines[i][0] : lines[i][1]].strip().startswith(b":"):
+            i += 1
+        body: list[Line] = []
+        while i < len(lines):
+            s, e = lines[i]
+            if data[s:e].strip() and _indent(data, s, e) <= base:
+                break
+            body.append(lines[i])
+            i += 1
+        named = directive.group(2).decode().lower() if directive else ""
+        language = named or default_language
+        shell = language in SHELL_LANGUAGES or (
+            not directive and not language and any(SHELLISH.match(data, s) for s, _ in body))
+        out.blocks.append(Block(language, body, not language, shell))
+    return out

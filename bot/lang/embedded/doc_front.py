@@ -1,0 +1,105 @@
+"""What a doc or a script holds beside its launches: config in YAML blocks, commented-out overrides,
+override literals in prose and blocks of bare override lines.
+
+The shell family's front end reads the launches; these readers add their own units to its reading
+(docs/replay-format.md: "Config shown in docs", "Fences without a language", "Commented-out overrides
+and literals in prose").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.lang import kinds
+from bot.lang.embedded.blocks import DocBlocks, Line, markdown_blocks, overrides_only, rst_blocks
+from bot.lang.focus import Focus
+from bot.lang.front import UNREADABLE, FrontEnd, Reading, Unit
+
+COMMENTED = re.compile(rb"^[ \t]*#[^\n]*[\w\]]\.[\w.\[\]\-]+=", re.MULTILINE)  # a comment line with an override
+
+
+def _lines(data: bytes) -> list[Line]:
+    from bot.lang.embedded.docs import _lines as lines
+
+    return lines(data)
+
+
+@dataclass
+class TextReaders:
+    """A shell-family front end (`inner`) with the readers of overrides written as text, and for docs
+    the YAML blocks."""
+
+    inner: FrontEnd
+    kind: str
+
+    @property
+    def focus(self) -> Focus | None:
+        """The shell front end's focus (bot.lang.focus): its views and callees; these readers read all."""
+        return getattr(self.inner, "focus", None)
+
+    @focus.setter
+    def focus(self, focus: Focus | None) -> None:
+        if hasattr(self.inner, "focus"):
+            self.inner.focus = focus
+
+    def blocks(self, data: bytes) -> DocBlocks:
+        return markdown_blocks(data) if self.kind == kinds.MARKDOWN else rst_blocks(data)
+
+    def read(self, data: bytes) -> Reading:
+        from bot.lang.embedded import literals
+        from bot.lang.embedded.doc_yaml import yaml_units
+
+        reading = self.inner.read(data)
+        if self.kind == kinds.NOTEBOOK:
+            from bot.lang.embedded.nb_markdown import notebook_units
+
+            units, regions = notebook_units(data)
+            reading.units.extend(units)
+            reading.partly_parsed = reading.partly_parsed or bool(regions)
+            reading.regions.extend(regions)
+            return reading
+        if self.kind == kinds.SHELL:
+            if COMMENTED.search(data):
+                groups = literals.literal_groups(data, literals.comment_literals(data, _lines(data)), [], [])
+                if groups:
+                    reading.units.append(Unit(groups, literals.realise))
+            return reading
+        doc = self.blocks(data)
+        units, regions = yaml_units(data, doc.blocks)
+        reading.units.extend(units)
+        if regions:
+            reading.partly_parsed = True
+            reading.regions.extend(regions)
+        comments = [run for block in doc.blocks if block.shell
+                    for run in literals.comment_literals(data, block.lines)]
+        prose = literals.prose_literals(data, doc.prose, rst=self.kind == kinds.RST)
+        bare = [literals.bare_literals(data, block.lines) for block in doc.blocks
+                if block.bare and not block.shell and overrides_only(data, block.lines)]
+        groups = literals.literal_groups(data, comments, prose, bare)
+        if groups:
+            reading.units.append(Unit(groups, literals.realise))
+        return reading
+
+    def errors(self, data: bytes) -> int:
+        errors = self.inner.errors(data)
+        if self.kind == kinds.SHELL:
+            return errors
+        if self.kind == kinds.NOTEBOOK:
+            from bot.lang.embedded.nb_markdown import notebook_yaml_errors
+
+            return errors if errors >= UNREADABLE else errors + notebook_yaml_errors(data)
+        from bot.lang.embedded.doc_yaml import yaml_errors
+
+        return errors + yaml_errors(data, self.blocks(data).blocks)
+
+    def problem(self, before: bytes, after: bytes) -> str | None:
+        problem = self.inner.problem(before, after)
+        if problem is not None or self.kind in (kinds.SHELL, kinds.NOTEBOOK):
+            return problem
+        old, new = self.blocks(before).blocks, self.blocks(after).blocks
+        if [(b.language, b.shell) for b in old] != [(b.language, b.shell) for b in new]:
+            return "the edit changed the doc's code blocks"
+        if [overrides_only(before, b.lines) for b in old] != [overrides_only(after, b.lines) for b in new]:
+            return "the edit changed which blocks hold overrides"
+        return None

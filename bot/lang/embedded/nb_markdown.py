@@ -1,0 +1,98 @@
+"""A notebook's markdown cells read as Markdown: their YAML blocks and prose literals.
+
+Each markdown cell's source is decoded into a view (bot.lang.embedded.views.ShellView, which maps
+every byte back to the JSON escape it came from and writes inserted text as JSON); the Markdown
+readers run on the view and their findings are mapped back through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.ir import ErrorRegion, Plan, Realise
+from bot.lang.embedded.blocks import markdown_blocks
+from bot.lang.embedded.json_spans import JArray, JObject, JString, read_json
+from bot.lang.embedded.views import ShellView
+from bot.lang.front import Unit
+from bot.model import Finding
+
+
+def markdown_cells(data: bytes) -> list[ShellView]:
+    """One view a markdown cell whose source is a string or a list of strings ([] for no notebook)."""
+    try:
+        root = read_json(data)
+    except ValueError:
+        return []
+    cells = root.members.get("cells") if isinstance(root, JObject) else None
+    views = []
+    for cell in cells.items if isinstance(cells, JArray) else []:
+        kind = cell.members.get("cell_type") if isinstance(cell, JObject) else None
+        if not isinstance(kind, JString) or kind.text != "markdown":
+            continue
+        source = cell.members.get("source")
+        items = source.items if isinstance(source, JArray) else [source]
+        strings = [s for s in items if isinstance(s, JString)]
+        if not strings or len(strings) != len(items) or not any("=" in s.text or "`" in s.text for s in strings):
+            continue
+        text, host_at = bytearray(), []
+        for string in strings:
+            for ch, (start, _) in zip(string.text, string.chars):
+                encoded = ch.encode("utf-8")
+                text += encoded
+                host_at.extend([start] * len(encoded))
+        host_at.append(strings[-1].content_end)
+        separator = _separator(source, data) if isinstance(source, JArray) else None
+        views.append(ShellView(bytes(text), host_at, [(s.content_start, s.content_end, separator) for s in strings]))
+    return views
+
+
+def _separator(array: JArray, data: bytes) -> str:
+    if len(array.items) >= 2:
+        return data[array.items[0].end + 1 : array.items[1].start].decode("utf-8")
+    return "\n "
+
+
+@dataclass
+class _ThroughView:
+    """A unit of a cell's view: plans realised in the view, findings mapped through it to the file."""
+
+    view: ShellView
+    data: bytes
+    realise: Realise
+    to_view: Callable[[Finding], Finding] | None
+
+    def plans(self, plans: list[Plan]) -> None:
+        self.realise(plans)
+
+    def finding(self, finding: Finding) -> Finding:
+        if self.to_view is not None:
+            finding = self.to_view(finding)
+        return self.view.to_host(finding, self.data, lines_in_message=False)
+
+
+def notebook_units(data: bytes) -> tuple[list[Unit], list[ErrorRegion]]:
+    """The YAML blocks and prose literals of every markdown cell."""
+    from bot.lang.embedded import literals
+    from bot.lang.embedded.doc_yaml import yaml_units
+
+    units: list[Unit] = []
+    regions: list[ErrorRegion] = []
+    for view in markdown_cells(data):
+        doc = markdown_blocks(view.text)
+        found, bad = yaml_units(view.text, doc.blocks)
+        regions.extend(bad)
+        prose = literals.prose_literals(view.text, doc.prose, rst=False)
+        groups = literals.literal_groups(view.text, [], prose, [])
+        if groups:
+            found.append(Unit(groups, literals.realise))
+        for unit in found:
+            through = _ThroughView(view, data, unit.realise, unit.to_host)
+            units.append(Unit(unit.groups, through.plans, through.finding))
+    return units, regions
+
+
+def notebook_yaml_errors(data: bytes) -> int:
+    from bot.lang.embedded.doc_yaml import yaml_errors
+
+    return sum(yaml_errors(view.text, markdown_blocks(view.text).blocks) for view in markdown_cells(data))

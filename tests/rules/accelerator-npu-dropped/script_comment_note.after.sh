@@ -1,0 +1,5 @@
+#!/bin/bash
+# On Ascend machines this used to be needed:
+# trainer.accelerator=npu
+python3 -m toolkit.train \
+    trainer.epochs=2

@@ -1,0 +1,110 @@
+"""Issue 21's readers: config in docs YAML blocks, bare override blocks, commented-out overrides and
+prose literals (docs/replay-format.md), with the rule field `comments`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.engine.check import check_file
+from bot.engine.scan import scan
+from bot.errors import UserError
+from bot.model import Status
+from bot.rules.globs import key_glob
+from bot.rules.loader import load_rules, parse_rule
+from bot.rules.suffix import full_key, suffix_match
+from tests.conftest import RULE_DEFS, make_repo
+
+RULES = {rule.id: rule for rule in load_rules([RULE_DEFS], include_bundled=False)}
+
+
+def test_keys_match_by_their_last_segments() -> None:
+    globs = (key_glob("**.correction.bound_mode"), key_glob("sampler.{warm,cold}.steps"))
+    assert suffix_match(globs, "bound_mode") and suffix_match(globs, "correction.bound_mode")
+    assert suffix_match(globs, "steps") and suffix_match(globs, "warm.steps")
+    assert not suffix_match(globs, "other.bound_mode") and not suffix_match(globs, "hot.steps")
+    assert not suffix_match(globs, "correction")  # a suffix ends at the leaf
+    assert full_key((key_glob("judge.scorer"),), "scorer") == "judge.scorer"
+    assert full_key((key_glob("**.scorer"),), "scorer") is None  # not a literal key
+
+
+@pytest.mark.parametrize(("field", "error"), [
+    ("comments: sometimes", "comments: expected note, fix or off, got the string 'sometimes'"),
+    ("comments: [fix]", "comments: expected note, fix or off, got a list"),
+])
+def test_a_bad_comments_field_is_one_line(field: str, error: str) -> None:
+    from ruamel.yaml import YAML
+
+    data = YAML(typ="safe").load(f"match: {{key: [a.b]}}\nfix: {{remove: true}}\n{field}\n")
+    with pytest.raises(UserError) as caught:
+        parse_rule(data, Path("r.yaml"))
+    assert str(caught.value) == f"r.yaml: {error}"
+
+
+def test_comments_fix_needs_a_fix() -> None:
+    with pytest.raises(UserError, match="comments: expected note or off: fix needs a fix section"):
+        parse_rule({"match": {"key": ["a.b"]}, "comments": "fix"}, Path("r.yaml"))
+
+
+def test_default_policy_follows_the_fix() -> None:
+    assert RULES["judge-scorer-section"].comment_policy() == "fix"
+    assert RULES["judge-scorer-section"].comment_policy(prose=True) == "fix"
+    assert RULES["bound-mode-map"].comment_policy(prose=True) == "fix"
+    use_mbridge = next(r for r in load_rules() if r.id == "megatron-use-mbridge")  # a set
+    assert (use_mbridge.comment_policy(), use_mbridge.comment_policy(prose=True)) == ("fix", "note")
+    assert RULES["accelerator-npu-dropped"].comment_policy() == "note"
+    assert RULES["accelerator-npu-comments"].comment_policy() == "fix"
+    assert RULES["judge-scorer-quiet"].comment_policy() == "off"
+
+
+def test_comment_and_prose_findings_are_notes() -> None:
+    doc = b"Use `trainer.accelerator=npu`.\n\n```bash\n# trainer.accelerator=npu\necho\n```\n"
+    result = check_file("a.md", doc, [RULES["accelerator-npu-dropped"]])
+    assert sorted((f.line, f.status, f.severity) for f in result.findings) == [
+        (1, Status.MANUAL, "note"), (4, Status.MANUAL, "note")]
+    assert result.change is None
+
+
+def test_a_dotted_rename_in_a_docs_block_is_manual() -> None:
+    doc = b"```yaml\nscorer: fuzzy\n```\n\n```yaml\njudge:\n  scorer: fuzzy\n```\n"
+    result = check_file("a.md", doc, [RULES["judge-scorer-section"]])
+    assert [(f.line, f.status) for f in result.findings] == [(2, Status.MANUAL), (7, Status.MANUAL)]
+    assert result.change is None
+
+
+def test_a_broken_yaml_block_is_skipped_and_counted() -> None:
+    doc = (b"```yaml\ncorrection: {bound_mode: clip\n```\n\n"
+           b"```yaml\ncorrection:\n  bound_mode: clip\n```\n")
+    result = check_file("a.md", doc, [RULES["bound-mode-map"], RULES["judge-scorer-section"]])
+    assert result.partly_parsed and result.unsure == ("bound-mode-map",)
+    assert [f.line for f in result.findings] == [7]
+    assert result.change is not None and result.change.after.endswith(b"  bound_mode: mask\n```\n")
+
+
+@pytest.mark.parametrize("doc", [
+    b"```yaml\nkey: [\n",  # an unclosed fence
+    b".. code-block:: yaml\n\n\t correction:\n  \tbound_mode: clip\n",  # tabs and spaces mixed
+    b"```\n\\\n```\n",  # a lone continuation
+    b"```yaml\n---\n- a\n---\ncorrection: !tag {bound_mode: clip}\n```\n",
+    b"``judge.scorer=``\n\n``judge.scorer='``\n",
+    "```yaml\ncorrection:\n  bound_mode: clip  # é\n```\n".encode(),
+])
+def test_odd_docs_never_abort(doc: bytes) -> None:
+    for name in ("a.md", "a.rst"):
+        check_file(name, doc, list(RULES.values()))
+
+
+def test_notes_from_comments_never_fail_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "accelerator-npu-dropped.yaml").write_text((RULE_DEFS / "accelerator-npu-dropped.yaml").read_text())
+    root = make_repo(tmp_path / "repo", {"run.sh": "#!/bin/bash\n# trainer.accelerator=npu\necho hi\n",
+                                         "docs/a.md": "Set `trainer.accelerator=npu`.\n"})
+    assert main(["run", "--repo", str(root), "--dry-run", "--check", "--no-cache", "--no-bundled",
+                 "--rules", str(rules)]) == 0
+    out = capsys.readouterr().out
+    assert "run.sh:2:3: [accelerator-npu-dropped] note trainer.accelerator is npu, commented out" in out
+    report = scan(root, load_rules([rules], include_bundled=False))
+    assert sorted((f.path, f.severity) for f in report.findings) == [("docs/a.md", "note"), ("run.sh", "note")]
