@@ -248,3 +248,4 @@ class Outcome:
     skipped: list[Skipped] = field(default_factory=list)
     error: FileError | None = None
     by_callees: bool = False  # no token: read or not by which scripts hold one (bot.lang.focus), cached on those
+    holds_token: bool = False  # its bytes hold an enabled rule's literal token (or the rules have none)

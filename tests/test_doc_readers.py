@@ -108,3 +108,12 @@ def test_notes_from_comments_never_fail_check(tmp_path: Path, capsys: pytest.Cap
     assert "run.sh:2:3: [accelerator-npu-dropped] note trainer.accelerator is npu, commented out" in out
     report = scan(root, load_rules([rules], include_bundled=False))
     assert sorted((f.path, f.severity) for f in report.findings) == [("docs/a.md", "note"), ("run.sh", "note")]
+
+
+def test_a_hash_line_inside_a_string_or_here_document_is_no_comment() -> None:
+    key = "actor_rollout_ref.actor.megatron.use_mbridge"
+    src = (f'OVERRIDES="\n# {key}=False\ntrainer.n=1"\npython3 -m verl.trainer.main_ppo $OVERRIDES\n'
+           f"cat > notes.txt <<EOF\n# {key}=False\nEOF\n# {key}=False\n").encode()
+    result = check_file("run.sh", src, load_rules())
+    lines = sorted((f.line, f.is_note) for f in result.findings)
+    assert lines == [(2, False), (8, True)]  # the string's value is a setting; the here-document is text

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bot.engine.scan import scan
-from bot.lang.focus import Focus, may_run_other_than, quiet_stems
+from bot.lang.focus import Focus, Scripts, may_run_hot
 from bot.model import Report
 from bot.rules.loader import load_rules
-from tests.conftest import make_repo
+from tests.conftest import git, make_repo
 
 TRAIN = """#!/usr/bin/env bash
 BRIDGE=${BRIDGE:-True}
@@ -80,16 +82,44 @@ def test_a_caller_checked_alone_still_sees_the_scripts_of_the_repository(tmp_pat
 
 
 def test_focus_on_text() -> None:
-    quiet = quiet_stems([("a/prepare.sh", "shell", False), ("b/train.sh", "shell", True),
-                         ("c/train.sh", "shell", False), ("docs/x.md", "markdown", False)])
-    assert quiet == frozenset({b"prepare"})  # a name shared with a script that holds a token is not quiet
-    assert not may_run_other_than(b"bash a/prepare.sh && ./prepare.sh", quiet)
-    assert may_run_other_than(b"bash c/train.sh", quiet)
-    assert may_run_other_than(b'bash "run_${MODEL}.sh"', quiet)
-    assert not may_run_other_than(b"for f in run_*.sh; do echo; done; ls *.sh; echo .sh", quiet)
-    focus = Focus((b"use_mbridge",), quiet)
-    assert focus.wanted(b"x.use_mbridge=False") and not focus.wanted(b"python3 -m a.b trainer.n=1")
-    assert Focus((b"use_mbridge",)).wanted(b"bash a/prepare.sh")  # before the scripts are known: any call
+    scripts = Scripts(listed=frozenset({"a/prepare.sh", "b/train.sh", "c/train.sh"}), hot=frozenset({"b/train.sh"}))
+    assert not may_run_hot(b"bash a/prepare.sh && ./a/prepare.sh; ls *.py", "run.sh", scripts)
+    assert not may_run_hot(b"bash prepare.sh; bash ../c/train.sh", "a/run.sh", scripts)  # beside the caller
+    assert may_run_hot(b"bash b/train.sh", "run.sh", scripts)
+    assert may_run_hot(b"bash c/train.sh; bash d/train.sh", "run.sh", scripts)  # d/ is not listed: ignored?
+    for built in [b'bash "run_${MODEL}.sh"', b"bash run_$m.sh", b"for f in b/*.sh; do bash $f; done",
+                  b"bash \"my a/prepare.sh\"", b"EXT=.sh"]:
+        assert may_run_hot(built, "run.sh", scripts), built
+    for spelled in [b'bash "b/train".sh', b"bash b/train.\"sh\"", b"bash 'b/train'.sh", b"bash b/tr\\ain.sh"]:
+        assert may_run_hot(spelled, "run.sh", scripts), spelled
+    assert not may_run_hot(b"bash /opt/tools/b/train.sh; bash ~/b/train.sh", "run.sh", scripts)  # not the repo's
+    focus = Focus((b"use_mbridge",), scripts)
+    assert focus.wanted(b"x.use_mbridge=False", "run.sh") and not focus.wanted(b"python3 -m a.b n=1", "run.sh")
+    assert Focus((b"use_mbridge",)).wanted(b"bash a/prepare.sh", "run.sh")  # before the scripts are known: any call
+
+
+CALLER = "#!/bin/bash\nBRIDGE=False bash {}\n"
+
+
+@pytest.mark.parametrize(("files", "call"), [
+    ({"scripts/train.sh": TRAIN.replace("trainer.n=1", "trainer.n=1  # caf\xe9")}, "scripts/train.sh"),
+    ({"scripts/train.sh": TRAIN}, '"scripts/train".sh'),
+    ({"scripts/train.sh": TRAIN}, "scripts/train.\"sh\""),
+    ({"scripts/train.sh": TRAIN, "env.sh": PREPARE}, "scripts/train$EXT"),
+    ({"run,x.sh": TRAIN, "x.sh": PREPARE}, "run,x.sh"),
+    ({"a/train.sh": PREPARE, "local/train.sh": TRAIN, ".gitignore": "local/\n"}, "local/train.sh"),
+], ids=["callee not utf-8", "quoted stem", "quoted suffix", "suffix from a variable", "comma", "ignored twin"])
+def test_callers_the_shell_resolves_are_parsed(tmp_path: Path, files: dict[str, str], call: str) -> None:
+    caller = CALLER.format(call) if "$EXT" not in call else "#!/bin/bash\nEXT=.sh\nsource env.sh\n" + \
+        CALLER.format(call).split("\n", 1)[1]
+    encoded = {k: v.encode("latin-1") if "\xe9" in v else v for k, v in files.items()}
+    root = make_repo(tmp_path / "repo", {**encoded, "caller.sh": caller}, commit=False)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "x")
+    if "local/train.sh" in files:
+        assert "local/train.sh" not in git(root, "ls-files")
+    report = _scan(root)
+    assert "caller.sh" in [f.path for f in report.findings]
 
 
 def test_a_cached_caller_checked_again_for_its_baseline(tmp_path: Path) -> None:

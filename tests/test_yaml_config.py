@@ -372,3 +372,19 @@ def test_the_engine_verifies_and_applies_yaml_fixes() -> None:
     assert statuses(result.findings) == [(2, "fixable"), (1, "fixable")]
     assert result.change is not None and result.change.after == (
         b"megatron:\n  use_mbridge: True\n  override_transformer_config:\n    use_flash_attn: True\n")
+
+
+def test_line_separators_leave_line_numbers_as_ruamel_counts_them(tmp_path: Path) -> None:
+    """U+2028 breaks a line for libyaml, not for YAML 1.2: the fast path must not read such a file."""
+    from bot.engine.scan import scan
+    from tests.conftest import make_repo
+
+    text = ('note: "A\u2028B"\nactor_rollout_ref:\n  actor:\n    megatron:\n'
+            "      use_mbridge: false  # followup-bot: ignore[megatron-use-mbridge]\n      seed: 1\n"
+            "critic:\n  megatron:\n    use_mbridge: false\n")
+    root = make_repo(tmp_path / "repo", {"conf/ppo.yaml": text})
+    report = scan(root, load_rules())
+    assert [(f.path, f.line) for f in report.findings] == [("conf/ppo.yaml", 9)]
+    assert [(f.path, f.line) for f in report.silenced] == [("conf/ppo.yaml", 5)]
+    assert b"ignore[megatron-use-mbridge]" in report.changes[0].after.splitlines()[4]
+    assert report.changes[0].after.splitlines()[4].count(b"false") == 1

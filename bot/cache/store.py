@@ -165,6 +165,8 @@ def encode_outcome(outcome: Outcome, *, with_patch: bool = False) -> dict[str, A
     data: dict[str, Any] = {"skipped": [[s.reason, s.kind.value] for s in outcome.skipped]}
     if outcome.by_callees:
         data["by_callees"] = True
+    if outcome.holds_token:
+        data["holds_token"] = True
     result = outcome.result
     if result is not None:
         data["result"] = {"kind": result.kind, "findings": _encode_findings(result.findings),
@@ -187,7 +189,7 @@ def decode_outcome(path: str, data: dict[str, Any], current: bytes | None) -> Ou
     raw = data.get("result")
     skipped = data["skipped"]
     outcome = Outcome(path, skipped=[Skipped(path, str(reason), SkipKind(kind)) for reason, kind in skipped],
-                      by_callees=bool(data.get("by_callees")))
+                      by_callees=bool(data.get("by_callees")), holds_token=bool(data.get("holds_token")))
     if raw is None:
         return outcome
     findings = _decode_findings(raw["findings"])

@@ -16,7 +16,7 @@ from bot.engine.check import check_file, prefilter_tokens, rules_for
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.engine.silence import default_baseline
 from bot.errors import UserError
-from bot.lang.focus import Focus, may_call_script, may_run_other_than, quiet_stems, script_names, script_stem
+from bot.lang.focus import Focus, Scripts, may_call_script, may_run_hot
 from bot.lang.kinds import PYTHON, SHELL, YAML
 from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Report, RuleInfo, Skipped
 from bot.rules.evaluate import LaunchFacts
@@ -26,21 +26,23 @@ from bot.rules.model import Rule, consults_config
 def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None,
               config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS,
-              baseline: Baseline | None = None, quiet: frozenset[bytes] | None = None) -> Outcome | None:
-    """One file's outcome. A file whose worth depends on the scripts it may call is left for later
-    (None) until `quiet`, the stems of the listed scripts that hold no token, are known."""
+              baseline: Baseline | None = None, scripts: Scripts | None = None) -> Outcome | None:
+    """One file's outcome. A file whose worth depends on the scripts it may run is left for later
+    (None) until `scripts`, the listed scripts and which of them hold a token, are known."""
     outcome = Outcome(source.path)
     data = read_source(source, outcome.skipped)
     if data is None:
         return outcome
-    focus = Focus(tuple(tokens), quiet) if tokens is not None else None
-    if focus is not None and not focus.holds(data):
+    focus = Focus(tuple(tokens), scripts) if tokens is not None else None
+    outcome.holds_token = focus is None or focus.holds(data)
+    if not outcome.holds_token:
+        assert focus is not None
         if not may_call_script(source.kind, data):
             return outcome
-        if quiet is None:
+        if scripts is None:
             return None
         outcome.by_callees = True
-        if not may_run_other_than(data, quiet):
+        if not may_run_hot(data, source.path, scripts):
             return outcome
     file_rules = rules_for(source.path, rules)
     if source.kind == YAML and any(source.path.startswith(d + "/") for d in config_dirs):
@@ -60,18 +62,20 @@ def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
     return outcome
 
 
-def _quiet_scripts(listed: list[SourceFile], tokens: list[bytes] | None, callers: list[SourceFile]) -> frozenset[bytes]:
-    """The stems of the listed scripts the callers name that hold no token (bot.lang.focus), each read here."""
-    names: set[bytes] = set()
-    for caller in callers:
-        names |= script_names(read_source(caller, []) or b"") or set()
+def _scripts(listed: list[SourceFile], outcomes: dict[str, Outcome], tokens: list[bytes] | None) -> Scripts:
+    """The listed `.sh` scripts and those that hold a token or could not be read (bot.lang.focus).
 
-    def holds(source: SourceFile) -> bool:
+    Outcomes tell for the files scanned; the others (a `--files` run) are read here.
+    """
+    def hot(source: SourceFile) -> bool:
+        outcome = outcomes.get(source.path)
+        if outcome is not None:
+            return outcome.holds_token or bool(outcome.skipped) or outcome.error is not None
         data = read_source(source, [])
-        return data is not None and (tokens is None or any(t in data for t in tokens))
+        return data is None or tokens is None or any(t in data for t in tokens)
 
-    named = [s for s in listed if s.kind == SHELL and (script_stem(s.path, s.kind) or b"\0") in names]
-    return quiet_stems((s.path, s.kind, holds(s)) for s in named)
+    paths = [s for s in listed if s.kind == SHELL and s.path.endswith(".sh")]
+    return Scripts(frozenset(s.path for s in paths), frozenset(s.path for s in paths if hot(s)))
 
 
 def _may_match(rule: Rule, data: bytes) -> bool:
@@ -90,21 +94,21 @@ def _worker_init(rules: list[Rule], tokens: list[bytes] | None, packages: dict[s
     _WORKER = (rules, tokens, packages, config_dirs, seconds)
 
 
-def _worker_scan(source: SourceFile, quiet: frozenset[bytes] | None = None) -> Outcome | None:
+def _worker_scan(source: SourceFile, scripts: Scripts | None = None) -> Outcome | None:
     assert _WORKER is not None
-    return _scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3], _WORKER[4], quiet=quiet)
+    return _scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3], _WORKER[4], scripts=scripts)
 
 
 def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None, config_dirs: tuple[str, ...],
-              jobs: int, seconds: float | None, quiet: frozenset[bytes] | None = None) -> Iterator[Outcome | None]:
+              jobs: int, seconds: float | None, scripts: Scripts | None = None) -> Iterator[Outcome | None]:
     """Files in order; with jobs > 1 in worker processes (each parses with its own tree-sitter).
 
     A few files (what a warm cache leaves) are checked here: starting workers would cost more.
     """
     if jobs <= 1 or facts is not None or len(files) < PARALLEL_FROM:
         for source in files:
-            yield _scan_one(source, rules, tokens, facts, packages, config_dirs, seconds, quiet=quiet)
+            yield _scan_one(source, rules, tokens, facts, packages, config_dirs, seconds, scripts=scripts)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -112,7 +116,7 @@ def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | 
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
                              initargs=(rules, tokens, packages, config_dirs, seconds)) as pool:
-        yield from pool.map(partial(_worker_scan, quiet=quiet), files, chunksize=64)
+        yield from pool.map(partial(_worker_scan, scripts=scripts), files, chunksize=64)
 
 
 class Memo(Protocol):
@@ -181,9 +185,9 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
                 later.append(source)
                 continue
         outcomes[source.path] = found
-    quiet = _quiet_scripts(listed, tokens, later) if later else None
+    scripts = _scripts(listed, outcomes, tokens) if later else None
     for source, found in zip(later, _outcomes(later, enabled, tokens, facts, packages, config_dirs, jobs, seconds,
-                                              quiet), strict=True):
+                                              scripts), strict=True):
         assert found is not None
         outcomes[source.path] = found
     for source in files:
@@ -192,9 +196,9 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
             reuse.record(source, outcome)
         if source.path in held and report.baseline is not None and _baselined(outcome, report.baseline):
             # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
-            named = quiet if quiet is not None else _quiet_scripts(listed, tokens, [source])  # a cached caller
+            known = scripts if scripts is not None else _scripts(listed, outcomes, tokens)  # a cached caller
             again = _scan_one(source, enabled, tokens, facts, packages, config_dirs, seconds, report.baseline,
-                              named)
+                              known)
             assert again is not None
             outcome = again
         _add_outcome(report, outcome, source.kind)

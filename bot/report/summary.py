@@ -46,8 +46,8 @@ def findings_line(report: Report) -> str:
     line = (f"{plural(len(report.findings), 'finding')}, {report.fixable} {fixable}, {report.manual} manual; "
             f"{plural(files_changed(report), 'file')} {change}")
     notes = sum(1 for f in report.findings if f.is_note)
-    if notes:
-        line += f"; {notes} of the manual are notes (they never fail --check)"
+    if notes:  # a note is most often manual, but a commented-out override can be fixable too
+        line += f"; {plural(notes, 'finding')} {'is a note' if notes == 1 else 'are notes'} (never failing --check)"
     if report.silenced:
         line += f"; {silenced_words(report)}"
     if report.errors:

@@ -25,6 +25,14 @@ def _lines(data: bytes) -> list[Line]:
     return lines(data)
 
 
+def comment_starts(data: bytes) -> set[int]:
+    """Where tree-sitter-bash sees the script's comments begin."""
+    from bot.lang.shell.nodes import descendants
+    from bot.lang.shell.parse import parse_tree
+
+    return {node.start_byte for node in descendants(parse_tree(data).root_node, {"comment"})}
+
+
 @dataclass
 class TextReaders:
     """A shell-family front end (`inner`) with the readers of overrides written as text, and for docs
@@ -61,7 +69,8 @@ class TextReaders:
             return reading
         if self.kind == kinds.SHELL:
             if COMMENTED.search(data):
-                groups = literals.literal_groups(data, literals.comment_literals(data, _lines(data)), [], [])
+                starts = comment_starts(data)
+                groups = literals.literal_groups(data, literals.comment_literals(data, _lines(data), starts), [], [])
                 if groups:
                     reading.units.append(Unit(groups, literals.realise))
             return reading

@@ -76,14 +76,19 @@ def _full_line(data: bytes, start: int, end: int) -> Span:
     return Span(start, len(data) if stop < 0 else stop + 1)
 
 
-def comment_literals(data: bytes, lines: list[Line]) -> list[list[Literal]]:
-    """Overrides of comment lines that hold only overrides or a launch; one list a run of comment lines."""
+def comment_literals(data: bytes, lines: list[Line], comments: set[int] | None = None) -> list[list[Literal]]:
+    """Overrides of comment lines that hold only overrides or a launch; one list a run of comment lines.
+
+    `comments`: where the shell's comments start (a `#` line inside a string or a here-document is none).
+    """
     runs: list[list[Literal]] = []
     current: list[Literal] = []
     previous_continues = False
     last = -1
     for index, (start, end) in enumerate(lines):
         head = COMMENT_LINE.match(data, start, end)
+        if head is not None and comments is not None and data.index(b"#", start) not in comments:
+            head = None
         if head is None or data[start:end].lstrip().startswith(b"#!"):
             previous_continues = False
             continue

@@ -56,7 +56,7 @@ class ShellFamilyFront:
             raise SourceUnreadable(str(exc)) from None
         reading = Reading()
         for view in views:
-            if self.focus is not None and not self.focus.wanted(view.text):
+            if self.focus is not None and not self.focus.wanted(view.text, self.path):
                 continue
             script = self.script(view.text)
             writer = ShellWriter(script)

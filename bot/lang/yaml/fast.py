@@ -20,7 +20,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
-_UNSURE = re.compile(r"^%YAML|\t|\ufeff", re.M)  # a BOM: libyaml skips it, so its marks would be one short
+# a BOM: libyaml skips it, so its marks would be one short; NEL, LS and PS: line breaks to libyaml (YAML 1.1)
+# and not to ruamel's YAML 1.2 reading, so every line and column after one would differ
+_UNSURE = re.compile(r"^%YAML|\t|\ufeff|[\x85\u2028\u2029]", re.M)
 _SIMPLE_TAG = re.compile(r"!!?[A-Za-z][A-Za-z0-9_\-]*(?=\s|$)")
 _ANCHOR = re.compile(r"&([A-Za-z0-9_\-]+)(?=\s|$)")
 _PROPERTY = re.compile(r"(?:&[^\s,\[\]{}]+|![^\s,\[\]{}]*)\s*")
