@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tree_sitter import Node
+    from tree_sitter import Node, Tree
 
 
 def line_of(node: Node) -> int:
@@ -83,3 +83,22 @@ def descendants(node: Node, kinds: set[str]) -> list[Node]:
             out.append(current)
         stack.extend(reversed(current.children))
     return out
+
+
+def tests_value(tree: Tree, start: int, end: int) -> bool:
+    """Whether the expansion at [start, end) is only compared (inside `[ ]`, `[[ ]]`, `test ...` or as a
+    `case` subject): there a changed value takes the branch the script wrote for it."""
+    node: Node | None = tree.root_node.descendant_for_byte_range(start, end)
+    while node is not None:
+        if node.type == "test_command":
+            return True
+        if node.type == "case_statement":
+            subject = next((c for c in node.children if c.type != "case"), None)
+            return subject is not None and subject.start_byte <= start and end <= subject.end_byte
+        if node.type == "command":
+            name = node.child_by_field_name("name")
+            return name is not None and name.text in (b"test", b"[")
+        if node.type in ("program", "variable_assignment", "declaration_command", "redirected_statement"):
+            return False
+        node = node.parent
+    return False

@@ -24,6 +24,7 @@ from bot.lang.shell.edits import (
 from bot.lang.shell.entry_edit import entry_edit
 from bot.lang.shell.items import item_site
 from bot.lang.shell.launches import Launch, Override
+from bot.lang.shell.nodes import tests_value
 from bot.lang.shell.parse import ShellScript
 from bot.lang.shell.text import source_span
 from bot.lang.shell.values import ValueInfo
@@ -223,8 +224,8 @@ class ShellWriter:
         for definition, _, _ in site.definitions:
             if definition.kind != "scalar" or len(definition.values) != 1:
                 return f"{definition.name} has more than one possible value"
-            for use in definition.uses:
-                if wanted.get(use) != site.text:
+            for use in definition.uses:  # a test of the value takes the branch written for the new one
+                if wanted.get(use) != site.text and not tests_value(self.script.tree, use.start, use.end):
                     return f"{definition.name} is also used at line {self.line_of(use.start)}"
         return None
 
