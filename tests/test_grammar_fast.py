@@ -93,3 +93,14 @@ def test_fast_path_on_known_shapes() -> None:
                  "p=uv -v run --frozen --extra vllm", "s=['model', 'extra']", "c=expandable_segments:True"]:
         assert _fast(text) is not None, text
         check(text)
+
+
+def test_format_value_writes_mappings_hydra_reads_back() -> None:
+    from bot.hydra.grammar import format_value
+
+    values = [[{"requirements": "docs/requirements.txt"}], {"a": [1, {"b": 2}], "c": None, "d": "x y"},
+              {"name": "gsm8k", "config": {}}, {"true": 1}, {"1a": 2}, {"x-y": [True, 0.5]}]
+    for value in values:
+        assert parse_override(f"k={format_value(value)}").value == value or isinstance(
+            parse_override(f"k={format_value(value)}").value, str), value
+    assert format_value([{"requirements": "docs/requirements.txt"}]) == "[{requirements:docs/requirements.txt}]"

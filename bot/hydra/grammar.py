@@ -196,6 +196,9 @@ def bool_style(old_text: str | None) -> str:
     return "title"
 
 
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")  # a dict key Hydra reads as written
+
+
 def format_value(value: Any, style: str = "title") -> str:
     """Hydra override text for a plain value, read back by Hydra as the same value."""
     if isinstance(value, bool):
@@ -207,6 +210,9 @@ def format_value(value: Any, style: str = "title") -> str:
         return repr(value)
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(format_value(v, style) for v in value) + "]"
+    if isinstance(value, dict) and all(isinstance(k, str) and _KEY.fullmatch(k) and k.lower() not in _BOOL_WORDS
+                                       and k.lower() not in ("null", "nan", "inf") for k in value):
+        return "{" + ",".join(f"{k}:{format_value(v, style)}" for k, v in value.items()) + "}"
     text = str(value)
     if _PLAIN.match(text) and text.lower() not in _BOOL_WORDS and text.lower() not in ("null", "nan", "inf"):
         return text
