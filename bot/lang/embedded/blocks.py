@@ -16,6 +16,7 @@ from bot.lang.embedded.docs import (
     FENCE,
     HIGHLIGHT,
     LITERAL_END,
+    PROMPT_LANGUAGES,
     SHELL_LANGUAGES,
     SHELLISH,
     _fence_language,
@@ -24,7 +25,10 @@ from bot.lang.embedded.docs import (
     _lines,
     _skip_indented,
     bare_launch,
+    blank,
+    reveal_block,
 )
+from bot.lang.embedded.views import ShellView
 
 Line = tuple[int, int]  # (start, end before the line break) in the file
 YAML_LANGUAGES = {"yaml", "yml"}
@@ -118,3 +122,22 @@ def rst_blocks(data: bytes) -> DocBlocks:
             not directive and not language and any(SHELLISH.match(data, s) for s, _ in body))
         out.blocks.append(Block(language, body, not language, shell))
     return out
+
+
+def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
+    """The doc's shell blocks as one view of the file, everything else blanked; [] when it has none."""
+    view = blank(data)
+    found = False
+    for block in doc.blocks:
+        if block.shell and block.lines:
+            found = True
+            reveal_block(view, data, block.lines, block.language in PROMPT_LANGUAGES)
+    return [ShellView(bytes(view))] if found else []
+
+
+def markdown_views(data: bytes) -> list[ShellView]:
+    return shell_views(data, markdown_blocks(data))
+
+
+def rst_views(data: bytes) -> list[ShellView]:
+    return shell_views(data, rst_blocks(data))

@@ -1,4 +1,5 @@
-"""Shell in Markdown and reStructuredText code blocks, as a view of the file with all else blanked out.
+"""The pieces of reading Markdown and reStructuredText code blocks: fences and rst directives, and a
+shell view of the file with all else blanked out (bot.lang.embedded.blocks scans a doc with them).
 
 A view keeps the file's length and its line breaks, so a byte offset in the view is the same offset
 in the file. In blocks written as a console session only the `$ ` lines and their continuations count.
@@ -8,8 +9,6 @@ from __future__ import annotations
 
 import itertools
 import re
-
-from bot.lang.embedded.views import ShellView
 
 # ---- masking ----------------------------------------------------------------------------
 
@@ -87,31 +86,6 @@ def bare_launch(data: bytes, lines: list[tuple[int, int]]) -> bool:
     return True
 
 
-def markdown_views(data: bytes) -> list[ShellView]:
-    view = blank(data)
-    lines = _lines(data)
-    found = False
-    i = 0
-    while i < len(lines):
-        match = FENCE.match(data[lines[i][0] : lines[i][1]])
-        i += 1
-        if match is None:
-            continue
-        fence = match.group(2)
-        language = _fence_language(match.group(3).decode("utf-8", "replace"))
-        body: list[tuple[int, int]] = []
-        while i < len(lines):
-            text = data[lines[i][0] : lines[i][1]].strip()
-            i += 1
-            if text.startswith(fence[:1] * len(fence)) and not text.strip(fence[:1]):
-                break
-            body.append(lines[i - 1])
-        if language in SHELL_LANGUAGES or (not language and bare_launch(data, body)):
-            found = True
-            reveal_block(view, data, body, language in PROMPT_LANGUAGES)
-    return [ShellView(bytes(view))] if found else []
-
-
 # ---- reStructuredText -------------------------------------------------------------------
 
 DIRECTIVE = re.compile(rb"^([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*([\w+-]*)[ \t]*$")
@@ -141,45 +115,3 @@ def _skip_indented(data: bytes, lines: list[tuple[int, int]], i: int, base: int)
             break
         i += 1
     return i
-
-
-def rst_views(data: bytes) -> list[ShellView]:
-    view = blank(data)
-    lines = _lines(data)
-    default_language = ""
-    found = False
-    i = 0
-    while i < len(lines):
-        start, end = lines[i]
-        text = data[start:end]
-        i += 1
-        highlight = HIGHLIGHT.match(text)
-        if highlight:
-            default_language = highlight.group(1).decode().lower()
-            continue
-        directive = DIRECTIVE.match(text)
-        if directive is None and _is_comment(text):
-            i = _skip_indented(data, lines, i, _indent(data, start, end))  # a comment's body is not text
-            continue
-        if directive is None and text.lstrip().startswith(b".."):
-            continue  # another directive: its body may hold code blocks
-        literal = directive is None and LITERAL_END.search(text)
-        if directive is None and not literal:
-            continue
-        base = _indent(data, start, end)
-        while directive and i < len(lines) and data[lines[i][0] : lines[i][1]].strip().startswith(b":"):
-            i += 1  # directive options
-        body: list[tuple[int, int]] = []
-        while i < len(lines):
-            s, e = lines[i]
-            if data[s:e].strip() and _indent(data, s, e) <= base:
-                break
-            body.append(lines[i])
-            i += 1
-        language = (directive.group(2).decode().lower() if directive else "") or default_language
-        is_shell = language in SHELL_LANGUAGES or (
-            not directive and not language and any(SHELLISH.match(data, s) for s, _ in body))
-        if is_shell and body:
-            found = True
-            reveal_block(view, data, body, language in PROMPT_LANGUAGES)
-    return [ShellView(bytes(view))] if found else []

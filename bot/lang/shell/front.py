@@ -128,13 +128,13 @@ def _launch_lines(script: ShellScript) -> set[int]:
 
 
 def _view_function(kind: str) -> Callable[[bytes], list[ShellView]]:
-    from bot.lang.embedded import docs, notebooks, views, workflow
+    from bot.lang.embedded import blocks, notebooks, views, workflow
 
     if kind == kinds.SHELL:
         return lambda data: [views.ShellView(data)]
     return {
-        kinds.MARKDOWN: docs.markdown_views,
-        kinds.RST: docs.rst_views,
+        kinds.MARKDOWN: blocks.markdown_views,
+        kinds.RST: blocks.rst_views,
         kinds.NOTEBOOK: notebooks.notebook_views,
         kinds.WORKFLOW: workflow.workflow_views,
     }[kind]
