@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -81,15 +83,24 @@ def test_a_caller_checked_alone_still_sees_the_scripts_of_the_repository(tmp_pat
     assert [(f.path, f.line) for f in report.findings] == [("run_train.sh", 2)]
 
 
-def test_focus_on_text() -> None:
-    scripts = Scripts(listed=frozenset({"a/prepare.sh", "b/train.sh", "c/train.sh"}), hot=frozenset({"b/train.sh"}))
+def test_focus_on_text(tmp_path: Path) -> None:
+    listed, hot = frozenset({"a/prepare.sh", "b/train.sh", "c/train.sh"}), frozenset({"b/train.sh"})
+    scripts = Scripts(listed, hot, str(tmp_path))
     assert not may_run_hot(b"bash a/prepare.sh && ./a/prepare.sh; ls *.py", "run.sh", scripts)
     assert not may_run_hot(b"bash prepare.sh; bash ../c/train.sh", "a/run.sh", scripts)  # beside the caller
     assert may_run_hot(b"bash b/train.sh", "run.sh", scripts)
-    assert may_run_hot(b"bash c/train.sh; bash d/train.sh", "run.sh", scripts)  # d/ is not listed: ignored?
+    # a name the listing lacks is read when the file is there (an ignored script), not when it is not
+    assert not may_run_hot(b"bash c/train.sh; bash d/train.sh; curl https://x.sh/get.sh", "run.sh", scripts)
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "train.sh").write_text("python3 -m a x.use_mbridge=$B\n")
+    assert may_run_hot(b"bash c/train.sh; bash d/train.sh", "run.sh", scripts)
+    assert may_run_hot(b"bash prepare.sh", "a/run.sh", Scripts(listed, hot))  # no root: an ignored one may be there
     for built in [b'bash "run_${MODEL}.sh"', b"bash run_$m.sh", b"for f in b/*.sh; do bash $f; done",
-                  b"bash \"my a/prepare.sh\"", b"EXT=.sh"]:
+                  b"bash \"my a/prepare.sh\"", b"EXT=.sh", b"basename $0 .sh", b'bash "$DIR/train.sh"',
+                  b"bash $D/new.sh"]:
         assert may_run_hot(built, "run.sh", scripts), built
+    # a built directory with a written file name: read when the name is a hot script's (or no listed one's)
+    assert not may_run_hot(b'bash "$HERE/prepare.sh"; bash ${ROOT}/a/prepare.sh', "run.sh", scripts)
     for spelled in [b'bash "b/train".sh', b"bash b/train.\"sh\"", b"bash 'b/train'.sh", b"bash b/tr\\ain.sh"]:
         assert may_run_hot(spelled, "run.sh", scripts), spelled
     assert not may_run_hot(b"bash /opt/tools/b/train.sh; bash ~/b/train.sh", "run.sh", scripts)  # not the repo's
@@ -139,3 +150,70 @@ def test_a_cached_caller_checked_again_for_its_baseline(tmp_path: Path) -> None:
         memo = CachedResults(ResultCache(tmp_path / "cache", root, fingerprint(rules)), reuse_changes=True)
         report = scan(root, rules, memo=memo)
         assert report.findings == [] and [f.path for f in report.silenced] == ["run_train.sh"]
+
+
+SETTLED = "#!/bin/bash\npython3 -m verl.trainer.main_ppo actor_rollout_ref.actor.megatron.use_mbridge=True {}\n"
+
+
+def test_settled_literals_follow_each_rules_value_test() -> None:
+    from bot.rules.settled import SettledLiterals
+
+    rules = [r for r in load_rules() if r.enabled]
+    settle = SettledLiterals(rules)
+    assert settle.tokens == {b"use_mbridge"}
+    assert settle.settled(b"use_mbridge", "True") and settle.settled(b"use_mbridge", "true")
+    for bad in ["False", "false", "null", "0", "True.x", "a-b"]:
+        assert not settle.settled(b"use_mbridge", bad), bad
+    every = replace(rules[0], id="every-use", match_value_not=None, fix=None)  # reports the key whatever its value
+    assert not SettledLiterals([*rules, every]).settled(b"use_mbridge", "True")
+
+
+def test_a_token_of_a_rule_that_adds_keys_is_held_whatever_its_value() -> None:
+    from bot.engine.wanted import focus_for
+    from bot.rules.globs import key_glob
+
+    rules = load_rules()
+    anchored = replace(next(r for r in rules if r.id == "megatron-flash-attn"), enabled=True, files=(),
+                       when_sets=(key_glob("**.megatron.use_mbridge"),))
+    focus = focus_for([r for r in rules if r.enabled] + [anchored])
+    assert focus is not None and focus.holds(b"x.megatron.use_mbridge=True")
+    assert not focus_for([r for r in rules if r.enabled]).holds(b"x.megatron.use_mbridge=True")  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("written", "held"), [
+    ("x.use_mbridge=True", False), ("'x.use_mbridge=True'", False), ('"x.use_mbridge=True" y=1', False),
+    ("X=(x.use_mbridge=True)", False), ("x.use_mbridge=True \\\n  y=1", False), ("x.use_mbridge=True;", False),
+    ("# x.use_mbridge=True", False),
+    ("x.use_mbridge=False", True), ("x.use_mbridge=True,False", True), ("x.use_mbridge=Truex", True),
+    ("x.use_mbridge=True\\\ny=1", True), ("x.use_mbridge=True\r", True), ('x.use_mbridge=True"x"', True),
+    ("${A:-x.use_mbridge=True}", True), ("x.use_mbridge=$B", True), ("use_mbridge: true", True),
+    ("x.use_mbridge=True y.use_mbridge=${B}", True), ("x.use_mbridge='True'", True), ("use_mbridge", True),
+])
+def test_a_token_written_with_a_value_every_rule_accepts_is_not_held(written: str, held: bool) -> None:
+    from bot.engine.wanted import focus_for
+
+    focus = focus_for([r for r in load_rules() if r.enabled])
+    assert focus is not None
+    assert focus.holds(written.encode()) is held
+
+
+def test_files_holding_only_settled_tokens_are_not_parsed_nor_their_callers(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", {
+        "scripts/settled.sh": SETTLED.format("trainer.n=${N}"),
+        "scripts/train.sh": SETTLED.format("critic.megatron.use_mbridge=${BRIDGE}"),
+        "run_settled.sh": "#!/bin/bash\nBRIDGE=False bash scripts/settled.sh\n",
+        "run_train.sh": "#!/bin/bash\nBRIDGE=False bash scripts/train.sh\n",
+    })
+    report = _scan(root)
+    assert _parsed(report) == {"scripts/train.sh", "run_train.sh"}
+    assert [(f.path, f.line) for f in report.findings] == [("run_train.sh", 2), ("scripts/train.sh", 2)]
+
+
+def test_a_settled_file_that_does_not_parse_is_read_and_reported(tmp_path: Path) -> None:
+    slip = "#!/bin/bash\nGPUS=${GPUS:-$(((N + 1) * 4)}\n" + SETTLED.format("trainer.n=1").split("\n", 1)[1]
+    workflow = WORKFLOW.replace("trainer.n=3", "actor_rollout_ref.actor.megatron.use_mbridge=True")
+    root = make_repo(tmp_path / "repo", {"slip.sh": slip, "settled.sh": SETTLED.format(""),
+                                         ".github/workflows/e2e.yml": re.sub(r"\S*bash \S*", "", workflow)})
+    report = _scan(root)
+    assert report.partly_parsed == ["slip.sh"] and _parsed(report) == {"slip.sh", ".github/workflows/e2e.yml"}
+    assert report.launches == 1  # the slip's: the workflow's steps hold settled tokens only, or none

@@ -23,16 +23,6 @@ from bot.rules.model import Rule
 from bot.rules.parse_reach import rules_reached
 
 
-def prefilter_tokens(rules: list[Rule]) -> list[bytes] | None:
-    tokens: set[bytes] = set()
-    for rule in rules:
-        rule_tokens = rule.prefilter_tokens()
-        if rule_tokens is None:
-            return None
-        tokens.update(rule_tokens)
-    return sorted(tokens)
-
-
 def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
     return [r for r in rules if not r.files or any_match(list(r.files), path)]
 

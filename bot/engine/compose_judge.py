@@ -33,7 +33,7 @@ def _failures(root: Path, path: str, data: bytes) -> tuple[int, dict[int, str]]:
     composer = _composer(root)
     failing: dict[int, str] = {}
     for index, launch in enumerate(script.launches):
-        app = resolve_app(root, launch)
+        app = resolve_app(root, launch, explain=False)
         if isinstance(app, AppProblem):
             continue
         for reading in readings(script, launch, app, composer):

@@ -39,7 +39,17 @@ def _ordered(edits: list[Edit]) -> list[Edit]:
 
 
 def find_conflicts(edits: list[Edit]) -> list[Conflict]:
-    return [Conflict(a, b) for i, a in enumerate(edits) for b in edits[i + 1 :] if _clash(a, b)]
+    """Pairs of edits that clash, in the order of the list. Edits are swept by position: one clashes
+    only with those starting at or before its end (touching counts)."""
+    order = sorted(range(len(edits)), key=lambda i: (edits[i].span.start, edits[i].span.end))
+    pairs: list[tuple[int, int]] = []
+    for k, i in enumerate(order):
+        for j in order[k + 1 :]:
+            if edits[j].span.start > edits[i].span.end:
+                break
+            if _clash(edits[i], edits[j]):
+                pairs.append((min(i, j), max(i, j)))
+    return [Conflict(edits[i], edits[j]) for i, j in sorted(pairs)]
 
 
 def overlapping(ours: list[Edit], theirs: list[Edit]) -> bool:

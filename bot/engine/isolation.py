@@ -22,6 +22,7 @@ from bot.secrets import redact
 
 T = TypeVar("T")
 DEFAULT_SECONDS = 60.0  # per file; the slowest file of verl's tip takes under a second
+AGAIN = 0.1  # seconds: how soon a time-out that did not reach the work is raised again
 _BOT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the bot package
 
 
@@ -40,6 +41,9 @@ def time_bound(seconds: float | None) -> Iterator[None]:
     assert seconds is not None
 
     def expire(signum: int, frame: object) -> None:
+        # raised in a garbage collector callback or a __del__, the exception is printed and dropped:
+        # ring again shortly, until it reaches the work
+        signal.setitimer(signal.ITIMER_REAL, AGAIN)
         raise FileTimeout(f"took longer than {seconds:g} s")
 
     previous = signal.signal(signal.SIGALRM, expire)

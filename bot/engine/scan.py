@@ -12,18 +12,19 @@ from pathlib import Path
 from typing import Protocol
 
 from bot.discover import SourceFile, head_commit, read_source, sources
-from bot.engine.check import check_file, prefilter_tokens, rules_for
+from bot.engine.check import check_file, rules_for
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.engine.silence import default_baseline
+from bot.engine.wanted import focus_for, scripts_of, settled_unsure
 from bot.errors import UserError
 from bot.lang.focus import Focus, Scripts, may_call_script, may_run_hot
-from bot.lang.kinds import PYTHON, SHELL, YAML
+from bot.lang.kinds import PYTHON, YAML
 from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Report, RuleInfo, Skipped
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule, consults_config
 
 
-def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
+def _scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None,
               config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS,
               baseline: Baseline | None = None, scripts: Scripts | None = None) -> Outcome | None:
@@ -33,8 +34,8 @@ def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
     data = read_source(source, outcome.skipped)
     if data is None:
         return outcome
-    focus = Focus(tuple(tokens), scripts) if tokens is not None else None
-    outcome.holds_token = focus is None or focus.holds(data)
+    focus = replace(wanted, scripts=scripts) if wanted is not None else None
+    outcome.holds_token = focus is None or focus.holds(data) or settled_unsure(source.kind, data, focus)
     if not outcome.holds_token:
         assert focus is not None
         if not may_call_script(source.kind, data):
@@ -62,22 +63,6 @@ def _scan_one(source: SourceFile, rules: list[Rule], tokens: list[bytes] | None,
     return outcome
 
 
-def _scripts(listed: list[SourceFile], outcomes: dict[str, Outcome], tokens: list[bytes] | None) -> Scripts:
-    """The listed `.sh` scripts and those that hold a token or could not be read (bot.lang.focus).
-
-    Outcomes tell for the files scanned; the others (a `--files` run) are read here.
-    """
-    def hot(source: SourceFile) -> bool:
-        outcome = outcomes.get(source.path)
-        if outcome is not None:
-            return outcome.holds_token or bool(outcome.skipped) or outcome.error is not None
-        data = read_source(source, [])
-        return data is None or tokens is None or any(t in data for t in tokens)
-
-    paths = [s for s in listed if s.kind == SHELL and s.path.endswith(".sh")]
-    return Scripts(frozenset(s.path for s in paths), frozenset(s.path for s in paths if hot(s)))
-
-
 def _may_match(rule: Rule, data: bytes) -> bool:
     """Whether the file holds the rule's literal tokens (a rule without tokens may match anywhere)."""
     tokens = rule.prefilter_tokens()
@@ -85,13 +70,13 @@ def _may_match(rule: Rule, data: bytes) -> bool:
 
 
 PARALLEL_FROM = 400  # files; below this, worker start-up and imports outweigh the second core
-_WORKER: tuple[list[Rule], list[bytes] | None, dict[str, str] | None, tuple[str, ...], float | None] | None = None
+_WORKER: tuple[list[Rule], Focus | None, dict[str, str] | None, tuple[str, ...], float | None] | None = None
 
 
-def _worker_init(rules: list[Rule], tokens: list[bytes] | None, packages: dict[str, str] | None,
+def _worker_init(rules: list[Rule], wanted: Focus | None, packages: dict[str, str] | None,
                  config_dirs: tuple[str, ...], seconds: float | None) -> None:
     global _WORKER
-    _WORKER = (rules, tokens, packages, config_dirs, seconds)
+    _WORKER = (rules, wanted, packages, config_dirs, seconds)
 
 
 def _worker_scan(source: SourceFile, scripts: Scripts | None = None) -> Outcome | None:
@@ -99,7 +84,7 @@ def _worker_scan(source: SourceFile, scripts: Scripts | None = None) -> Outcome 
     return _scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3], _WORKER[4], scripts=scripts)
 
 
-def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | None,
+def _outcomes(files: list[SourceFile], rules: list[Rule], wanted: Focus | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None, config_dirs: tuple[str, ...],
               jobs: int, seconds: float | None, scripts: Scripts | None = None) -> Iterator[Outcome | None]:
     """Files in order; with jobs > 1 in worker processes (each parses with its own tree-sitter).
@@ -108,14 +93,14 @@ def _outcomes(files: list[SourceFile], rules: list[Rule], tokens: list[bytes] | 
     """
     if jobs <= 1 or facts is not None or len(files) < PARALLEL_FROM:
         for source in files:
-            yield _scan_one(source, rules, tokens, facts, packages, config_dirs, seconds, scripts=scripts)
+            yield _scan_one(source, rules, wanted, facts, packages, config_dirs, seconds, scripts=scripts)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
-                             initargs=(rules, tokens, packages, config_dirs, seconds)) as pool:
+                             initargs=(rules, wanted, packages, config_dirs, seconds)) as pool:
         yield from pool.map(partial(_worker_scan, scripts=scripts), files, chunksize=64)
 
 
@@ -148,7 +133,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         rules=[RuleInfo(r.id, r.enabled, r.title, r.severity) for r in rules],
         baseline=baseline if baseline is not None else default_baseline(root),
     )
-    tokens = prefilter_tokens(enabled)
+    wanted = focus_for(enabled)
     facts = None
     if consults_config(enabled):
         from bot.hydra.compose import ConfigFacts
@@ -174,7 +159,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     config_dirs: tuple[str, ...] = ()
     if any(s.kind == YAML for s in todo) or any(s.kind == YAML and s.path in held for s in files):
         config_dirs = app_config_dirs([s for s in listed if s.kind == PYTHON])
-    checked = _outcomes(todo, enabled, tokens, facts, packages, config_dirs, jobs, seconds)
+    checked = _outcomes(todo, enabled, wanted, facts, packages, config_dirs, jobs, seconds)
     outcomes: dict[str, Outcome] = {}
     later: list[SourceFile] = []  # callers whose worth depends on the scripts that hold a token
     for source in files:
@@ -185,8 +170,8 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
                 later.append(source)
                 continue
         outcomes[source.path] = found
-    scripts = _scripts(listed, outcomes, tokens) if later else None
-    for source, found in zip(later, _outcomes(later, enabled, tokens, facts, packages, config_dirs, jobs, seconds,
+    scripts = scripts_of(listed, outcomes, wanted) if later else None
+    for source, found in zip(later, _outcomes(later, enabled, wanted, facts, packages, config_dirs, jobs, seconds,
                                               scripts), strict=True):
         assert found is not None
         outcomes[source.path] = found
@@ -196,8 +181,8 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
             reuse.record(source, outcome)
         if source.path in held and report.baseline is not None and _baselined(outcome, report.baseline):
             # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
-            known = scripts if scripts is not None else _scripts(listed, outcomes, tokens)  # a cached caller
-            again = _scan_one(source, enabled, tokens, facts, packages, config_dirs, seconds, report.baseline,
+            known = scripts if scripts is not None else scripts_of(listed, outcomes, wanted)  # a cached caller
+            again = _scan_one(source, enabled, wanted, facts, packages, config_dirs, seconds, report.baseline,
                               known)
             assert again is not None
             outcome = again

@@ -118,13 +118,14 @@ def search_dir(root: Path, entry: str, relative_to: Path) -> Path | None:
     return candidate.resolve() if candidate.is_dir() and inside(root, candidate) else None
 
 
-def resolve_app(root: Path, launch: Launch) -> HydraApp | AppProblem:
+def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | AppProblem:
+    """The Hydra app the launch runs, or why there is none (`explain`: say what the repository has instead)."""
     root = root.resolve()
     if launch.entry is None:
         return AppProblem("the entry point is chosen at run time", RUNTIME)
     path = entry_file(root, launch)
     if path is None:
-        return AppProblem(missing_reason(root, launch), OUTSIDE)
+        return AppProblem(missing_reason(root, launch) if explain else "not in the repository", OUTSIDE)
     if launch.entry_kind == SHELL_SCRIPT:
         return AppProblem(f"runs {path.relative_to(root).as_posix()}, which receives the overrides", SCRIPT)
     source = path.relative_to(root).as_posix()

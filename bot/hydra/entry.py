@@ -55,11 +55,12 @@ def module_file(root: Path, module: str, directory: str | None = None) -> Path |
     if not all(p.isidentifier() for p in parts):
         return None
     places = [directory] if directory and not directory.startswith("/") else []
+    top = os.fspath(root)
     for source_root in (*places, *SOURCE_ROOTS):  # python -m looks in its working directory first
-        base = root.joinpath(source_root, *parts) if source_root else root.joinpath(*parts)
-        for candidate in (base.with_suffix(".py"), base / "__main__.py"):
-            if candidate.is_file() and inside(root, candidate):
-                return candidate
+        base = os.path.join(top, *source_root.split("/"), *parts) if source_root else os.path.join(top, *parts)
+        for candidate in (base + ".py", os.path.join(base, "__main__.py")):
+            if os.path.isfile(candidate) and inside(root, Path(candidate)):
+                return Path(candidate)
     return None
 
 

@@ -18,6 +18,7 @@ from bot.ir import ErrorRegion
 from bot.lang import kinds
 from bot.lang.focus import Focus
 from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
+from bot.lang.shell.launches import line_of
 from bot.lang.shell.parse import ShellScript, analyse
 from bot.lang.shell.settings import callee_groups, launch_groups
 from bot.lang.shell.writer import ShellWriter
@@ -122,7 +123,7 @@ def _launch_lines(script: ShellScript) -> set[int]:
                 for via in piece.via:
                     span = via.definition.span
                     if span is not None:
-                        first = script.src.count(b"\n", 0, span.start) + 1
+                        first = line_of(script.src, span.start)
                         lines.update(range(first, first + script.src.count(b"\n", span.start, span.end) + 1))
     return lines
 

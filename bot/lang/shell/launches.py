@@ -9,7 +9,9 @@ words are told apart in bot.lang.shell.launchers, Hydra's own flags in bot.lang.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from bot.lang.shell.arms import Guard
 from bot.lang.shell.directories import ROOT, Workdir, ray_workdir
@@ -223,7 +225,20 @@ def _script_dir_entry(launch: Launch, entry: Field) -> None:
 def line_column(src: bytes, pos: int) -> tuple[int, int]:
     """1-based line and column; the column counts characters, as editors and SARIF do."""
     line_start = src.rfind(b"\n", 0, pos) + 1
-    return src.count(b"\n", 0, pos) + 1, len(src[line_start:pos].decode("utf-8", "replace")) + 1
+    return line_of(src, pos), len(src[line_start:pos].decode("utf-8", "replace")) + 1
+
+
+def line_of(src: bytes, pos: int) -> int:
+    """The 1-based line of byte `pos`."""
+    return src.count(b"\n", 0, pos) + 1 if len(src) < _INDEXED_FROM else bisect_left(_newlines(src), pos) + 1
+
+
+_INDEXED_FROM = 16384  # bytes: in longer files, counting newlines from the start for each place is quadratic
+
+
+@lru_cache(maxsize=8)
+def _newlines(src: bytes) -> list[int]:
+    return [match.start() for match in re.finditer(b"\n", src)]
 
 
 def parse_override_field(item: Field, src: bytes) -> Override | None:

@@ -23,7 +23,7 @@ from bot.lang.shell.edits import (
 )
 from bot.lang.shell.entry_edit import entry_edit
 from bot.lang.shell.items import item_site
-from bot.lang.shell.launches import Launch, Override
+from bot.lang.shell.launches import Launch, Override, line_of
 from bot.lang.shell.nodes import tests_value
 from bot.lang.shell.parse import ShellScript
 from bot.lang.shell.text import source_span
@@ -54,7 +54,7 @@ class ShellWriter:
         self._error_lines = script.error_lines()
 
     def line_of(self, pos: int) -> int:
-        return self.src.count(b"\n", 0, pos) + 1
+        return line_of(self.src, pos)
 
     def near_error(self, edits: Edits) -> int | None:
         for span, _ in edits:

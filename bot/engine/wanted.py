@@ -1,0 +1,54 @@
+"""What a file must hold for the enabled rules to read it (bot.lang.focus), told before any parse."""
+
+from __future__ import annotations
+
+from bot.discover import SourceFile, read_source
+from bot.lang.focus import Focus, Scripts
+from bot.lang.kinds import SHELL, WORKFLOW
+from bot.model import Outcome
+from bot.rules.model import Rule
+from bot.rules.settled import SettledLiterals
+
+
+def prefilter_tokens(rules: list[Rule]) -> list[bytes] | None:
+    tokens: set[bytes] = set()
+    for rule in rules:
+        rule_tokens = rule.prefilter_tokens()
+        if rule_tokens is None:
+            return None
+        tokens.update(rule_tokens)
+    return sorted(tokens)
+
+
+def focus_for(rules: list[Rule]) -> Focus | None:
+    """What a file must hold for the rules to read it (bot.lang.focus); None: every file."""
+    tokens = prefilter_tokens(rules)
+    return Focus(tuple(tokens), settle=SettledLiterals(rules)) if tokens is not None else None
+
+
+def settled_unsure(kind: str, data: bytes, focus: Focus) -> bool:
+    """Whether a file whose tokens are all settled is read all the same (Focus.unsure): a script that does
+    not parse, or a workflow, whose shell is told from its YAML by a parse."""
+    if kind == SHELL:
+        return focus.unsure(data)
+    return kind == WORKFLOW and focus.mentions(data)
+
+
+def scripts_of(listed: list[SourceFile], outcomes: dict[str, Outcome], wanted: Focus | None) -> Scripts:
+    """The listed `.sh` scripts and those that hold a token or could not be read (bot.lang.focus).
+
+    Outcomes tell for the files scanned; the others (a `--files` run) are read here.
+    """
+    def hot(source: SourceFile) -> bool:
+        outcome = outcomes.get(source.path)
+        if outcome is not None:
+            return outcome.holds_token or bool(outcome.skipped) or outcome.error is not None
+        data = read_source(source, [])
+        return data is None or wanted is None or wanted.holds(data) or settled_unsure(source.kind, data, wanted)
+
+    paths = [s for s in listed if s.kind == SHELL and s.path.endswith(".sh")]
+    root = str(listed[0].root) if listed else None
+    return Scripts(frozenset(s.path for s in paths), frozenset(s.path for s in paths if hot(s)), root)
+
+
+__all__ = ["focus_for", "prefilter_tokens", "scripts_of", "settled_unsure"]
