@@ -4,104 +4,20 @@ from __future__ import annotations
 
 import posixpath
 import re
-import sys
-from collections.abc import Iterator
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Protocol
 
-from bot.discover import SourceFile, head_commit, read_source, sources
-from bot.engine.check import check_file, rules_for
-from bot.engine.isolation import DEFAULT_SECONDS, isolated
+from bot.discover import SourceFile, head_commit, sources
+from bot.engine.checker import Checker, scan_one
+from bot.engine.isolation import DEFAULT_SECONDS
 from bot.engine.silence import default_baseline
-from bot.engine.wanted import focus_for, scripts_of, settled_unsure
+from bot.engine.wanted import focus_for, scripts_of
 from bot.errors import UserError
-from bot.lang.focus import Focus, Scripts, may_call_script, may_run_hot
+from bot.lang.focus import Focus, Scripts
 from bot.lang.kinds import PYTHON, YAML
-from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Report, RuleInfo, Skipped
-from bot.rules.evaluate import LaunchFacts
+from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Report, RuleInfo
 from bot.rules.model import Rule, consults_config
-
-
-def _scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
-              facts: LaunchFacts | None, packages: dict[str, str] | None,
-              config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS,
-              baseline: Baseline | None = None, scripts: Scripts | None = None) -> Outcome | None:
-    """One file's outcome. A file whose worth depends on the scripts it may run is left for later
-    (None) until `scripts`, the listed scripts and which of them hold a token, are known."""
-    outcome = Outcome(source.path)
-    data = read_source(source, outcome.skipped)
-    if data is None:
-        return outcome
-    focus = replace(wanted, scripts=scripts) if wanted is not None else None
-    outcome.holds_token = focus is None or focus.holds(data) or settled_unsure(source.kind, data, focus)
-    if not outcome.holds_token:
-        assert focus is not None
-        if not may_call_script(source.kind, data):
-            return outcome
-        if scripts is None:
-            return None
-        outcome.by_callees = True
-        if not may_run_hot(data, source.path, scripts):
-            return outcome
-    file_rules = rules_for(source.path, rules)
-    if source.kind == YAML and any(source.path.startswith(d + "/") for d in config_dirs):
-        # an app's own config tree is the schema launches override: values are fixed there, keys not added
-        file_rules = [replace(r, ensure=()) for r in file_rules if r.match_key or r.relation is not None]
-    if file_rules:
-        work = partial(check_file, source.path, data, file_rules, facts, kind=source.kind, packages=packages,
-                       root=source.root, baseline=baseline, focus=focus)
-        result, outcome.error = isolated(source.path, "checking", work, seconds)
-        if result is None:
-            assert outcome.error is not None
-            outcome.error = replace(outcome.error, rules=tuple(r.id for r in file_rules if _may_match(r, data)))
-            return outcome
-        outcome.result = result
-        if result.unreadable:
-            outcome.skipped.append(Skipped(source.path, result.unreadable))
-    return outcome
-
-
-def _may_match(rule: Rule, data: bytes) -> bool:
-    """Whether the file holds the rule's literal tokens (a rule without tokens may match anywhere)."""
-    tokens = rule.prefilter_tokens()
-    return tokens is None or any(t in data for t in tokens)
-
-
-PARALLEL_FROM = 400  # files; below this, worker start-up and imports outweigh the second core
-_WORKER: tuple[list[Rule], Focus | None, dict[str, str] | None, tuple[str, ...], float | None] | None = None
-
-
-def _worker_init(rules: list[Rule], wanted: Focus | None, packages: dict[str, str] | None,
-                 config_dirs: tuple[str, ...], seconds: float | None) -> None:
-    global _WORKER
-    _WORKER = (rules, wanted, packages, config_dirs, seconds)
-
-
-def _worker_scan(source: SourceFile, scripts: Scripts | None = None) -> Outcome | None:
-    assert _WORKER is not None
-    return _scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3], _WORKER[4], scripts=scripts)
-
-
-def _outcomes(files: list[SourceFile], rules: list[Rule], wanted: Focus | None,
-              facts: LaunchFacts | None, packages: dict[str, str] | None, config_dirs: tuple[str, ...],
-              jobs: int, seconds: float | None, scripts: Scripts | None = None) -> Iterator[Outcome | None]:
-    """Files in order; with jobs > 1 in worker processes (each parses with its own tree-sitter).
-
-    A few files (what a warm cache leaves) are checked here: starting workers would cost more.
-    """
-    if jobs <= 1 or facts is not None or len(files) < PARALLEL_FROM:
-        for source in files:
-            yield _scan_one(source, rules, wanted, facts, packages, config_dirs, seconds, scripts=scripts)
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
-                             initargs=(rules, wanted, packages, config_dirs, seconds)) as pool:
-        yield from pool.map(partial(_worker_scan, scripts=scripts), files, chunksize=64)
 
 
 class Memo(Protocol):
@@ -159,22 +75,8 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     config_dirs: tuple[str, ...] = ()
     if any(s.kind == YAML for s in todo) or any(s.kind == YAML and s.path in held for s in files):
         config_dirs = app_config_dirs([s for s in listed if s.kind == PYTHON])
-    checked = _outcomes(todo, enabled, wanted, facts, packages, config_dirs, jobs, seconds)
-    outcomes: dict[str, Outcome] = {}
-    later: list[SourceFile] = []  # callers whose worth depends on the scripts that hold a token
-    for source in files:
-        found = reuse.hit(source.path) if reuse is not None else None
-        if found is None:
-            found = next(checked)
-            if found is None:
-                later.append(source)
-                continue
-        outcomes[source.path] = found
-    scripts = scripts_of(listed, outcomes, wanted) if later else None
-    for source, found in zip(later, _outcomes(later, enabled, wanted, facts, packages, config_dirs, jobs, seconds,
-                                              scripts), strict=True):
-        assert found is not None
-        outcomes[source.path] = found
+    with Checker(enabled, wanted, facts, packages, config_dirs, jobs, seconds) as checker:
+        outcomes, scripts = _check(files, listed, todo, reuse, checker, wanted)
     for source in files:
         outcome = outcomes[source.path]
         if reuse is not None and reuse.hit(source.path) is None:
@@ -182,7 +84,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         if source.path in held and report.baseline is not None and _baselined(outcome, report.baseline):
             # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
             known = scripts if scripts is not None else scripts_of(listed, outcomes, wanted)  # a cached caller
-            again = _scan_one(source, enabled, wanted, facts, packages, config_dirs, seconds, report.baseline,
+            again = scan_one(source, enabled, wanted, facts, packages, config_dirs, seconds, report.baseline,
                               known)
             assert again is not None
             outcome = again
@@ -193,6 +95,28 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     report.silenced.sort(key=Finding.sort_key)
     report.errors.sort(key=lambda e: e.path)
     return report
+
+
+def _check(files: list[SourceFile], listed: list[SourceFile], todo: list[SourceFile], reuse: Memo | None,
+           checker: Checker, wanted: Focus | None) -> tuple[dict[str, Outcome], Scripts | None]:
+    """Every file's outcome: from the memo, else checked; callers whose worth depends on the scripts that
+    hold a token are checked once those are known."""
+    checked = checker.outcomes(todo)
+    outcomes: dict[str, Outcome] = {}
+    later: list[SourceFile] = []
+    for source in files:
+        found = reuse.hit(source.path) if reuse is not None else None
+        if found is None:
+            found = next(checked)
+            if found is None:
+                later.append(source)
+                continue
+        outcomes[source.path] = found
+    scripts = scripts_of(listed, outcomes, wanted) if later else None
+    for source, found in zip(later, checker.outcomes(later, scripts), strict=True):
+        assert found is not None
+        outcomes[source.path] = found
+    return outcomes, scripts
 
 
 def recheck(root: Path, full: Report, rules: list[Rule]) -> Report:

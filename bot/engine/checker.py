@@ -1,0 +1,120 @@
+"""Checking one file (prefilter, parse, evaluate, verified edits), and many of them in worker processes."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from functools import partial
+
+from bot.discover import SourceFile, read_source
+from bot.engine.check import check_file, rules_for
+from bot.engine.isolation import DEFAULT_SECONDS, isolated
+from bot.engine.wanted import settled_unsure
+from bot.lang.focus import Focus, Scripts, may_call_script, may_run_hot
+from bot.lang.kinds import YAML
+from bot.model import Baseline, Outcome, Skipped
+from bot.rules.evaluate import LaunchFacts
+from bot.rules.model import Rule
+
+
+def scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
+              facts: LaunchFacts | None, packages: dict[str, str] | None,
+              config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS,
+              baseline: Baseline | None = None, scripts: Scripts | None = None) -> Outcome | None:
+    """One file's outcome. A file whose worth depends on the scripts it may run is left for later
+    (None) until `scripts`, the listed scripts and which of them hold a token, are known."""
+    outcome = Outcome(source.path)
+    data = read_source(source, outcome.skipped)
+    if data is None:
+        return outcome
+    focus = replace(wanted, scripts=scripts) if wanted is not None else None
+    outcome.holds_token = focus is None or focus.holds(data) or settled_unsure(source.kind, data, focus)
+    if not outcome.holds_token:
+        assert focus is not None
+        if not may_call_script(source.kind, data):
+            return outcome
+        if scripts is None:
+            return None
+        outcome.by_callees = True
+        if not may_run_hot(data, source.path, scripts):
+            return outcome
+    file_rules = rules_for(source.path, rules)
+    if source.kind == YAML and any(source.path.startswith(d + "/") for d in config_dirs):
+        # an app's own config tree is the schema launches override: values are fixed there, keys not added
+        file_rules = [replace(r, ensure=()) for r in file_rules if r.match_key or r.relation is not None]
+    if file_rules:
+        work = partial(check_file, source.path, data, file_rules, facts, kind=source.kind, packages=packages,
+                       root=source.root, baseline=baseline, focus=focus)
+        result, outcome.error = isolated(source.path, "checking", work, seconds)
+        if result is None:
+            assert outcome.error is not None
+            outcome.error = replace(outcome.error, rules=tuple(r.id for r in file_rules if _may_match(r, data)))
+            return outcome
+        outcome.result = result
+        if result.unreadable:
+            outcome.skipped.append(Skipped(source.path, result.unreadable))
+    return outcome
+
+
+def _may_match(rule: Rule, data: bytes) -> bool:
+    """Whether the file holds the rule's literal tokens (a rule without tokens may match anywhere)."""
+    tokens = rule.prefilter_tokens()
+    return tokens is None or any(t in data for t in tokens)
+
+
+PARALLEL_FROM = 400  # files; below this, worker start-up and imports outweigh the second core
+_WORKER: tuple[list[Rule], Focus | None, dict[str, str] | None, tuple[str, ...], float | None] | None = None
+
+
+def _worker_init(rules: list[Rule], wanted: Focus | None, packages: dict[str, str] | None,
+                 config_dirs: tuple[str, ...], seconds: float | None) -> None:
+    global _WORKER
+    _WORKER = (rules, wanted, packages, config_dirs, seconds)
+
+
+def _worker_scan(source: SourceFile, scripts: Scripts | None = None) -> Outcome | None:
+    assert _WORKER is not None
+    return scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3], _WORKER[4], scripts=scripts)
+
+
+class Checker:
+    """Checks files, in order; with jobs > 1 in worker processes (each parses with its own tree-sitter),
+    started once for every batch of the scan.
+
+    A few files (what a warm cache leaves) are checked here: starting workers would cost more.
+    """
+
+    def __init__(self, rules: list[Rule], wanted: Focus | None, facts: LaunchFacts | None,
+                 packages: dict[str, str] | None, config_dirs: tuple[str, ...], jobs: int,
+                 seconds: float | None) -> None:
+        self.setup = (rules, wanted, packages, config_dirs, seconds)
+        self.facts = facts
+        self.jobs = jobs
+        self._pool: ProcessPoolExecutor | None = None
+
+    def outcomes(self, files: list[SourceFile], scripts: Scripts | None = None) -> Iterator[Outcome | None]:
+        rules, wanted, packages, config_dirs, seconds = self.setup
+        if self.jobs <= 1 or self.facts is not None or (self._pool is None and len(files) < PARALLEL_FROM):
+            for source in files:
+                yield scan_one(source, rules, wanted, self.facts, packages, config_dirs, seconds, scripts=scripts)
+            return
+        if self._pool is None:
+            import multiprocessing
+
+            context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_worker_init,
+                                             initargs=self.setup)
+        chunk = max(1, min(32, len(files) // (self.jobs * 16)))  # small: a few files hold most of the work
+        yield from self._pool.map(partial(_worker_scan, scripts=scripts), files, chunksize=chunk)
+
+    def __enter__(self) -> Checker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+
+
+__all__ = ["Checker", "scan_one"]
