@@ -95,8 +95,15 @@ def test_focus_on_text(tmp_path: Path) -> None:
     (tmp_path / "d" / "train.sh").write_text("python3 -m a x.use_mbridge=$B\n")
     assert may_run_hot(b"bash c/train.sh; bash d/train.sh", "run.sh", scripts)
     assert may_run_hot(b"bash prepare.sh", "a/run.sh", Scripts(listed, hot))  # no root: an ignored one may be there
-    for built in [b'bash "run_${MODEL}.sh"', b"bash run_$m.sh", b"for f in b/*.sh; do bash $f; done",
-                  b"bash \"my a/prepare.sh\"", b"EXT=.sh", b"basename $0 .sh", b'bash "$DIR/train.sh"',
+    # a glob is read for what it matches on disk; a `[` without `]` is a letter; basename's suffix names nothing
+    for name in ["a/prepare.sh", "b/train.sh"]:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("#!/bin/bash\n")
+    assert may_run_hot(b"for s in b/*.sh; do bash $s; done", "run.sh", scripts)
+    assert not may_run_hot(b"bash a/*.sh; bash c/*.sh; see [prepare.sh](a/prepare.sh)", "run.sh", scripts)
+    assert not may_run_hot(b'NAME="$(basename -- "${BASH_SOURCE[0]}" .sh)"', "run.sh", scripts)
+    for built in [b'bash "run_${MODEL}.sh"', b"bash run_$m.sh",
+                  b"bash \"my a/prepare.sh\"", b"EXT=.sh", b'bash "$DIR/train.sh"',
                   b"bash $D/new.sh"]:
         assert may_run_hot(built, "run.sh", scripts), built
     # a built directory with a written file name: read when the name is a hot script's (or no listed one's)

@@ -17,6 +17,7 @@ occurrences read so, and a file holding only such occurrences can be no finding.
 
 from __future__ import annotations
 
+import glob
 import os
 import posixpath
 import re
@@ -31,6 +32,7 @@ _DOT_SH = re.compile(rb"\.[\"'\\]*s[\"'\\]*h[\"']*(?![\w.\-])")
 _WORD_START = frozenset(b" \t\r\n;|&<>(`=")
 _EXPANDED = frozenset(b"$`}){*?[")  # expansions, globs: the name is made at run time
 _QUOTES = b"\"'\\"
+_GLOB = frozenset(b"*?[")
 # what may follow a literal value so that the word ends with it: a blank or operator, a line continuation
 # before a blank, or a quote closing the string followed by one of those (or the end of the text)
 _WORD_END = rb"(?:[ \t\n;|&)]|\\\n[ \t]|\Z)"
@@ -73,6 +75,14 @@ class Scripts:
             return True
         text = name.translate(None, _QUOTES).decode("utf-8", "surrogateescape")
         return text in self._names(self.hot) or text not in self._names(self.listed)
+
+    def matches(self, pattern: str) -> list[str]:
+        """The repository paths a glob matches (in its directory on disk, as the shell expands it)."""
+        assert self.root is not None
+        if pattern.startswith("../") or pattern == "..":
+            return []
+        found = glob.glob(pattern, root_dir=self.root)
+        return [posixpath.normpath(path.replace(os.sep, "/")) for path in found]
 
     @staticmethod
     @lru_cache(maxsize=8)
@@ -151,19 +161,35 @@ def may_run_hot(data: bytes, caller: str, scripts: Scripts) -> bool:
         word = data[start : match.end()]
         if any(word.count(bytes([quote])) % 2 for quote in b"\"'"):
             return True  # a quote opened before a blank: the word began earlier than this scan sees
-        if any(byte in _EXPANDED for byte in word):
+        run_time = {byte for byte in word if byte in _EXPANDED}
+        if ord("[") in run_time and b"]" not in word[word.index(b"[") :]:
+            run_time.discard(ord("["))  # `[` without its `]` is a letter (a doc's `[run.sh](...)`)
+        written = word.translate(None, _QUOTES).decode("utf-8", "surrogateescape")
+        if run_time - _GLOB:
             if scripts.may_name_hot(word):
                 return True
             continue
-        written = word.translate(None, _QUOTES).decode("utf-8", "surrogateescape")
         if posixpath.basename(written) == ".sh":
+            if _stripped_suffix(data, start):
+                continue
             return True  # a bare suffix (`EXT=.sh`): a name is put together with it somewhere
         if written.startswith(("/", "~")):
             continue  # a machine's path, never a repository script (resolve() takes none)
         beside = posixpath.join(posixpath.dirname(caller), written)
-        if any(scripts.may_be_hot(path) for path in {posixpath.normpath(written), posixpath.normpath(beside)}):
+        paths = {posixpath.normpath(written), posixpath.normpath(beside)}
+        if run_time:  # a glob: the scripts it matches where the shell looks
+            if scripts.root is None:
+                return True
+            paths = {hit for path in paths for hit in scripts.matches(path)} or paths
+        if any(scripts.may_be_hot(path) for path in paths):
             return True
     return False
+
+
+def _stripped_suffix(data: bytes, start: int) -> bool:
+    """Whether the word at `start` is the suffix `basename` strips (`$(basename "$0" .sh)`): it names nothing."""
+    before = data[data.rfind(b"\n", 0, start) + 1 : start]
+    return re.match(rb"\s*basename\s", re.split(rb"[;|&(`]", before)[-1]) is not None
 
 
 __all__ = ["Focus", "Scripts", "Settle", "may_call", "may_call_script", "may_run_hot"]
