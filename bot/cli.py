@@ -10,8 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
-import traceback
 from collections.abc import Sequence
 from importlib import import_module
 from types import ModuleType
@@ -50,6 +48,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def _crash_log(exc: BaseException) -> str:
+    import tempfile  # only when the bot itself fails
+    import traceback
+
     fd, path = tempfile.mkstemp(prefix="bot-crash-", suffix=".log")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(redact(crash_header() + "\n"))

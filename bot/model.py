@@ -237,6 +237,7 @@ class FileResult:
     unsure: tuple[str, ...] = ()  # rules the file's parse errors may hide something from
     composed: bool = False  # Hydra judged its edits: the result depends on the repository's config tree
     silenced: list[Finding] = field(default_factory=list)  # findings a maintainer silenced
+    inputs: tuple[str, ...] | None = None  # a script's variables its callers can hand it (bot.lang.focus)
 
 
 @dataclass

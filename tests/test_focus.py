@@ -224,3 +224,28 @@ def test_a_settled_file_that_does_not_parse_is_read_and_reported(tmp_path: Path)
     report = _scan(root)
     assert report.partly_parsed == ["slip.sh"] and _parsed(report) == {"slip.sh", ".github/workflows/e2e.yml"}
     assert report.launches == 1  # the slip's: the workflow's steps hold settled tokens only, or none
+
+
+def test_a_caller_is_read_only_when_it_names_a_variable_the_script_hands_a_token_key(tmp_path: Path) -> None:
+    from bot.cache.reuse import CachedResults
+    from bot.cache.store import ResultCache, fingerprint
+
+    train = TRAIN.replace("trainer.n=1", "data.path=${DATA} trainer.n=1")
+    root = make_repo(tmp_path / "repo", {
+        "scripts/train.sh": train,
+        "run_data.sh": "#!/bin/bash\nDATA=/tmp/d bash scripts/train.sh\n",  # DATA feeds no key with a token
+        "run_train.sh": "#!/bin/bash\nexport BRIDGE=False\nbash scripts/train.sh\n",
+        ".github/workflows/e2e.yml": WORKFLOW.replace("BRIDGE=False bash", "DATA=/d bash"),
+    })
+    cold = _scan(root)
+    assert _parsed(cold) == {"scripts/train.sh", "run_train.sh"}
+    assert [(f.path, f.line) for f in cold.findings] == [("run_train.sh", 2)]
+    rules = load_rules()
+    for step in range(2):  # then a caller changes: the script's inputs come back from the cache
+        if step:
+            (root / "run_data.sh").write_text("#!/bin/bash\nDATA=/tmp/e bash scripts/train.sh\n")
+            cold = _scan(root)
+        memo = CachedResults(ResultCache(tmp_path / "cache", root, fingerprint(rules)), reuse_changes=True)
+        warm = scan(root, rules, memo=memo)
+        assert _parsed(warm) == _parsed(cold) == {"scripts/train.sh", "run_train.sh"}
+        assert warm.findings == cold.findings

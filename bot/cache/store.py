@@ -174,6 +174,8 @@ def encode_outcome(outcome: Outcome, *, with_patch: bool = False) -> dict[str, A
                           "launches": result.launches,
                           "unreadable": result.unreadable, "changed": result.change is not None,
                           "silenced": _encode_findings(result.silenced)}
+        if result.inputs is not None:
+            data["result"]["inputs"] = list(result.inputs)
         if with_patch and result.change is not None:
             from bot.report.diff import unified_diff
 
@@ -203,7 +205,8 @@ def decode_outcome(path: str, data: dict[str, Any], current: bytes | None) -> Ou
             change.patch = patch.encode("utf-8", "surrogateescape")
     outcome.result = FileResult(findings, change, bool(raw["partly_parsed"]), int(raw["launches"]), str(raw["kind"]),
                                 raw["unreadable"], unsure=tuple(str(r) for r in raw.get("unsure", ())),
-                                silenced=_decode_findings(raw["silenced"]))
+                                silenced=_decode_findings(raw["silenced"]),
+                                inputs=tuple(str(v) for v in raw["inputs"]) if "inputs" in raw else None)
     return outcome
 
 

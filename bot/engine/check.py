@@ -68,7 +68,8 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
     silenced = silence(findings, data, baseline)
     result = FileResult(findings=findings, partly_parsed=reading.partly_parsed, launches=reading.launches,
                         kind=kind, reads=tuple(sorted(reading.reads)),
-                        unsure=tuple(sorted(rules_reached(reading.regions, rules))), silenced=silenced)
+                        unsure=tuple(sorted(rules_reached(reading.regions, rules))), silenced=silenced,
+                        inputs=tuple(sorted(reading.inputs)) if reading.inputs is not None else None)
     edits = unique_edits(findings)
     if not edits:
         return result

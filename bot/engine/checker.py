@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from functools import partial
+from typing import TYPE_CHECKING
 
 from bot.discover import SourceFile, read_source
 from bot.engine.check import check_file, rules_for
@@ -17,6 +17,9 @@ from bot.lang.kinds import YAML
 from bot.model import Baseline, Outcome, Skipped
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 
 def scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
@@ -38,7 +41,7 @@ def scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
         if scripts is None:
             return None
         outcome.by_callees = True
-        if not may_run_hot(data, source.path, scripts):
+        if not may_run_hot(data, source.path, scripts, whole=True):
             return outcome
     file_rules = rules_for(source.path, rules)
     if source.kind == YAML and any(source.path.startswith(d + "/") for d in config_dirs):
@@ -102,6 +105,7 @@ class Checker:
             return
         if self._pool is None:
             import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
 
             context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_worker_init,

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
-import tempfile
 import threading
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
@@ -57,6 +55,8 @@ def time_bound(seconds: float | None) -> Iterator[None]:
 
 def where(exc: BaseException) -> str:
     """The innermost frame of the bot's own code the exception passed through, as `file:line in func`."""
+    import traceback
+
     frames = traceback.extract_tb(exc.__traceback__)
     own = [f for f in frames if f.filename.startswith(_BOT_DIR)] or frames
     if not own:
@@ -85,12 +85,16 @@ def isolated(path: str, stage: str, work: Callable[[], T],
     except (KeyboardInterrupt, SystemExit):
         raise
     except Exception as exc:  # any failure on one file becomes its error entry; the run goes on
+        import traceback  # only for a file that failed
+
         detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         return None, FileError(path, describe(exc, stage), stage, detail)
 
 
 def write_crash_log(errors: list[FileError], header: str) -> str:
     """One log for the run with every file that failed and its traceback; returns its path."""
+    import tempfile
+
     fd, log = tempfile.mkstemp(prefix="bot-crash-", suffix=".log")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(redact(header))

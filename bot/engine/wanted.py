@@ -48,7 +48,16 @@ def scripts_of(listed: list[SourceFile], outcomes: dict[str, Outcome], wanted: F
 
     paths = [s for s in listed if s.kind == SHELL and s.path.endswith(".sh")]
     root = str(listed[0].root) if listed else None
-    return Scripts(frozenset(s.path for s in paths), frozenset(s.path for s in paths if hot(s)), root)
+    hot_paths = frozenset(s.path for s in paths if hot(s))
+    inputs = {path: frozenset(told) for path in hot_paths if (told := _inputs(outcomes.get(path))) is not None}
+    return Scripts(frozenset(s.path for s in paths), hot_paths, root, inputs)
+
+
+def _inputs(outcome: Outcome | None) -> tuple[str, ...] | None:
+    """The variables a checked script's callers can hand it, when it was read whole."""
+    if outcome is None or outcome.error is not None or outcome.skipped or outcome.result is None:
+        return None
+    return outcome.result.inputs
 
 
 __all__ = ["focus_for", "prefilter_tokens", "scripts_of", "settled_unsure"]

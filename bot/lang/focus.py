@@ -21,7 +21,8 @@ import glob
 import os
 import posixpath
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol
 
@@ -58,11 +59,15 @@ class Scripts:
     listed: frozenset[str]
     hot: frozenset[str]
     root: str | None = None
+    inputs: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False, compare=False)
 
-    def may_be_hot(self, path: str) -> bool:
-        """Whether the repository path may name a script that holds a token."""
+    def may_be_hot(self, path: str, caller: bytes | None = None) -> bool:
+        """Whether the repository path may name a script that holds a token (for the `caller` text: one
+        whose overrides read a variable the caller names; the shell analysis takes a caller's values
+        only from assignments it writes)."""
         if path in self.hot:
-            return True
+            told = self.inputs.get(path)
+            return caller is None or told is None or any(name.encode() in caller for name in told)
         if path in self.listed or path.startswith("../") or path == "..":
             return False
         return self.root is None or os.path.isfile(os.path.join(self.root, *path.split("/")))
@@ -152,8 +157,12 @@ def may_call_script(kind: str, data: bytes) -> bool:
     return kind in SHELL_FAMILY and may_call(data)
 
 
-def may_run_hot(data: bytes, caller: str, scripts: Scripts) -> bool:
-    """Whether shell text of the file `caller` may run a script that holds a token, or one it cannot tell."""
+def may_run_hot(data: bytes, caller: str, scripts: Scripts, whole: bool = False) -> bool:
+    """Whether shell text of the file `caller` may run a script that holds a token, or one it cannot tell.
+
+    `whole`: the text is the caller's whole file (every value it can hand over is written in it), so a
+    script it runs matters only when the caller names a variable the script reads.
+    """
     for match in _DOT_SH.finditer(data):
         start = match.start()
         while start > 0 and data[start - 1] not in _WORD_START:
@@ -181,7 +190,7 @@ def may_run_hot(data: bytes, caller: str, scripts: Scripts) -> bool:
             if scripts.root is None:
                 return True
             paths = {hit for path in paths for hit in scripts.matches(path)} or paths
-        if any(scripts.may_be_hot(path) for path in paths):
+        if any(scripts.may_be_hot(path, data if whole else None) for path in paths):
             return True
     return False
 

@@ -37,6 +37,7 @@ class Reading:
     regions: list[ErrorRegion] = field(default_factory=list)  # what the parse errors might hide
     launches: int = 0
     reads: set[str] = field(default_factory=set)  # other repository files the result depends on
+    inputs: set[str] | None = None  # a script's: the variables its callers can hand its overrides (None: not told)
 
 
 class FrontEnd(Protocol):

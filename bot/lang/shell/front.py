@@ -18,6 +18,7 @@ from bot.ir import ErrorRegion
 from bot.lang import kinds
 from bot.lang.focus import Focus
 from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
+from bot.lang.shell.calls import env_inputs
 from bot.lang.shell.launches import line_of
 from bot.lang.shell.parse import ShellScript, analyse
 from bot.lang.shell.settings import callee_groups, launch_groups
@@ -64,6 +65,9 @@ class ShellFamilyFront:
             host: Callable[[Finding], Finding] = partial(_to_host, view, data, True)
             reading.units.append(Unit(launch_groups(script), writer.realise, host))
             reading.launches += len(script.launches)
+            if self.kind == kinds.SHELL:  # what a caller can hand to keys that hold a token
+                reading.inputs = {item.variable for item in env_inputs(script.launches)
+                                  if self.focus is None or self.focus.mentions(item.override.key.encode())}
             if script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW):
                 reading.partly_parsed = True
                 reading.regions.extend(error_regions(script))
