@@ -22,27 +22,38 @@ if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
 
+def screen(source: SourceFile, wanted: Focus | None,
+           scripts: Scripts | None) -> tuple[Outcome | None, bytes | None]:
+    """What the file's bytes tell before any parse: (its outcome, None) when that is all, (None, None)
+    when it waits for `scripts`, (the outcome so far, the bytes) when it must be checked."""
+    outcome = Outcome(source.path)
+    data = read_source(source, outcome.skipped)
+    if data is None:
+        return outcome, None
+    focus = replace(wanted, scripts=scripts) if wanted is not None else None
+    outcome.holds_token = focus is None or focus.holds(data) or settled_unsure(source.kind, data, focus)
+    if not outcome.holds_token:
+        assert focus is not None
+        if not may_call_script(source.kind, data):
+            return outcome, None
+        if scripts is None:
+            return None, None
+        outcome.by_callees = True
+        if not may_run_hot(data, source.path, scripts, whole=True):
+            return outcome, None
+    return outcome, data
+
+
 def scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None,
               config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS,
               baseline: Baseline | None = None, scripts: Scripts | None = None) -> Outcome | None:
     """One file's outcome. A file whose worth depends on the scripts it may run is left for later
     (None) until `scripts`, the listed scripts and which of them hold a token, are known."""
-    outcome = Outcome(source.path)
-    data = read_source(source, outcome.skipped)
-    if data is None:
+    outcome, data = screen(source, wanted, scripts)
+    if outcome is None or data is None:
         return outcome
     focus = replace(wanted, scripts=scripts) if wanted is not None else None
-    outcome.holds_token = focus is None or focus.holds(data) or settled_unsure(source.kind, data, focus)
-    if not outcome.holds_token:
-        assert focus is not None
-        if not may_call_script(source.kind, data):
-            return outcome
-        if scripts is None:
-            return None
-        outcome.by_callees = True
-        if not may_run_hot(data, source.path, scripts, whole=True):
-            return outcome
     file_rules = rules_for(source.path, rules)
     if source.kind == YAML and any(source.path.startswith(d + "/") for d in config_dirs):
         # an app's own config tree is the schema launches override: values are fixed there, keys not added
@@ -110,8 +121,16 @@ class Checker:
             context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_worker_init,
                                              initargs=self.setup)
-        chunk = max(1, min(32, len(files) // (self.jobs * 16)))  # small: a few files hold most of the work
-        yield from self._pool.map(partial(_worker_scan, scripts=scripts), files, chunksize=chunk)
+        if scripts is None:
+            chunk = max(1, min(32, len(files) // (self.jobs * 16)))  # small: a few files hold most of the work
+            yield from self._pool.map(partial(_worker_scan, scripts=scripts), files, chunksize=chunk)
+            return
+        # callers: most are told by their bytes here, the few that need a parse go to the workers
+        told = [screen(source, wanted, scripts) for source in files]
+        checked = self._pool.map(partial(_worker_scan, scripts=scripts),
+                                 [source for source, (_, data) in zip(files, told) if data is not None])
+        for outcome, data in told:
+            yield next(checked) if data is not None else outcome
 
     def __enter__(self) -> Checker:
         return self

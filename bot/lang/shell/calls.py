@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -131,14 +132,15 @@ def resolve(target: str, caller: str, exists: set[str] | None) -> str | None:
     return None
 
 
-def env_inputs(launches: list[Launch]) -> list[EnvInput]:
+def env_inputs(launches: list[Launch], keys: Callable[[str], bool] | None = None) -> list[EnvInput]:
+    """The overrides whose whole value one environment variable gives (`keys`: of the keys it accepts)."""
     from bot.lang.shell.values import read_value
 
     out: list[EnvInput] = []
     for launch in launches:
         for override in launch.overrides:
             pieces = override.value_pieces
-            if override.key_span is None or not pieces:
+            if override.key_span is None or not pieces or (keys is not None and not keys(override.key)):
                 continue
             names: set[str] = set()
             default_parts: list[str] = []

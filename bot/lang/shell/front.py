@@ -66,8 +66,7 @@ class ShellFamilyFront:
             reading.units.append(Unit(launch_groups(script), writer.realise, host))
             reading.launches += len(script.launches)
             if self.kind == kinds.SHELL:  # what a caller can hand to keys that hold a token
-                reading.inputs = {item.variable for item in env_inputs(script.launches)
-                                  if self.focus is None or self.focus.mentions(item.override.key.encode())}
+                reading.inputs = {item.variable for item in env_inputs(script.launches, self._holds_token)}
             if script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW):
                 reading.partly_parsed = True
                 reading.regions.extend(error_regions(script))
@@ -76,6 +75,9 @@ class ShellFamilyFront:
                 callers = callee_groups(script, self.path, self.root, reading.reads, holds)
                 reading.units.append(Unit(callers, writer.realise, partial(_to_host, view, data, False)))
         return reading
+
+    def _holds_token(self, key: str) -> bool:
+        return self.focus is None or self.focus.mentions(key.encode())
 
     def errors(self, data: bytes) -> int:
         try:
