@@ -250,3 +250,4 @@ class Outcome:
     error: FileError | None = None
     by_callees: bool = False  # no token: read or not by which scripts hold one (bot.lang.focus), cached on those
     holds_token: bool = False  # its bytes hold an enabled rule's literal token (or the rules have none)
+    looked_up: tuple[str, ...] = ()  # unlisted paths (or a glob) whether it was read rests on (bot.lang.focus)

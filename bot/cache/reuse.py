@@ -17,6 +17,7 @@ from bot.cache.content_ids import ContentIds, blob_id, indexed_ids
 from bot.cache.store import Entry, ResultCache, changed, decode_outcome, encode_outcome
 from bot.discover import SourceFile, is_git_worktree
 from bot.lang import whole_repository_inputs
+from bot.lang.focus import GLOB
 from bot.lang.kinds import PYTHON, SHELL, YAML
 from bot.model import CacheStats, Outcome
 
@@ -62,9 +63,9 @@ class CachedResults:
 
     def record(self, source: SourceFile, outcome: Outcome) -> None:
         content = self._id(source.path)
-        if not content or outcome.error is not None:  # a failure is tried again next time
-            return
-        deps: dict[str, str] = {}
+        if not content or outcome.error is not None or GLOB in outcome.looked_up:  # tried again next time:
+            return  # a failure, and a file read or not by what a glob matched on disk
+        deps: dict[str, str] = {path: self._id(path) for path in outcome.looked_up}  # scripts absent or ignored
         kinds = CALLEES if outcome.by_callees else frozenset()
         if outcome.result is not None:
             for path in outcome.result.reads:

@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING
 from bot.discover import SourceFile, read_source
 from bot.engine.check import check_file, rules_for
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
-from bot.engine.wanted import settled_unsure
 from bot.lang.focus import Focus, Scripts, may_call_script, may_run_hot
-from bot.lang.kinds import YAML
+from bot.lang.kinds import SHELL, YAML
 from bot.model import Baseline, Outcome, Skipped
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule
@@ -22,24 +21,26 @@ if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
 
-def screen(source: SourceFile, wanted: Focus | None,
-           scripts: Scripts | None) -> tuple[Outcome | None, bytes | None]:
+def screen(source: SourceFile, focus: Focus | None) -> tuple[Outcome | None, bytes | None]:
     """What the file's bytes tell before any parse: (its outcome, None) when that is all, (None, None)
-    when it waits for `scripts`, (the outcome so far, the bytes) when it must be checked."""
+    when it waits for the scripts (`focus.scripts`), (the outcome so far, the bytes) when it must be checked.
+
+    The paths the focus looked for on disk (scripts the listing lacks) join the outcome's `looked_up`.
+    """
     outcome = Outcome(source.path)
     data = read_source(source, outcome.skipped)
     if data is None:
         return outcome, None
-    focus = replace(wanted, scripts=scripts) if wanted is not None else None
-    outcome.holds_token = focus is None or focus.holds(data) or settled_unsure(source.kind, data, focus)
+    outcome.holds_token = focus is None or focus.holds(data, shell=source.kind == SHELL)
     if not outcome.holds_token:
         assert focus is not None
         if not may_call_script(source.kind, data):
             return outcome, None
-        if scripts is None:
+        if focus.scripts is None:
             return None, None
         outcome.by_callees = True
-        if not may_run_hot(data, source.path, scripts, whole=True):
+        if not may_run_hot(data, source.path, focus.scripts, whole=True, looked=focus.looked):
+            outcome.looked_up = tuple(focus.looked)
             return outcome, None
     return outcome, data
 
@@ -50,10 +51,10 @@ def scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
               baseline: Baseline | None = None, scripts: Scripts | None = None) -> Outcome | None:
     """One file's outcome. A file whose worth depends on the scripts it may run is left for later
     (None) until `scripts`, the listed scripts and which of them hold a token, are known."""
-    outcome, data = screen(source, wanted, scripts)
+    focus = replace(wanted, scripts=scripts, looked=[]) if wanted is not None else None
+    outcome, data = screen(source, focus)
     if outcome is None or data is None:
         return outcome
-    focus = replace(wanted, scripts=scripts) if wanted is not None else None
     file_rules = rules_for(source.path, rules)
     if source.kind == YAML and any(source.path.startswith(d + "/") for d in config_dirs):
         # an app's own config tree is the schema launches override: values are fixed there, keys not added
@@ -67,6 +68,7 @@ def scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
             outcome.error = replace(outcome.error, rules=tuple(r.id for r in file_rules if _may_match(r, data)))
             return outcome
         outcome.result = result
+        outcome.looked_up = tuple(focus.looked) if focus is not None else ()
         if result.unreadable:
             outcome.skipped.append(Skipped(source.path, result.unreadable))
     return outcome
@@ -126,7 +128,7 @@ class Checker:
             yield from self._pool.map(partial(_worker_scan, scripts=scripts), files, chunksize=chunk)
             return
         # callers: most are told by their bytes here, the few that need a parse go to the workers
-        told = [screen(source, wanted, scripts) for source in files]
+        told = [screen(source, replace(wanted, scripts=scripts, looked=[]) if wanted else None) for source in files]
         checked = self._pool.map(partial(_worker_scan, scripts=scripts),
                                  [source for source, (_, data) in zip(files, told) if data is not None])
         for outcome, data in told:

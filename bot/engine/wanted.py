@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.discover import SourceFile, read_source
 from bot.lang.focus import Focus, Scripts
-from bot.lang.kinds import SHELL, WORKFLOW
+from bot.lang.kinds import SHELL
 from bot.model import Outcome
 from bot.rules.model import Rule
 from bot.rules.settled import SettledLiterals
@@ -26,14 +26,6 @@ def focus_for(rules: list[Rule]) -> Focus | None:
     return Focus(tuple(tokens), settle=SettledLiterals(rules)) if tokens is not None else None
 
 
-def settled_unsure(kind: str, data: bytes, focus: Focus) -> bool:
-    """Whether a file whose tokens are all settled is read all the same (Focus.unsure): a script that does
-    not parse, or a workflow, whose shell is told from its YAML by a parse."""
-    if kind == SHELL:
-        return focus.unsure(data)
-    return kind == WORKFLOW and focus.mentions(data)
-
-
 def scripts_of(listed: list[SourceFile], outcomes: dict[str, Outcome], wanted: Focus | None) -> Scripts:
     """The listed `.sh` scripts and those that hold a token or could not be read (bot.lang.focus).
 
@@ -44,7 +36,7 @@ def scripts_of(listed: list[SourceFile], outcomes: dict[str, Outcome], wanted: F
         if outcome is not None:
             return outcome.holds_token or bool(outcome.skipped) or outcome.error is not None
         data = read_source(source, [])
-        return data is None or wanted is None or wanted.holds(data) or settled_unsure(source.kind, data, wanted)
+        return data is None or wanted is None or wanted.holds(data)
 
     paths = [s for s in listed if s.kind == SHELL and s.path.endswith(".sh")]
     root = str(listed[0].root) if listed else None
@@ -60,4 +52,4 @@ def _inputs(outcome: Outcome | None) -> tuple[str, ...] | None:
     return outcome.result.inputs
 
 
-__all__ = ["focus_for", "prefilter_tokens", "scripts_of", "settled_unsure"]
+__all__ = ["focus_for", "prefilter_tokens", "scripts_of"]

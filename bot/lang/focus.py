@@ -34,6 +34,7 @@ _WORD_START = frozenset(b" \t\r\n;|&<>(`=")
 _EXPANDED = frozenset(b"$`}){*?[")  # expansions, globs: the name is made at run time
 _QUOTES = b"\"'\\"
 _GLOB = frozenset(b"*?[")
+GLOB = "\0glob"  # in `looked`: the answer rests on what a glob matched on disk
 # what may follow a literal value so that the word ends with it: a blank or operator, a line continuation
 # before a blank, or a quote closing the string followed by one of those (or the end of the text)
 _WORD_END = rb"(?:[ \t\n;|&)]|\\\n[ \t]|\Z)"
@@ -61,7 +62,7 @@ class Scripts:
     root: str | None = None
     inputs: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False, compare=False)
 
-    def may_be_hot(self, path: str, caller: bytes | None = None) -> bool:
+    def may_be_hot(self, path: str, caller: bytes | None = None, looked: list[str] | None = None) -> bool:
         """Whether the repository path may name a script that holds a token (for the `caller` text: one
         whose overrides read a variable the caller names; the shell analysis takes a caller's values
         only from assignments it writes)."""
@@ -70,16 +71,9 @@ class Scripts:
             return caller is None or told is None or any(name.encode() in caller for name in told)
         if path in self.listed or path.startswith("../") or path == "..":
             return False
+        if looked is not None:
+            looked.append(path)
         return self.root is None or os.path.isfile(os.path.join(self.root, *path.split("/")))
-
-    def may_name_hot(self, word: bytes) -> bool:
-        """Whether a word built at run time (`$DIR/train.sh`) may name a script that holds a token: only
-        when its file name is built too, or is the name of one (or of no listed script: an ignored one)."""
-        name = word.rpartition(b"/")[2]
-        if any(byte in _EXPANDED for byte in name):
-            return True
-        text = name.translate(None, _QUOTES).decode("utf-8", "surrogateescape")
-        return text in self._names(self.hot) or text not in self._names(self.listed)
 
     def matches(self, pattern: str) -> list[str]:
         """The repository paths a glob matches (in its directory on disk, as the shell expands it)."""
@@ -89,10 +83,6 @@ class Scripts:
         found = glob.glob(pattern, root_dir=self.root)
         return [posixpath.normpath(path.replace(os.sep, "/")) for path in found]
 
-    @staticmethod
-    @lru_cache(maxsize=8)
-    def _names(paths: frozenset[str]) -> frozenset[str]:
-        return frozenset(posixpath.basename(path) for path in paths)
 
 
 @dataclass(frozen=True)
@@ -102,44 +92,55 @@ class Focus:
     tokens: tuple[bytes, ...]
     scripts: Scripts | None = None
     settle: Settle | None = None
+    looked: list[str] = field(default_factory=list, compare=False, hash=False)  # see may_run_hot
 
-    def holds(self, text: bytes) -> bool:
-        """Whether the text holds a token (not settled): a callee's overrides can matter only then."""
-        return any(self._holds(token, text) for token in self.tokens)
+    def holds(self, text: bytes, shell: bool = True) -> bool:
+        """Whether the text holds a token that is not settled: a callee's overrides can matter only then.
+
+        Only shell text settles (`shell`): there a settled occurrence must also end its shell word in a
+        parse without errors, nested no deeper than the analysis follows (bot.lang.shell.word_ends).
+        """
+        spans: list[tuple[int, int]] = []
+        for token in self.tokens:
+            found = self._settled(token, text) if shell else (None if token in text else [])
+            if found is None:
+                return True
+            spans += found
+        if not spans:
+            return False
+        from bot.lang.shell.word_ends import end_words
+
+        return not end_words(text, spans)
 
     def mentions(self, text: bytes) -> bool:
         """Whether the text holds a token, settled or not."""
         return any(token in text for token in self.tokens)
 
-    def unsure(self, shell: bytes) -> bool:
-        """Whether shell text whose tokens are all settled is read all the same: where it does not parse,
-        what ends a word is not sure (and it is reported partly parsed, as any text with a token)."""
-        from bot.lang.shell.parse import parse_tree
-
-        return self.mentions(shell) and parse_tree(shell).root_node.has_error
-
-    def _holds(self, token: bytes, text: bytes) -> bool:
+    def _settled(self, token: bytes, text: bytes) -> list[tuple[int, int]] | None:
+        """The spans of the token's occurrences, each through its literal value, if all read as settled."""
         at = text.find(token)
         if at < 0:
-            return False
+            return []
         if self.settle is None or token not in self.settle.tokens:
-            return True
+            return None
         pattern = _settled_form(token)
+        spans = []
         while at >= 0:
             match = pattern.match(text, at)
             if match is None or not self.settle.settled(token, match.group(1).decode("ascii")):
-                return True
+                return None
+            spans.append((at, match.end()))
             at = text.find(token, at + 1)
-        return False
+        return spans
 
     def wanted(self, text: bytes, path: str) -> bool:
         """Whether shell text of the file `path` holds a token or may run a script that does (any
         script while they are not known)."""
-        if self.holds(text) or self.unsure(text):
+        if self.holds(text):
             return True
         if not may_call(text):
             return False
-        return self.scripts is None or may_run_hot(text, path, self.scripts)
+        return self.scripts is None or may_run_hot(text, path, self.scripts, looked=self.looked)
 
 
 @lru_cache(maxsize=64)
@@ -157,11 +158,14 @@ def may_call_script(kind: str, data: bytes) -> bool:
     return kind in SHELL_FAMILY and may_call(data)
 
 
-def may_run_hot(data: bytes, caller: str, scripts: Scripts, whole: bool = False) -> bool:
+def may_run_hot(data: bytes, caller: str, scripts: Scripts, whole: bool = False,
+                looked: list[str] | None = None) -> bool:
     """Whether shell text of the file `caller` may run a script that holds a token, or one it cannot tell.
 
     `whole`: the text is the caller's whole file (every value it can hand over is written in it), so a
-    script it runs matters only when the caller names a variable the script reads.
+    script it runs matters only when the caller names a variable the script reads. `looked` collects
+    what the answer rests on besides the listed scripts: each path looked for on disk, and GLOB when a
+    glob was expanded there (the answer then rests on every file the glob could match).
     """
     for match in _DOT_SH.finditer(data):
         start = match.start()
@@ -175,9 +179,7 @@ def may_run_hot(data: bytes, caller: str, scripts: Scripts, whole: bool = False)
             run_time.discard(ord("["))  # `[` without its `]` is a letter (a doc's `[run.sh](...)`)
         written = word.translate(None, _QUOTES).decode("utf-8", "surrogateescape")
         if run_time - _GLOB:
-            if scripts.may_name_hot(word):
-                return True
-            continue
+            return True  # a name made at run time (`$DIR/train.sh`): it may name any script, an ignored one too
         if posixpath.basename(written) == ".sh":
             if _stripped_suffix(data, start):
                 continue
@@ -190,7 +192,9 @@ def may_run_hot(data: bytes, caller: str, scripts: Scripts, whole: bool = False)
             if scripts.root is None:
                 return True
             paths = {hit for path in paths for hit in scripts.matches(path)} or paths
-        if any(scripts.may_be_hot(path, data if whole else None) for path in paths):
+            if looked is not None:
+                looked.append(GLOB)
+        if any(scripts.may_be_hot(path, data if whole else None, looked) for path in paths):
             return True
     return False
 
