@@ -196,6 +196,12 @@ def test_a_token_of_a_rule_that_adds_keys_is_held_whatever_its_value() -> None:
     # the word goes on: a blank inside quotes, a string glued on, a quote left open (no clean parse)
     ('"x.use_mbridge=True False"', True), ("x.use_mbridge=True' 'False", True), ('"x.use_mbridge=True', True),
     ("cat <<EOF\nx.use_mbridge=True\nEOF", True), ('# "x.use_mbridge=True False"', True),
+    # a packed string of overrides is split into words where every use of it is a bare argument
+    ('E="x.use_mbridge=True \\\n  y=1"\npython3 -m a $E\npython3 -m b ${E} z=2', False),
+    ('E="x.use_mbridge=True y=1"\npython3 -m a "$E"', True), ('E="x.use_mbridge=True y=1"\nX=$E\nrun "$X"', True),
+    ('E="x.use_mbridge=True y=1"\nC="$E"\nD=${C}\nrun $D $C', False), ('E="a="[1]" x.use_mbridge=True y"\nrun $E', False), ('E="x.use_mbridge=True y=1"\nC="-$E"', True),
+    ('E="x.use_mbridge=True y=1"\nexport E\npython3 -m a $E', True), ('E="x.use_mbridge=True y=1" bash t.sh', True),
+    ('E="x.use_mbridge=True y=1"\nIFS=,\npython3 -m a $E', True), ('E="x.use_mbridge=True\\\ny=1"\nrun $E', True),
 ])
 def test_a_token_written_with_a_value_every_rule_accepts_is_not_held(written: str, held: bool) -> None:
     from bot.engine.wanted import focus_for
