@@ -199,7 +199,8 @@ def test_a_token_of_a_rule_that_adds_keys_is_held_whatever_its_value() -> None:
     # a packed string of overrides is split into words where every use of it is a bare argument
     ('E="x.use_mbridge=True \\\n  y=1"\npython3 -m a $E\npython3 -m b ${E} z=2', False),
     ('E="x.use_mbridge=True y=1"\npython3 -m a "$E"', True), ('E="x.use_mbridge=True y=1"\nX=$E\nrun "$X"', True),
-    ('E="x.use_mbridge=True y=1"\nC="$E"\nD=${C}\nrun $D $C', False), ('E="a="[1]" x.use_mbridge=True y"\nrun $E', False), ('E="x.use_mbridge=True y=1"\nC="-$E"', True),
+    ('E="x.use_mbridge=True y=1"\nC="$E"\nD=${C}\nrun $D $C', False), ('E="x.use_mbridge=True y=1"\nC="-$E"', True),
+    ('E="a="[1]" x.use_mbridge=True y"\nrun $E', False),
     ('E="x.use_mbridge=True y=1"\nexport E\npython3 -m a $E', True), ('E="x.use_mbridge=True y=1" bash t.sh', True),
     ('E="x.use_mbridge=True y=1"\nIFS=,\npython3 -m a $E', True), ('E="x.use_mbridge=True\\\ny=1"\nrun $E', True),
 ])
