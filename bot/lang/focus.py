@@ -1,20 +1,24 @@
-"""Which parts of a file can hold anything for the rules, told by their bytes before any parse.
+"""Which parts of a file can hold anything for the rules, told by their bytes (and, for shell that
+looks settled, tree-sitter's tree) before any analysis.
 
-A text is worth reading when it holds one of the enabled rules' literal tokens. Shell without them
-can still matter in one way only: it runs a repository script whose overrides read a value from the
-environment, and hands that value over (`USE_X=False bash run_x.sh`). The callee then holds the rule's
-key (a rule key is literal text in the override that sets it, or in the value the callee assigns).
-The shell runs a repository script only through a word ending in `.sh`, resolved against the
-repository root or the caller's directory (bot.lang.shell.calls.resolve). So such a caller is read
-unless every such word it writes is a plain path to a listed script that holds no token: a word
-built from an expansion, quoted in a way this scan does not follow, or naming a script the listing
-lacks (an ignored or generated one) gets it read. Everything else is quiet without a parse.
+A text is worth reading when it holds one of the enabled rules' literal tokens, not settled. A token
+written `TOKEN=LITERAL` is settled when the rules say that value is fine for every key it can end
+(`Settle`, from bot.rules.settled) and the literal is the whole value of its shell word
+(bot.lang.shell.word_ends): after a migration most occurrences read so, and shell holding only such
+occurrences can be no finding. Only shell text settles; other kinds are read when they mention a token.
 
-A token written `TOKEN=LITERAL`, ending the shell word there, counts as absent when the rules say that
-value is fine for every key it can end (`Settle`, from bot.rules.settled): after a migration most
-occurrences read so, and a file holding only such occurrences can be no finding.
+Shell without an unsettled token can still matter in one way only: it runs a repository script whose
+overrides read a value from the environment, and hands that value over (`USE_X=False bash run_x.sh`).
+The callee then holds the rule's key (a rule key is literal text in the override that sets it, or in
+the value the callee assigns), and the caller writes the variable's name (the analysis takes a caller's
+values only from assignments it writes). The shell runs a repository script only through a word ending
+in `.sh`, resolved against the repository root or the caller's directory (bot.lang.shell.calls.resolve).
+So such a caller is read when such a word may name a script that holds an unsettled token: a plain path
+to one, or to a file on disk the listing lacks (an ignored or generated one), a glob matching one on
+disk, a word built from an expansion, or one quoted in a way this scan does not follow; and, told the
+whole file, when it names a variable that script hands to a key with a token. Everything else is quiet
+without a parse.
 """
-
 from __future__ import annotations
 
 import glob

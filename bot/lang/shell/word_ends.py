@@ -2,8 +2,10 @@
 
 `x.key=True` ends its word when nothing the shell joins to it follows: the word node ends there, or
 the quoted string holding it closes right after and ends the word. A quote opened earlier, a blank
-inside quotes, or a string glued on after all make the value longer. A comment counts as words only
-when no quote precedes the text in it (readers of commented-out launches split it as shell would).
+inside quotes, or a string glued on after all make the value longer, except in a string of several
+overrides whose variable is only ever a bare argument (word splitting cuts it at blanks). A comment
+counts as words only when no quote precedes the text in it (readers of commented-out launches split it
+as shell would). An expansion glued before the key is taken as part of the key.
 """
 
 from __future__ import annotations
