@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING
 
 from bot.discover import SourceFile, read_source
 from bot.engine.check import check_file, rules_for
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
-from bot.lang.focus import Focus, Scripts, may_call_script, may_run_hot
+from bot.lang.focus import Calls, Focus, Scripts, may_call_script, may_run_hot, script_calls
 from bot.lang.kinds import SHELL, YAML
 from bot.model import Baseline, Outcome, Skipped
 from bot.rules.evaluate import LaunchFacts
@@ -21,9 +21,19 @@ if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
 
-def screen(source: SourceFile, focus: Focus | None) -> tuple[Outcome | None, bytes | None]:
-    """What the file's bytes tell before any parse: (its outcome, None) when that is all, (None, None)
-    when it waits for the scripts (`focus.scripts`), (the outcome so far, the bytes) when it must be checked.
+@dataclass
+class Waiting:
+    """A caller screened before the scripts that hold a token are known: its `outcome` should none of
+    the scripts its `calls` name hold one (Checker.settle)."""
+
+    outcome: Outcome
+    calls: Calls
+
+
+def screen(source: SourceFile, focus: Focus | None) -> tuple[Outcome | Waiting | None, bytes | None]:
+    """What the file's bytes tell before any parse: (its outcome, None) when that is all, (a Waiting,
+    None) or (None, None) without the listing when it waits for the scripts (`focus.scripts`), (the
+    outcome so far, the bytes) when it must be checked.
 
     The paths the focus looked for on disk (scripts the listing lacks) join the outcome's `looked_up`.
     """
@@ -36,9 +46,13 @@ def screen(source: SourceFile, focus: Focus | None) -> tuple[Outcome | None, byt
         assert focus is not None
         if not may_call_script(source.kind, data):
             return outcome, None
-        if focus.scripts is None:
-            return None, None
         outcome.by_callees = True
+        if focus.scripts is None:
+            if focus.listing is None:
+                return None, None
+            calls = script_calls(data, source.path, focus.listing)
+            outcome.looked_up = calls.looked
+            return Waiting(outcome, calls), None
         if not may_run_hot(data, source.path, focus.scripts, whole=True, looked=focus.looked):
             outcome.looked_up = tuple(focus.looked)
             return outcome, None
@@ -48,17 +62,17 @@ def screen(source: SourceFile, focus: Focus | None) -> tuple[Outcome | None, byt
 def scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None,
               config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS,
-              baseline: Baseline | None = None, scripts: Scripts | None = None) -> Outcome | None:
+              baseline: Baseline | None = None, scripts: Scripts | None = None) -> Outcome | Waiting | None:
     """One file's outcome. A file whose worth depends on the scripts it may run is left for later
-    (None) until `scripts`, the listed scripts and which of them hold a token, are known."""
+    (a Waiting, or None without the listing) until `scripts`, the listed scripts and which of them hold
+    a token, are known."""
     focus = replace(wanted, scripts=scripts, looked=[]) if wanted is not None else None
     outcome, data = screen(source, focus)
-    if outcome is None or data is None:
+    if outcome is None or data is None or isinstance(outcome, Waiting):
         return outcome
     file_rules = rules_for(source.path, rules)
     if source.kind == YAML and any(source.path.startswith(d + "/") for d in config_dirs):
-        # an app's own config tree is the schema launches override: values are fixed there, keys not added
-        file_rules = [replace(r, ensure=()) for r in file_rules if r.match_key or r.relation is not None]
+        file_rules = schema_rules(file_rules)
     if file_rules:
         work = partial(check_file, source.path, data, file_rules, facts, kind=source.kind, packages=packages,
                        root=source.root, baseline=baseline, focus=focus)
@@ -72,6 +86,17 @@ def scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
         if result.unreadable:
             outcome.skipped.append(Skipped(source.path, result.unreadable))
     return outcome
+
+
+def schema_rules(rules: list[Rule]) -> list[Rule]:
+    """The rules for an app's own config tree (its config directories), the schema launches override:
+    values are fixed there, keys not added."""
+    return [replace(r, ensure=()) for r in rules if r.match_key or r.relation is not None]
+
+
+def schema_differs(rules: list[Rule]) -> bool:
+    """Whether schema_rules reads differently from `rules`: if not, the config directories need not be known."""
+    return any(r.ensure or not (r.match_key or r.relation is not None) for r in rules)
 
 
 def _may_match(rule: Rule, data: bytes) -> bool:
@@ -90,7 +115,7 @@ def _worker_init(rules: list[Rule], wanted: Focus | None, packages: dict[str, st
     _WORKER = (rules, wanted, packages, config_dirs, seconds)
 
 
-def _worker_scan(source: SourceFile, scripts: Scripts | None = None) -> Outcome | None:
+def _worker_scan(source: SourceFile, scripts: Scripts | None = None) -> Outcome | Waiting | None:
     assert _WORKER is not None
     return scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3], _WORKER[4], scripts=scripts)
 
@@ -110,7 +135,7 @@ class Checker:
         self.jobs = jobs
         self._pool: ProcessPoolExecutor | None = None
 
-    def outcomes(self, files: list[SourceFile], scripts: Scripts | None = None) -> Iterator[Outcome | None]:
+    def outcomes(self, files: list[SourceFile], scripts: Scripts | None = None) -> Iterator[Outcome | Waiting | None]:
         rules, wanted, packages, config_dirs, seconds = self.setup
         if self.jobs <= 1 or self.facts is not None or (self._pool is None and len(files) < PARALLEL_FROM):
             for source in files:
@@ -123,16 +148,18 @@ class Checker:
             context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_worker_init,
                                              initargs=self.setup)
-        if scripts is None:
-            chunk = max(1, min(32, len(files) // (self.jobs * 16)))  # small: a few files hold most of the work
-            yield from self._pool.map(partial(_worker_scan, scripts=scripts), files, chunksize=chunk)
-            return
-        # callers: most are told by their bytes here, the few that need a parse go to the workers
-        told = [screen(source, replace(wanted, scripts=scripts, looked=[]) if wanted else None) for source in files]
-        checked = self._pool.map(partial(_worker_scan, scripts=scripts),
-                                 [source for source, (_, data) in zip(files, told) if data is not None])
-        for outcome, data in told:
-            yield next(checked) if data is not None else outcome
+        chunk = 1 if scripts is not None else max(1, min(32, len(files) // (self.jobs * 16)))  # a few hold most work
+        yield from self._pool.map(partial(_worker_scan, scripts=scripts), files, chunksize=chunk)
+
+    def settle(self, waiting: list[tuple[SourceFile, Waiting | None]], scripts: Scripts) -> Iterator[Outcome]:
+        """The outcomes of callers once the scripts that hold a token are known: one whose words name none
+        of them has the outcome its screen gave; the others are checked (and screened again, whole)."""
+        told = [w.outcome if w is not None and not w.calls.run_hot(scripts) else None for _, w in waiting]
+        checked = self.outcomes([source for (source, _), outcome in zip(waiting, told) if outcome is None], scripts)
+        for outcome in told:
+            found = outcome if outcome is not None else next(checked)
+            assert isinstance(found, Outcome)
+            yield found
 
     def __enter__(self) -> Checker:
         return self
@@ -142,4 +169,4 @@ class Checker:
             self._pool.shutdown()
 
 
-__all__ = ["Checker", "scan_one"]
+__all__ = ["Checker", "Waiting", "scan_one", "schema_differs", "schema_rules"]

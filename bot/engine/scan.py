@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Protocol
 
 from bot.discover import SourceFile, head_commit, sources
-from bot.engine.checker import Checker, scan_one
+from bot.engine.checker import Checker, Waiting, scan_one, schema_differs
 from bot.engine.isolation import DEFAULT_SECONDS
 from bot.engine.silence import default_baseline
-from bot.engine.wanted import focus_for, scripts_of
+from bot.engine.wanted import focus_for, listing_of, scripts_of
 from bot.errors import UserError
 from bot.lang.focus import Focus, Scripts
 from bot.lang.kinds import PYTHON, YAML
@@ -73,8 +73,11 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     todo = files if reuse is None else reuse.plan(root, files, listed, sorted(report.reads))
     held = report.baseline.paths() if report.baseline is not None else set()
     config_dirs: tuple[str, ...] = ()
-    if any(s.kind == YAML for s in todo) or any(s.kind == YAML and s.path in held for s in files):
+    yaml_checked = any(s.kind == YAML for s in todo) or any(s.kind == YAML and s.path in held for s in files)
+    if yaml_checked and schema_differs(enabled):
         config_dirs = app_config_dirs([s for s in listed if s.kind == PYTHON])
+    if wanted is not None:
+        wanted = replace(wanted, listing=listing_of(listed))
     with Checker(enabled, wanted, facts, packages, config_dirs, jobs, seconds) as checker:
         outcomes, scripts = _check(files, listed, todo, reuse, checker, wanted)
     for source in files:
@@ -86,7 +89,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
             known = scripts if scripts is not None else scripts_of(listed, outcomes, wanted)  # a cached caller
             again = scan_one(source, enabled, wanted, facts, packages, config_dirs, seconds, report.baseline,
                               known)
-            assert again is not None
+            assert isinstance(again, Outcome)
             outcome = again
         _add_outcome(report, outcome, source.kind)
     if reuse is not None:
@@ -103,19 +106,20 @@ def _check(files: list[SourceFile], listed: list[SourceFile], todo: list[SourceF
     hold a token are checked once those are known."""
     checked = checker.outcomes(todo)
     outcomes: dict[str, Outcome] = {}
-    later: list[SourceFile] = []
+    later: list[tuple[SourceFile, Waiting | None]] = []
     for source in files:
         found = reuse.hit(source.path) if reuse is not None else None
         if found is None:
-            found = next(checked)
-            if found is None:
-                later.append(source)
+            checked_now = next(checked)
+            if not isinstance(checked_now, Outcome):
+                later.append((source, checked_now))
                 continue
+            found = checked_now
         outcomes[source.path] = found
     scripts = scripts_of(listed, outcomes, wanted) if later else None
-    for source, found in zip(later, checker.outcomes(later, scripts), strict=True):
-        assert found is not None
-        outcomes[source.path] = found
+    if scripts is not None:
+        for (source, _), outcome in zip(later, checker.settle(later, scripts), strict=True):
+            outcomes[source.path] = outcome
     return outcomes, scripts
 
 

@@ -38,11 +38,23 @@ def scripts_of(listed: list[SourceFile], outcomes: dict[str, Outcome], wanted: F
         data = read_source(source, [])
         return data is None or wanted is None or wanted.holds(data)
 
-    paths = [s for s in listed if s.kind == SHELL and s.path.endswith(".sh")]
-    root = str(listed[0].root) if listed else None
+    paths = _scripts(listed)
     hot_paths = frozenset(s.path for s in paths if hot(s))
     inputs = {path: frozenset(told) for path in hot_paths if (told := _inputs(outcomes.get(path))) is not None}
-    return Scripts(frozenset(s.path for s in paths), hot_paths, root, inputs)
+    return Scripts(frozenset(s.path for s in paths), hot_paths, _root(listed), inputs)
+
+
+def listing_of(listed: list[SourceFile]) -> Scripts:
+    """The listed scripts, before which of them hold a token is known (Focus.listing)."""
+    return Scripts(frozenset(s.path for s in _scripts(listed)), frozenset(), _root(listed))
+
+
+def _scripts(listed: list[SourceFile]) -> list[SourceFile]:
+    return [s for s in listed if s.kind == SHELL and s.path.endswith(".sh")]
+
+
+def _root(listed: list[SourceFile]) -> str | None:
+    return str(listed[0].root) if listed else None
 
 
 def _inputs(outcome: Outcome | None) -> tuple[str, ...] | None:
@@ -52,4 +64,4 @@ def _inputs(outcome: Outcome | None) -> tuple[str, ...] | None:
     return outcome.result.inputs
 
 
-__all__ = ["focus_for", "prefilter_tokens", "scripts_of"]
+__all__ = ["focus_for", "listing_of", "prefilter_tokens", "scripts_of"]

@@ -66,17 +66,16 @@ class Scripts:
     root: str | None = None
     inputs: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False, compare=False)
 
-    def may_be_hot(self, path: str, caller: bytes | None = None, looked: list[str] | None = None) -> bool:
-        """Whether the repository path may name a script that holds a token (for the `caller` text: one
-        whose overrides read a variable the caller names; the shell analysis takes a caller's values
-        only from assignments it writes)."""
-        if path in self.hot:
-            told = self.inputs.get(path)
-            return caller is None or told is None or any(name.encode() in caller for name in told)
-        if path in self.listed or path.startswith("../") or path == "..":
+    def feeds(self, path: str, caller: bytes | None = None) -> bool:
+        """Whether the listed script holds a token and (for the `caller` text) reads a variable the caller
+        names: the shell analysis takes a caller's values only from assignments it writes."""
+        if path not in self.hot:
             return False
-        if looked is not None:
-            looked.append(path)
+        told = self.inputs.get(path)
+        return caller is None or told is None or any(name.encode() in caller for name in told)
+
+    def on_disk(self, path: str) -> bool:
+        """Whether a repository path the listing lacks may be a script (an ignored one, say)."""
         return self.root is None or os.path.isfile(os.path.join(self.root, *path.split("/")))
 
     def matches(self, pattern: str) -> list[str]:
@@ -88,14 +87,31 @@ class Scripts:
         return [posixpath.normpath(path.replace(os.sep, "/")) for path in found]
 
 
+@dataclass(frozen=True)
+class Calls:
+    """The scripts a caller's `.sh` words may name, told before which scripts hold a token is known."""
+
+    named: frozenset[str] = frozenset()  # listed scripts it may run
+    unknown: bool = False  # it may run a script no listing tells: a name made at run time, an unlisted file
+    looked: tuple[str, ...] = ()  # what the answer rests on besides the listing (see may_run_hot)
+
+    def run_hot(self, scripts: Scripts, caller: bytes | None = None) -> bool:
+        """Whether one of them may hold a token (and, told the `caller`'s whole text, be handed a value)."""
+        return self.unknown or any(scripts.feeds(path, caller) for path in self.named)
+
 
 @dataclass(frozen=True)
 class Focus:
-    """The rules' literal tokens, and the listed scripts (None: not known yet)."""
+    """The rules' literal tokens, and the listed scripts (None: not known yet).
+
+    `listing`: the listed scripts before which of them hold a token is known (its `hot` is empty), so
+    that a caller's `.sh` words can be told (script_calls) while the scripts are being read.
+    """
 
     tokens: tuple[bytes, ...]
     scripts: Scripts | None = None
     settle: Settle | None = None
+    listing: Scripts | None = None
     looked: list[str] = field(default_factory=list, compare=False, hash=False)  # see may_run_hot
 
     def holds(self, text: bytes, shell: bool = True) -> bool:
@@ -171,36 +187,51 @@ def may_run_hot(data: bytes, caller: str, scripts: Scripts, whole: bool = False,
     what the answer rests on besides the listed scripts: each path looked for on disk, and GLOB when a
     glob was expanded there (the answer then rests on every file the glob could match).
     """
+    calls = script_calls(data, caller, scripts)
+    if looked is not None:
+        looked.extend(calls.looked)
+    return calls.run_hot(scripts, data if whole else None)
+
+
+def script_calls(data: bytes, caller: str, scripts: Scripts) -> Calls:
+    """The scripts the shell text of the file `caller` may run, of `scripts.listed` (its `hot` is not read)."""
+    named: set[str] = set()
+    looked: list[str] = []
     for match in _DOT_SH.finditer(data):
         start = match.start()
         while start > 0 and data[start - 1] not in _WORD_START:
             start -= 1
         word = data[start : match.end()]
         if any(word.count(bytes([quote])) % 2 for quote in b"\"'"):
-            return True  # a quote opened before a blank: the word began earlier than this scan sees
+            return Calls(unknown=True, looked=tuple(looked))  # a quote opened before a blank: the word began earlier
         run_time = {byte for byte in word if byte in _EXPANDED}
         if ord("[") in run_time and b"]" not in word[word.index(b"[") :]:
             run_time.discard(ord("["))  # `[` without its `]` is a letter (a doc's `[run.sh](...)`)
         written = word.translate(None, _QUOTES).decode("utf-8", "surrogateescape")
         if run_time - _GLOB:
-            return True  # a name made at run time (`$DIR/train.sh`): it may name any script, an ignored one too
+            # a name made at run time (`$DIR/train.sh`): it may name any script, an ignored one too
+            return Calls(unknown=True, looked=tuple(looked))
         if posixpath.basename(written) == ".sh":
             if _stripped_suffix(data, start):
                 continue
-            return True  # a bare suffix (`EXT=.sh`): a name is put together with it somewhere
+            return Calls(unknown=True, looked=tuple(looked))  # a bare suffix (`EXT=.sh`): names are made with it
         if written.startswith(("/", "~")):
             continue  # a machine's path, never a repository script (resolve() takes none)
         beside = posixpath.join(posixpath.dirname(caller), written)
         paths = {posixpath.normpath(written), posixpath.normpath(beside)}
         if run_time:  # a glob: the scripts it matches where the shell looks
             if scripts.root is None:
-                return True
+                return Calls(unknown=True, looked=tuple(looked))
             paths = {hit for path in paths for hit in scripts.matches(path)} or paths
-            if looked is not None:
-                looked.append(GLOB)
-        if any(scripts.may_be_hot(path, data if whole else None, looked) for path in paths):
-            return True
-    return False
+            looked.append(GLOB)
+        for path in paths:
+            if path in scripts.listed:
+                named.add(path)
+            elif not (path.startswith("../") or path == ".."):
+                looked.append(path)
+                if scripts.on_disk(path):
+                    return Calls(unknown=True, looked=tuple(looked))
+    return Calls(frozenset(named), False, tuple(looked))
 
 
 def _stripped_suffix(data: bytes, start: int) -> bool:
@@ -209,4 +240,4 @@ def _stripped_suffix(data: bytes, start: int) -> bool:
     return re.match(rb"\s*basename\s", re.split(rb"[;|&(`]", before)[-1]) is not None
 
 
-__all__ = ["Focus", "Scripts", "Settle", "may_call", "may_call_script", "may_run_hot"]
+__all__ = ["Calls", "Focus", "Scripts", "Settle", "may_call", "may_call_script", "may_run_hot", "script_calls"]

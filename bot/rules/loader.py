@@ -32,13 +32,16 @@ def _load_yaml(path: Path) -> Any:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+    from bot.lang.yaml.fast import safe_documents
+
     yaml = YAML(typ="safe", pure=True)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot read rule file: {exc}") from None
     try:
-        return yaml.load(text)
+        documents = list(safe_documents(text))
+        return documents[0] if len(documents) == 1 else yaml.load(text)  # none or several: ruamel's verdict
     except MarkedYAMLError as exc:
         mark = exc.problem_mark
         place = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"

@@ -16,7 +16,9 @@ ruamel's on varied and mutated documents.
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -148,3 +150,24 @@ def _anchor(text: str, index: int) -> str | None:
 def empty(node: Any) -> bool:
     """An empty plain scalar, whose marks are libyaml's, not ruamel's (see the module docstring)."""
     return node.id == "scalar" and node.value == "" and node.style is None
+
+
+def safe_documents(text: str) -> Iterator[Any]:
+    """Each document as ruamel.yaml's safe loader constructs it, in turn, composed by libyaml where it can
+    vouch. Raises what ruamel's loader raises: when the constructor refuses a document, ruamel reads the
+    text itself from there, for its own verdict and message.
+    """
+    from ruamel.yaml import YAML
+
+    roots = compose_all(text)
+    if roots is None:
+        yield from YAML(typ="safe", pure=True).load_all(text)
+        return
+    constructor = YAML(typ="safe", pure=True).constructor
+    for number, root in enumerate(roots):
+        try:
+            document = constructor.construct_document(root)
+        except Exception:
+            yield from itertools.islice(YAML(typ="safe", pure=True).load_all(text), number, None)
+            return
+        yield document

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,30 +117,17 @@ class _Configs:
 
 
 def _defaults(data: bytes) -> Any:
+    from bot.lang.yaml.fast import safe_documents
+
     if b"defaults" not in data:
         return None
     try:
-        for doc in _safe_documents(data.decode("utf-8")):
+        for doc in safe_documents(data.decode("utf-8")):
             if isinstance(doc, dict) and "defaults" in doc:
                 return doc["defaults"]
     except Exception:  # a broken file has no defaults list we can trust
         return None
     return None
-
-
-def _safe_documents(text: str) -> Iterator[Any]:
-    """The documents as ruamel.yaml's safe loader reads them, composed by libyaml where it can vouch."""
-    from ruamel.yaml import YAML
-
-    from bot.lang.yaml.fast import compose_all
-
-    roots = compose_all(text)
-    if roots is None:
-        yield from YAML(typ="safe", pure=True).load_all(text)
-        return
-    constructor = YAML(typ="safe", pure=True).constructor
-    for root in roots:
-        yield constructor.construct_document(root)
 
 
 def yaml_packages(root: Path, paths: list[str], read: set[str] | None = None) -> dict[str, str]:
