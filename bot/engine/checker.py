@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING
 
 from bot.discover import SourceFile, read_source
 from bot.engine.check import check_file, rules_for
+from bot.engine.forks import Forks, can_fork
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.lang.focus import Calls, Focus, Scripts, may_call_script, may_run_hot, script_calls
 from bot.lang.kinds import SHELL, YAML
 from bot.model import Baseline, Outcome, Skipped
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule
-
-if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
 
 
 @dataclass
@@ -105,14 +101,8 @@ def _may_match(rule: Rule, data: bytes) -> bool:
     return tokens is None or any(t in data for t in tokens)
 
 
-PARALLEL_FROM = 400  # files; below this, worker start-up and imports outweigh the second core
+PARALLEL_FROM = 400  # files; below this, starting workers outweighs the second core
 _WORKER: tuple[list[Rule], Focus | None, dict[str, str] | None, tuple[str, ...], float | None] | None = None
-
-
-def _worker_init(rules: list[Rule], wanted: Focus | None, packages: dict[str, str] | None,
-                 config_dirs: tuple[str, ...], seconds: float | None) -> None:
-    global _WORKER
-    _WORKER = (rules, wanted, packages, config_dirs, seconds)
 
 
 def _worker_scan(source: SourceFile, scripts: Scripts | None = None) -> Outcome | Waiting | None:
@@ -121,10 +111,9 @@ def _worker_scan(source: SourceFile, scripts: Scripts | None = None) -> Outcome 
 
 
 class Checker:
-    """Checks files, in order; with jobs > 1 in worker processes (each parses with its own tree-sitter),
-    started once for every batch of the scan.
-
-    A few files (what a warm cache leaves) are checked here: starting workers would cost more.
+    """Checks files, in order; with jobs > 1 in worker processes forked once for every batch of the scan
+    (bot.engine.forks; each parses with its own tree-sitter). Where the platform cannot fork, and for a
+    few files (what a warm cache leaves), files are checked here.
     """
 
     def __init__(self, rules: list[Rule], wanted: Focus | None, facts: LaunchFacts | None,
@@ -133,23 +122,21 @@ class Checker:
         self.setup = (rules, wanted, packages, config_dirs, seconds)
         self.facts = facts
         self.jobs = jobs
-        self._pool: ProcessPoolExecutor | None = None
+        self._forks: Forks | None = None
 
     def outcomes(self, files: list[SourceFile], scripts: Scripts | None = None) -> Iterator[Outcome | Waiting | None]:
         rules, wanted, packages, config_dirs, seconds = self.setup
-        if self.jobs <= 1 or self.facts is not None or (self._pool is None and len(files) < PARALLEL_FROM):
+        if self._forks is None and (self.jobs <= 1 or self.facts is not None or len(files) < PARALLEL_FROM
+                                    or not can_fork()):
             for source in files:
                 yield scan_one(source, rules, wanted, self.facts, packages, config_dirs, seconds, scripts=scripts)
             return
-        if self._pool is None:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_worker_init,
-                                             initargs=self.setup)
+        if self._forks is None:
+            global _WORKER
+            _WORKER = self.setup  # what the forked workers inherit
+            self._forks = Forks(self.jobs)
         chunk = 1 if scripts is not None else max(1, min(32, len(files) // (self.jobs * 16)))  # a few hold most work
-        yield from self._pool.map(partial(_worker_scan, scripts=scripts), files, chunksize=chunk)
+        yield from self._forks.map(_worker_scan, files, chunk, scripts=scripts)
 
     def settle(self, waiting: list[tuple[SourceFile, Waiting | None]], scripts: Scripts) -> Iterator[Outcome]:
         """The outcomes of callers once the scripts that hold a token are known: one whose words name none
@@ -165,8 +152,8 @@ class Checker:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
+        if self._forks is not None:
+            self._forks.close()
 
 
 __all__ = ["Checker", "Waiting", "scan_one", "schema_differs", "schema_rules"]

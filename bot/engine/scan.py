@@ -116,7 +116,8 @@ def _check(files: list[SourceFile], listed: list[SourceFile], todo: list[SourceF
                 continue
             found = checked_now
         outcomes[source.path] = found
-    scripts = scripts_of(listed, outcomes, wanted) if later else None
+    screened = {source.path: waiting.outcome for source, waiting in later if waiting is not None}  # no token
+    scripts = scripts_of(listed, {**outcomes, **screened}, wanted) if later else None
     if scripts is not None:
         for (source, _), outcome in zip(later, checker.settle(later, scripts), strict=True):
             outcomes[source.path] = outcome

@@ -1,0 +1,83 @@
+"""The forked workers a scan runs on (bot.engine.forks): answers in order, large messages, failures."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from bot.engine.forks import Forks, can_fork
+
+pytestmark = pytest.mark.skipif(not can_fork(), reason="this platform cannot fork")
+
+
+def square_and_pid(number: int, add: int = 0) -> tuple[int, int]:
+    return number * number + add, os.getpid()
+
+
+def echo_large(data: bytes) -> bytes:
+    return data * 3  # an answer well beyond a pipe's buffer
+
+
+def refuse_seven(number: int) -> int:
+    if number == 7:
+        raise ValueError("seven is refused")
+    return number
+
+
+def die_on_three(number: int) -> int:
+    if number == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return number
+
+
+def test_answers_come_in_order_from_every_worker() -> None:
+    with Forks(2) as forks:
+        answers = list(forks.map(square_and_pid, list(range(200)), 3, add=1))
+    assert [value for value, _ in answers] == [n * n + 1 for n in range(200)]
+    workers = {pid for _, pid in answers}
+    assert os.getpid() not in workers
+    assert len(workers) == 2
+
+
+def test_the_same_workers_serve_one_map_after_another() -> None:
+    with Forks(2) as forks:
+        first = {pid for _, pid in forks.map(square_and_pid, list(range(50)))}
+        second = {pid for _, pid in forks.map(square_and_pid, list(range(50)))}
+    assert second <= first
+
+
+def test_messages_larger_than_a_pipe_buffer_do_not_block() -> None:
+    items = [bytes([n]) * 300_000 for n in range(12)]
+    with Forks(2) as forks:
+        answers = list(forks.map(echo_large, items, 2))
+    assert answers == [item * 3 for item in items]
+
+
+def test_a_function_that_raises_stops_the_map_naming_the_item() -> None:
+    with Forks(2) as forks, pytest.raises(RuntimeError, match=r"failed on 7:[\s\S]*seven is refused"):
+        list(forks.map(refuse_seven, list(range(20))))
+
+
+def test_a_worker_that_dies_stops_the_map_naming_the_item() -> None:
+    with Forks(2) as forks, pytest.raises(RuntimeError, match=r"ended \(signal 9\) while given: 3"):
+        list(forks.map(die_on_three, list(range(10))))
+
+
+def test_closing_leaves_no_process_behind() -> None:
+    forks = Forks(2)
+    pids = [worker.pid for worker in forks.workers]
+    list(forks.map(square_and_pid, list(range(10))))
+    forks.close()
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_an_abandoned_map_is_stopped_on_close() -> None:
+    forks = Forks(2)
+    answers = forks.map(square_and_pid, list(range(1000)))
+    assert next(answers)[0] == 0
+    forks.close()  # workers still held chunks: they are stopped, not waited for forever
+    assert forks.workers == []
