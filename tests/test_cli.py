@@ -207,7 +207,7 @@ def test_jobs_give_the_same_report(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_jobs_on_a_tree_big_enough_for_workers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from bot.engine.checker import PARALLEL_FROM
+    from bot.engine.batches import PARALLEL_FROM
 
     files = {f"recipe/run_{i}.sh": f"#!/bin/bash\npython3 -m verl.trainer.main_ppo trainer.x={i} "
              f"actor_rollout_ref.actor.megatron.use_mbridge={'False' if i % 2 else 'True'}\n"
@@ -215,6 +215,10 @@ def test_jobs_on_a_tree_big_enough_for_workers(tmp_path: Path, capsys: pytest.Ca
     # callers, checked once the scripts that hold a token are known: by the same workers
     files["recipe/train.sh"] = "#!/bin/bash\npython3 -m verl.trainer.main_ppo critic.megatron.use_mbridge=${B:-True}\n"
     files.update({f"ci/call_{i}.sh": "#!/bin/bash\nB=False bash recipe/train.sh\n" for i in range(20)})
+    # a config placed by another's defaults list where the rule excludes its keys: read where the packages
+    # (worked out by a worker while the others read the scripts) put them, it holds no finding
+    files["conf/ppo.yaml"] = "defaults:\n  - actor@actor_rollout_ref.mindspeed.actor: megatron\n  - _self_\n"
+    files["conf/actor/megatron.yaml"] = "megatron:\n  use_mbridge: False\n"
     root = make_repo(tmp_path / "big", files)
     _, one, _ = run(capsys, "run", "--repo", str(root), "--dry-run", "--no-cache", "--format", "json", "--jobs", "1")
     _, two, _ = run(capsys, "run", "--repo", str(root), "--dry-run", "--no-cache", "--format", "json", "--jobs", "2")

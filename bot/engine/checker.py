@@ -1,14 +1,12 @@
-"""Checking one file (prefilter, parse, evaluate, verified edits), and many of them in worker processes."""
+"""Checking one file: what its bytes tell (screen), then parse, evaluate and verified edits (scan_one)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import partial
 
 from bot.discover import SourceFile, read_source
 from bot.engine.check import check_file, rules_for
-from bot.engine.forks import Forks, can_fork
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.lang.focus import Calls, Focus, Scripts, may_call_script, may_run_hot, script_calls
 from bot.lang.kinds import SHELL, YAML
@@ -20,7 +18,7 @@ from bot.rules.model import Rule
 @dataclass
 class Waiting:
     """A caller screened before the scripts that hold a token are known: its `outcome` should none of
-    the scripts its `calls` name hold one (Checker.settle)."""
+    the scripts its `calls` name hold one (bot.engine.batches)."""
 
     outcome: Outcome
     calls: Calls
@@ -101,59 +99,4 @@ def _may_match(rule: Rule, data: bytes) -> bool:
     return tokens is None or any(t in data for t in tokens)
 
 
-PARALLEL_FROM = 400  # files; below this, starting workers outweighs the second core
-_WORKER: tuple[list[Rule], Focus | None, dict[str, str] | None, tuple[str, ...], float | None] | None = None
-
-
-def _worker_scan(source: SourceFile, scripts: Scripts | None = None) -> Outcome | Waiting | None:
-    assert _WORKER is not None
-    return scan_one(source, _WORKER[0], _WORKER[1], None, _WORKER[2], _WORKER[3], _WORKER[4], scripts=scripts)
-
-
-class Checker:
-    """Checks files, in order; with jobs > 1 in worker processes forked once for every batch of the scan
-    (bot.engine.forks; each parses with its own tree-sitter). Where the platform cannot fork, and for a
-    few files (what a warm cache leaves), files are checked here.
-    """
-
-    def __init__(self, rules: list[Rule], wanted: Focus | None, facts: LaunchFacts | None,
-                 packages: dict[str, str] | None, config_dirs: tuple[str, ...], jobs: int,
-                 seconds: float | None) -> None:
-        self.setup = (rules, wanted, packages, config_dirs, seconds)
-        self.facts = facts
-        self.jobs = jobs
-        self._forks: Forks | None = None
-
-    def outcomes(self, files: list[SourceFile], scripts: Scripts | None = None) -> Iterator[Outcome | Waiting | None]:
-        rules, wanted, packages, config_dirs, seconds = self.setup
-        if self._forks is None and (self.jobs <= 1 or self.facts is not None or len(files) < PARALLEL_FROM
-                                    or not can_fork()):
-            for source in files:
-                yield scan_one(source, rules, wanted, self.facts, packages, config_dirs, seconds, scripts=scripts)
-            return
-        if self._forks is None:
-            global _WORKER
-            _WORKER = self.setup  # what the forked workers inherit
-            self._forks = Forks(self.jobs)
-        chunk = 1 if scripts is not None else max(1, min(32, len(files) // (self.jobs * 16)))  # a few hold most work
-        yield from self._forks.map(_worker_scan, files, chunk, scripts=scripts)
-
-    def settle(self, waiting: list[tuple[SourceFile, Waiting | None]], scripts: Scripts) -> Iterator[Outcome]:
-        """The outcomes of callers once the scripts that hold a token are known: one whose words name none
-        of them has the outcome its screen gave; the others are checked (and screened again, whole)."""
-        told = [w.outcome if w is not None and not w.calls.run_hot(scripts) else None for _, w in waiting]
-        checked = self.outcomes([source for (source, _), outcome in zip(waiting, told) if outcome is None], scripts)
-        for outcome in told:
-            found = outcome if outcome is not None else next(checked)
-            assert isinstance(found, Outcome)
-            yield found
-
-    def __enter__(self) -> Checker:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._forks is not None:
-            self._forks.close()
-
-
-__all__ = ["Checker", "Waiting", "scan_one", "schema_differs", "schema_rules"]
+__all__ = ["Waiting", "scan_one", "schema_differs", "schema_rules", "screen"]

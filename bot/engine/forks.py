@@ -5,9 +5,9 @@ task is a module-level function, a chunk of arguments and a few keywords, pickle
 the answer comes back the same way. Nothing else runs in between: no threads, no queues, no
 executor, which cost more than the work on a small repository.
 
-A worker holds at most two chunks at once, the second only when its message fits in the pipe's
-buffer: then neither side can block the other (a worker writing a large answer is read by the
-main process, which writes a task only where it cannot block). A worker that dies, or a function
+A worker is sent a task when it holds none, or when all it holds fits in the pipe's buffer with
+it: then neither side can block the other (a worker writing a large answer is read by the main
+process, which writes a task only where it cannot block). A worker that dies, or a function
 that raises, stops the run with a RuntimeError naming what it was given; the scan's own work
 catches a file's failures itself (bot.engine.isolation), so this is a bug or a killed process.
 """
@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _HEADER = struct.Struct("<Q")
-SMALL = 16 * 1024  # bytes: a message this size fits a pipe's buffer (64 KiB on Linux, 16 KiB at least)
+DEPTH = 2  # tasks a worker holds at most: one at work, one to start on while its answer is read
+SMALL = 16 * 1024  # bytes: messages held this size fit a pipe's buffer (64 KiB on Linux, 16 KiB at least)
 
 
 def can_fork() -> bool:
@@ -81,14 +82,23 @@ class _Worker:
     pid: int
     tasks: int  # the pipe this process writes tasks to
     answers: int  # the pipe it reads answers from
-    held: deque[int] = field(default_factory=deque)  # chunk numbers sent and not yet answered
+    held: deque[tuple[int, int]] = field(default_factory=deque)  # (task, message size) sent, not yet answered
+    own: deque[tuple[int, bytes]] = field(default_factory=deque)  # tasks for this worker alone, sent first
 
 
 class Forks:
-    """`jobs` worker processes forked now; `map` runs a function over arguments on them, in order."""
+    """`jobs` worker processes forked now. `submit` queues a task (a function over a chunk of arguments)
+    for any worker, `broadcast` one every worker runs before its later tasks, `answer` waits for the
+    next answered task. `map` runs a function over arguments, answers in order.
+    """
 
     def __init__(self, jobs: int) -> None:
         self.workers: list[_Worker] = []
+        self._queue: deque[tuple[int, bytes]] = deque()  # (task, message) for any worker
+        self._chunks: dict[int, list[Any]] = {}  # each task's arguments, until answered
+        self._answered: deque[tuple[int, list[Any]]] = deque()
+        self._internal: set[int] = set()  # broadcast tasks: their answers are nobody's
+        self._count = 0
         try:
             for _ in range(jobs):
                 self.workers.append(self._fork())
@@ -118,41 +128,92 @@ class Forks:
         os.close(answer_write)
         return _Worker(pid, task_write, answer_read)
 
-    def map(self, function: Callable[..., Any], items: list[Any], chunk: int = 1, **keywords: Any) -> Iterator[Any]:
-        """function(item, **keywords) for each item, computed in the workers `chunk` items at a time."""
-        chunks = [items[start : start + chunk] for start in range(0, len(items), chunk)]
-        messages = deque(_message((number, function, part, keywords)) for number, part in enumerate(chunks))
-        first = 0  # the first chunk not yet sent
-        answered: dict[int, list[Any]] = {}
-        for number in range(len(chunks)):
-            while number not in answered:
-                for worker in self.workers:
-                    while messages and (not worker.held or (len(worker.held) < 2 and len(messages[0]) <= SMALL)):
-                        _send(worker.tasks, messages.popleft())
-                        worker.held.append(first)
-                        first += 1
-                self._collect(answered, chunks)
-            yield from answered.pop(number)
+    def submit(self, function: Callable[..., Any], chunk: list[Any], urgent: bool = False, **keywords: Any) -> int:
+        """Queue function(item, **keywords) for each item of the chunk; `urgent`: before the tasks queued."""
+        number = self._number(chunk)
+        entry = (number, _message((number, function, chunk, keywords)))
+        if urgent:
+            self._queue.appendleft(entry)
+        else:
+            self._queue.append(entry)
+        return number
 
-    def _collect(self, answered: dict[int, list[Any]], chunks: list[list[Any]]) -> None:
+    def broadcast(self, function: Callable[..., Any], *args: Any) -> None:
+        """Every worker runs function(*args) before any task queued after this (to hand them a state)."""
+        for worker in self.workers:
+            number = self._number([function])
+            self._internal.add(number)
+            worker.own.append((number, _message((number, _call, [args], {"function": function}))))
+
+    def _number(self, chunk: list[Any]) -> int:
+        self._count += 1
+        self._chunks[self._count] = chunk
+        return self._count
+
+    def pending(self) -> int:
+        """Tasks submitted and not yet taken by `answer`."""
+        return len(self._chunks) - len(self._internal) + len(self._answered)
+
+    def answer(self) -> tuple[int, list[Any]]:
+        """The next task answered (its number and its results), waiting for one."""
+        while not self._answered:
+            if not self._chunks:
+                raise LookupError("no task is waiting for an answer")
+            self._feed()
+            self._collect()
+        return self._answered.popleft()
+
+    def map(self, function: Callable[..., Any], items: list[Any], chunk: int = 1, **keywords: Any) -> Iterator[Any]:
+        """function(item, **keywords) for each item, computed in the workers `chunk` items at a time, in order."""
+        numbers = [self.submit(function, items[start : start + chunk], **keywords)
+                   for start in range(0, len(items), chunk)]
+        kept: dict[int, list[Any]] = {}
+        for number in numbers:
+            while number not in kept:
+                done, results = self.answer()
+                kept[done] = results
+            yield from kept.pop(number)
+
+    def _feed(self) -> None:
+        """Send the workers what they can take without blocking (see the module docstring), in turn."""
+        sent = True
+        while sent:
+            sent = False
+            for worker in self.workers:
+                source = worker.own or self._queue
+                if not source or len(worker.held) >= DEPTH:
+                    continue
+                number, message = source[0]
+                if worker.held and sum(size for _, size in worker.held) + len(message) > SMALL:
+                    continue
+                source.popleft()
+                _send(worker.tasks, message)
+                worker.held.append((number, len(message)))
+                sent = True
+
+    def _collect(self) -> None:
         """Wait for answers, and keep those that came."""
         busy = {worker.answers: worker for worker in self.workers if worker.held}
         ready, _, _ = select.select(list(busy), [], [])
         for fd in ready:
             worker = busy[fd]
-            number = worker.held[0]
+            number = worker.held[0][0]
             try:
                 answer_number, ok, payload = _receive(fd)
             except EOFError:
                 _, status = os.waitpid(worker.pid, 0)
                 self.workers.remove(worker)
                 raise RuntimeError(f"a worker process ended ({_status(status)}) while given: "
-                                   f"{_describe(chunks[number])}") from None
+                                   f"{_describe(self._chunks[number])}") from None
             assert answer_number == number
             worker.held.popleft()
+            chunk = self._chunks.pop(number)
             if not ok:
-                raise RuntimeError(f"a worker process failed on {_describe(chunks[number])}:\n{payload}")
-            answered[number] = payload
+                raise RuntimeError(f"a worker process failed on {_describe(chunk)}:\n{payload}")
+            if number in self._internal:
+                self._internal.discard(number)
+            else:
+                self._answered.append((number, payload))
 
     def close(self) -> None:
         """End the workers: those that hold no work end at the closed pipe, the others are stopped."""
@@ -170,6 +231,10 @@ class Forks:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _call(args: tuple[Any, ...], function: Callable[..., Any]) -> Any:
+    return function(*args)
 
 
 def _status(status: int) -> str:

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Protocol
 
 from bot.discover import SourceFile, head_commit, sources
-from bot.engine.checker import Checker, Waiting, scan_one, schema_differs
+from bot.engine.batches import Batches, Setup
+from bot.engine.checker import scan_one, schema_differs
 from bot.engine.isolation import DEFAULT_SECONDS
 from bot.engine.silence import default_baseline
 from bot.engine.wanted import focus_for, listing_of, scripts_of
 from bot.errors import UserError
-from bot.lang.focus import Focus, Scripts
 from bot.lang.kinds import PYTHON, YAML
 from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Report, RuleInfo
 from bot.rules.model import Rule, consults_config
@@ -62,14 +62,10 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         report.files_by_kind[source.kind] = report.files_by_kind.get(source.kind, 0) + 1
     if not enabled:
         files, report.files_quiet = [], dict(report.files_by_kind)
-    packages = None
-    if any(s.kind == YAML for s in files):  # where Hydra puts a config's keys: from every config's defaults
-        from bot.lang.yaml.config import yaml_packages
-
-        layout_reads: set[str] = set()
-        packages = yaml_packages(root, [s.path for s in listed if s.kind == YAML], layout_reads)
-        report.reads.update(layout_reads - {s.path for s in listed})  # included configs git ignores
     reuse = memo if facts is None and files else None
+    packages = None
+    if reuse is not None and any(s.kind == YAML for s in files):  # the memo plans with what they are read from
+        packages = _layout(root, listed, report)
     todo = files if reuse is None else reuse.plan(root, files, listed, sorted(report.reads))
     held = report.baseline.paths() if report.baseline is not None else set()
     config_dirs: tuple[str, ...] = ()
@@ -78,8 +74,13 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         config_dirs = app_config_dirs([s for s in listed if s.kind == PYTHON])
     if wanted is not None:
         wanted = replace(wanted, listing=listing_of(listed))
-    with Checker(enabled, wanted, facts, packages, config_dirs, jobs, seconds) as checker:
-        outcomes, scripts = _check(files, listed, todo, reuse, checker, wanted)
+    checking = {s.path for s in todo}
+    hits = {} if reuse is None else {s.path: hit for s in files if s.path not in checking
+                                     and (hit := reuse.hit(s.path)) is not None}
+    with Batches(Setup(enabled, wanted, facts, config_dirs, seconds, packages), jobs) as batches:
+        outcomes, scripts = batches.run(todo, hits, listed, root)
+    report.reads.update(batches.layout_reads - {s.path for s in listed})  # included configs git ignores
+    packages = batches.packages
     for source in files:
         outcome = outcomes[source.path]
         if reuse is not None and reuse.hit(source.path) is None:
@@ -100,28 +101,15 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     return report
 
 
-def _check(files: list[SourceFile], listed: list[SourceFile], todo: list[SourceFile], reuse: Memo | None,
-           checker: Checker, wanted: Focus | None) -> tuple[dict[str, Outcome], Scripts | None]:
-    """Every file's outcome: from the memo, else checked; callers whose worth depends on the scripts that
-    hold a token are checked once those are known."""
-    checked = checker.outcomes(todo)
-    outcomes: dict[str, Outcome] = {}
-    later: list[tuple[SourceFile, Waiting | None]] = []
-    for source in files:
-        found = reuse.hit(source.path) if reuse is not None else None
-        if found is None:
-            checked_now = next(checked)
-            if not isinstance(checked_now, Outcome):
-                later.append((source, checked_now))
-                continue
-            found = checked_now
-        outcomes[source.path] = found
-    screened = {source.path: waiting.outcome for source, waiting in later if waiting is not None}  # no token
-    scripts = scripts_of(listed, {**outcomes, **screened}, wanted) if later else None
-    if scripts is not None:
-        for (source, _), outcome in zip(later, checker.settle(later, scripts), strict=True):
-            outcomes[source.path] = outcome
-    return outcomes, scripts
+def _layout(root: Path, listed: list[SourceFile], report: Report) -> dict[str, str]:
+    """Where Hydra puts each config's keys, from every config's defaults list; the configs git ignores
+    that they include join the report's reads."""
+    from bot.lang.yaml.config import yaml_packages
+
+    reads: set[str] = set()
+    packages = yaml_packages(root, [s.path for s in listed if s.kind == YAML], reads)
+    report.reads.update(reads - {s.path for s in listed})
+    return packages
 
 
 def recheck(root: Path, full: Report, rules: list[Rule]) -> Report:

@@ -27,6 +27,7 @@ from typing import Any
 _UNSURE = re.compile(r"^%YAML|\t|\ufeff|[\x85\u2028\u2029]", re.M)
 _SIMPLE_TAG = re.compile(r"!!?[A-Za-z][A-Za-z0-9_\-]*(?=\s|$)")
 _ANCHOR = re.compile(r"&([A-Za-z0-9_\-]+)(?=\s|$)")
+_KNOWN_LENGTH, _KNOWN_SIZE = 64, 4096  # scalars whose tags are remembered, and how many at most
 _PROPERTY = re.compile(r"(?:&[^\s,\[\]{}]+|![^\s,\[\]{}]*)\s*")
 
 
@@ -48,9 +49,19 @@ def _loader() -> Any:
 
     from yaml.cyaml import CParser  # type: ignore[import-untyped]
 
+    known: dict[tuple[str, bool, bool], Any] = {}  # resolving is a function of these alone (no path resolvers)
+
     class Loader(CParser):  # type: ignore[misc]
         def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-            return resolver.resolve(kinds[kind], value, implicit)
+            if kind is not yaml.ScalarNode or len(value) > _KNOWN_LENGTH:
+                return resolver.resolve(kinds[kind], value, implicit)
+            key = (value, bool(implicit[0]), bool(implicit[1]))
+            tag = known.get(key)
+            if tag is None:
+                if len(known) >= _KNOWN_SIZE:
+                    known.clear()
+                tag = known[key] = resolver.resolve(nodes.ScalarNode, value, implicit)
+            return tag
 
         def descend_resolver(self, parent: Any, index: Any) -> None:  # no path resolvers, as in ruamel's
             pass

@@ -1,0 +1,175 @@
+"""Checking a scan's files, on forked workers when there are many, in an order that keeps them busy.
+
+Scripts go first: which of them hold a token decides which callers must be read (bot.lang.focus), so
+callers are settled as soon as the last script is answered, while the other files are still being
+read, rather than after all of them. Files whose front end reads the packages (where Hydra puts
+each config's keys) wait for them; one worker works them out from every config's defaults list
+while the others read the rest. Then every worker is handed the packages, and later the scripts, so
+a task is only a chunk of files.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from bot.discover import SourceFile
+from bot.engine.checker import Waiting, scan_one
+from bot.engine.forks import Forks, can_fork
+from bot.engine.wanted import scripts_of
+from bot.lang.focus import Focus, Scripts
+from bot.lang.kinds import PYTHON, SHELL, SHELL_FAMILY, YAML
+from bot.model import Outcome
+from bot.rules.evaluate import LaunchFacts
+from bot.rules.model import Rule
+
+PARALLEL_FROM = 400  # files; below this, starting workers outweighs the second core
+_LAYOUT_FREE = (*SHELL_FAMILY, PYTHON)  # kinds whose front ends never read the packages
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What checking a file reads besides the file: the same in every worker."""
+
+    rules: list[Rule]
+    wanted: Focus | None
+    facts: LaunchFacts | None
+    config_dirs: tuple[str, ...]
+    seconds: float | None
+    packages: dict[str, str] | None = None
+    scripts: Scripts | None = None
+
+
+_STATE: Setup | None = None  # in each worker (and here): what a task reads; the fork hands it over
+
+
+def _scan(source: SourceFile) -> Outcome | Waiting | None:
+    state = _STATE
+    assert state is not None
+    return scan_one(source, state.rules, state.wanted, state.facts, state.packages, state.config_dirs,
+                    state.seconds, scripts=state.scripts)
+
+
+def _use(changes: dict[str, Any]) -> None:
+    global _STATE
+    assert _STATE is not None
+    _STATE = replace(_STATE, **changes)
+
+
+def _layout(root: Path, yaml_paths: list[str]) -> tuple[dict[str, str], set[str]]:
+    """The packages of the configs, and every path looked at for them (bot.lang.yaml.packages)."""
+    from bot.lang.yaml.config import yaml_packages
+
+    reads: set[str] = set()
+    return yaml_packages(root, yaml_paths, reads), reads
+
+
+class _Here:
+    """The workers' interface, each task done at once in this process."""
+
+    def __init__(self) -> None:
+        self._answered: deque[tuple[int, list[Any]]] = deque()
+        self._count = 0
+
+    def submit(self, function: Any, chunk: list[Any], urgent: bool = False, **keywords: Any) -> int:
+        self._count += 1
+        self._answered.append((self._count, [function(item, **keywords) for item in chunk]))
+        return self._count
+
+    def broadcast(self, function: Any, *args: Any) -> None:
+        function(*args)
+
+    def pending(self) -> int:
+        return len(self._answered)
+
+    def answer(self) -> tuple[int, list[Any]]:
+        return self._answered.popleft()
+
+    def close(self) -> None:
+        pass
+
+
+class Batches:
+    """Checks the files of one scan (see the module docstring); ends its workers on leaving."""
+
+    def __init__(self, setup: Setup, jobs: int) -> None:
+        self.setup = setup
+        self.jobs = jobs
+        self.packages = setup.packages
+        self.layout_reads: set[str] = set()  # paths the packages were worked out from, when done here
+        self._pool: Forks | _Here | None = None
+
+    def run(self, todo: list[SourceFile], known: dict[str, Outcome], listed: list[SourceFile],
+            root: Path) -> tuple[dict[str, Outcome], Scripts | None]:
+        """The outcomes of `todo` (checked) and of `known` (from the memo), and the scripts when a caller
+        had to wait for them. The packages are worked out here when they are not given and a YAML
+        config is checked."""
+        global _STATE
+        _STATE = self.setup
+        pool = self._pool = self._start(len(todo))
+        outcomes = dict(known)
+        waiting: list[tuple[SourceFile, Waiting | None]] = []
+        scripts: Scripts | None = None
+        scripts_left = {s.path for s in todo if _is_script(s)}
+        held: list[SourceFile] = []
+        layout_task = None
+        if self.packages is None and any(s.kind == YAML for s in todo):
+            layout_task = pool.submit(_layout, [root], yaml_paths=[s.path for s in listed if s.kind == YAML])
+            held = [s for s in todo if s.kind not in _LAYOUT_FREE]
+        kept_back = {s.path for s in held}
+        order = [s for s in todo if _is_script(s)] + [s for s in todo if not _is_script(s) and s.path not in kept_back]
+        order.sort(key=lambda s: (not _is_script(s), -s.size))  # then the large first: a small file ends the scan
+        chunks = {pool.submit(_scan, part): part for part in self._chunks(order)}
+        while pool.pending():
+            number, results = pool.answer()
+            if number == layout_task:
+                self.packages, self.layout_reads = results[0]
+                pool.broadcast(_use, {"packages": self.packages})
+                chunks.update({pool.submit(_scan, part, urgent=True): part for part in self._chunks(held)})
+                continue
+            for source, found in zip(chunks.pop(number), results, strict=True):
+                scripts_left.discard(source.path)
+                if isinstance(found, Outcome):
+                    outcomes[source.path] = found
+                else:
+                    waiting.append((source, found))
+            if scripts is None and waiting and not scripts_left:
+                quiet = {source.path: found.outcome for source, found in waiting if found is not None}
+                scripts = scripts_of(listed, {**outcomes, **quiet}, self.setup.wanted)
+                pool.broadcast(_use, {"scripts": scripts})
+            if scripts is not None:
+                for source, found in waiting:
+                    if found is not None and not found.calls.run_hot(scripts):
+                        outcomes[source.path] = found.outcome
+                    else:  # it may run a script that holds a token: checked whole, the scripts known
+                        chunks[pool.submit(_scan, [source], urgent=True)] = [source]
+                waiting = []
+        return outcomes, scripts
+
+    def _start(self, count: int) -> Forks | _Here:
+        if self.jobs <= 1 or self.setup.facts is not None or count < PARALLEL_FROM or not can_fork():
+            return _Here()
+        return Forks(self.jobs)
+
+    def _chunks(self, files: list[SourceFile]) -> Iterator[list[SourceFile]]:
+        size = max(1, min(32, len(files) // (self.jobs * 16)))  # small: a few files hold most of the work
+        for start in range(0, len(files), size):
+            yield files[start : start + size]
+
+    def __enter__(self) -> Batches:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.close()
+
+
+def _is_script(source: SourceFile) -> bool:
+    """A file whose outcome tells whether callers that name it must be read (bot.engine.wanted.scripts_of)."""
+    return source.kind == SHELL and source.path.endswith(".sh")
+
+
+__all__ = ["Batches", "Setup"]
