@@ -98,3 +98,16 @@ def test_a_settled_python_file_libcst_cannot_parse_is_reported_unreadable(
     full = _every_file_read(root, monkeypatch)
     assert [s.path for s in full.skipped] == ["d.py"]
     assert _outcome(scan(root, load_rules())) == _outcome(full)
+
+
+def test_python_that_mentions_a_token_outside_any_override_string_is_read_as_holding_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    launch = ("import subprocess, sys\n\n\ndef main(cfg):\n    assert cfg.megatron.use_mbridge, 'use_mbridge must be set'\n"
+              "    build(use_mbridge=False)  # x.use_mbridge=False\n"
+              "    subprocess.run([sys.executable, '-m', 'verl.trainer.main_ppo', 'trainer.n_gpus=8'])\n")
+    held = ("import subprocess, sys\nsubprocess.run([sys.executable, '-m', 'verl.trainer.main_ppo', "
+            "'actor_rollout_ref.actor.megatron.\\\nuse_mbridge=False'])\n")
+    root = make_repo(tmp_path / "repo", {"quiet.py": launch, "held.py": held})
+    full = _every_file_read(root, monkeypatch)
+    assert [f.path for f in full.findings] == ["held.py"]
+    assert _outcome(scan(root, load_rules())) == _outcome(full)

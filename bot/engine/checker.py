@@ -9,7 +9,7 @@ from bot.discover import SourceFile, read_source
 from bot.engine.check import check_file, rules_for
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.lang.focus import Calls, Focus, Scripts, may_call_script, may_run_hot, script_calls
-from bot.lang.kinds import SHELL, YAML
+from bot.lang.kinds import YAML
 from bot.model import Baseline, Outcome, Skipped
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule
@@ -35,7 +35,7 @@ def screen(source: SourceFile, focus: Focus | None) -> tuple[Outcome | Waiting |
     data = read_source(source, outcome.skipped)
     if data is None:
         return outcome, None
-    outcome.holds_token = focus is None or focus.holds(data, shell=source.kind == SHELL)
+    outcome.holds_token = focus is None or focus.holds(data, source.kind)
     if not outcome.holds_token:
         assert focus is not None
         if not may_call_script(source.kind, data):
