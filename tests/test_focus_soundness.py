@@ -102,7 +102,8 @@ def test_a_settled_python_file_libcst_cannot_parse_is_reported_unreadable(
 
 def test_python_that_mentions_a_token_outside_any_override_string_is_read_as_holding_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    launch = ("import subprocess, sys\n\n\ndef main(cfg):\n    assert cfg.megatron.use_mbridge, 'use_mbridge must be set'\n"
+    launch = ("import subprocess, sys\n\n\ndef main(cfg):\n"
+              "    assert cfg.megatron.use_mbridge, 'use_mbridge must be set'\n"
               "    build(use_mbridge=False)  # x.use_mbridge=False\n"
               "    subprocess.run([sys.executable, '-m', 'verl.trainer.main_ppo', 'trainer.n_gpus=8'])\n")
     held = ("import subprocess, sys\nsubprocess.run([sys.executable, '-m', 'verl.trainer.main_ppo', "

@@ -126,10 +126,12 @@ class Focus:
         for token in self.tokens:
             if kind == SHELL:
                 found = self._settled(token, text)
+            elif token not in text:
+                found = []
             elif kind == PYTHON and self.settle is not None and token in self.settle.tokens:
                 found = None if _python_key(token).search(text) else []
             else:
-                found = None if token in text else []
+                found = None
             if found is None:
                 return True
             spans += found
