@@ -22,7 +22,7 @@ import struct
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 _HEADER = struct.Struct("<Q")
 DEPTH = 2  # tasks a worker holds at most: one at work, one to start on while its answer is read
@@ -136,6 +136,7 @@ class Forks:
             self._queue.appendleft(entry)
         else:
             self._queue.append(entry)
+        self._feed()
         return number
 
     def broadcast(self, function: Callable[..., Any], *args: Any) -> None:
@@ -144,6 +145,7 @@ class Forks:
             number = self._number([function])
             self._internal.add(number)
             worker.own.append((number, _message((number, _call, [args], {"function": function}))))
+        self._feed()
 
     def _number(self, chunk: list[Any]) -> int:
         self._count += 1
@@ -187,8 +189,11 @@ class Forks:
                 if worker.held and sum(size for _, size in worker.held) + len(message) > SMALL:
                     continue
                 source.popleft()
-                _send(worker.tasks, message)
                 worker.held.append((number, len(message)))
+                try:
+                    _send(worker.tasks, message)
+                except BrokenPipeError:
+                    self._ended(worker)
                 sent = True
 
     def _collect(self) -> None:
@@ -201,10 +206,7 @@ class Forks:
             try:
                 answer_number, ok, payload = _receive(fd)
             except EOFError:
-                _, status = os.waitpid(worker.pid, 0)
-                self.workers.remove(worker)
-                raise RuntimeError(f"a worker process ended ({_status(status)}) while given: "
-                                   f"{_describe(self._chunks[number])}") from None
+                self._ended(worker)
             assert answer_number == number
             worker.held.popleft()
             chunk = self._chunks.pop(number)
@@ -214,6 +216,15 @@ class Forks:
                 self._internal.discard(number)
             else:
                 self._answered.append((number, payload))
+
+    def _ended(self, worker: _Worker) -> NoReturn:
+        """A worker died: the run stops, naming the first task it held."""
+        _, status = os.waitpid(worker.pid, 0)
+        self.workers.remove(worker)
+        os.close(worker.tasks)
+        os.close(worker.answers)
+        raise RuntimeError(f"a worker process ended ({_status(status)}) while given: "
+                           f"{_describe(self._chunks[worker.held[0][0]])}") from None
 
     def close(self) -> None:
         """End the workers: those that hold no work end at the closed pipe, the others are stopped."""
