@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import copy
 import re
 import sys
@@ -33,7 +32,6 @@ from bot.secrets import redact
 if TYPE_CHECKING:
     from bot.cache.reuse import CachedResults
     from bot.config import RepoConfig
-    from bot.engine.forks import Forks
     from bot.model import Report
     from bot.rules.model import Rule
 
@@ -118,6 +116,8 @@ def run_many(args: argparse.Namespace, names: list[str]) -> int:
 
 
 def run_one(args: argparse.Namespace) -> int:
+    from bot.config import load_config
+
     if args.since:
         from bot.commands import watch
 
@@ -125,24 +125,6 @@ def run_one(args: argparse.Namespace) -> int:
             raise UserError("--since works with --dry-run or publishing, not --write or --write-baseline")
         args.before, args.after = args.since, None
         return watch.main(args)
-    with _early_workers(args) as workers:
-        return _run_one(args, workers)
-
-
-def _early_workers(args: argparse.Namespace) -> contextlib.AbstractContextManager[Forks | None]:
-    """Workers for a scan of a whole local tree, started before the rules are read, so that they load
-    what checking needs while this process reads the rules and lists the files (bot.engine.batches)."""
-    if args.files is not None or not (args.dry_run or args.write):
-        return contextlib.nullcontext()
-    from bot.engine.batches import prestart
-
-    workers = prestart(jobs_for(args.jobs))
-    return workers if workers is not None else contextlib.nullcontext()
-
-
-def _run_one(args: argparse.Namespace, workers: Forks | None) -> int:
-    from bot.config import load_config
-
     repo = load_config(args.config).resolve(args.repo)
     rules = load_rules(args)
     code = EXIT_OK
@@ -156,7 +138,7 @@ def _run_one(args: argparse.Namespace, workers: Forks | None) -> int:
             raise UserError("--baseline and --no-baseline work with --dry-run or --write; publishing uses the "
                             "baseline committed in the repository (.followup-bot-baseline.json)")
     if args.dry_run or args.write:
-        report = local_report(args, repo, rules, workers)
+        report = local_report(args, repo, rules)
     else:
         from bot.publish.run import PublishOptions, publish
 
@@ -177,8 +159,7 @@ def _run_one(args: argparse.Namespace, workers: Forks | None) -> int:
     return remaining_code(args, report, code)
 
 
-def local_report(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule],
-                 workers: Forks | None = None) -> Report:
+def local_report(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule]) -> Report:
     """A dry run or a write: of a local path, or (dry run) of a shallow fetch of the default branch."""
     from bot.engine.scan import scan
     from bot.publish.credentials import warn_actions_token
@@ -196,8 +177,7 @@ def local_report(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule],
     only = {relative(repo.path, f) for f in args.files} if args.files is not None else None
     baseline = baseline_for(args)
     report = scan(repo.path, rules, label=label(args.repo, repo), paths=only, jobs=jobs_for(args.jobs),
-                  memo=cached_results(args, repo.path, rules), seconds=args.file_timeout or None, baseline=baseline,
-                  workers=workers)
+                  memo=cached_results(args, repo.path, rules), seconds=args.file_timeout or None, baseline=baseline)
     if args.compose:
         from bot.engine.compose_check import compose_scan, merge_into
 

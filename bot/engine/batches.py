@@ -53,11 +53,6 @@ def _scan(source: SourceFile) -> Outcome | Waiting | None:
                     state.seconds, scripts=state.scripts)
 
 
-def _adopt(setup: Setup) -> None:
-    global _STATE
-    _STATE = setup
-
-
 def _use(changes: dict[str, Any]) -> None:
     global _STATE
     assert _STATE is not None
@@ -70,28 +65,6 @@ def _layout(root: Path, yaml_paths: list[str]) -> tuple[dict[str, str], set[str]
 
     reads: set[str] = set()
     return yaml_packages(root, yaml_paths, reads), reads
-
-
-def warm() -> None:
-    """Load what checking the first file of each kind would: the front ends, tree-sitter's parser, the
-    override grammar and the shell analysis (a worker started early does this while the bot reads its
-    rules and lists the files)."""
-    import bot.lang.embedded.doc_front
-    import bot.lang.python.front
-    import bot.lang.yaml.front  # noqa: F401
-    from bot.lang.shell.parse import analyse
-
-    analyse(b'A=1\npython3 -m a.b x.y="$A" z=${B:-2}\n', path="warm.sh")
-
-
-def prestart(jobs: int) -> Forks | None:
-    """Workers forked now, each warming itself (warm) until a scan hands them its setup; None when this
-    platform cannot fork or one process is asked for."""
-    if jobs <= 1 or not can_fork():
-        return None
-    workers = Forks(jobs)
-    workers.broadcast(warm)
-    return workers
 
 
 class _Here:
@@ -122,10 +95,9 @@ class _Here:
 class Batches:
     """Checks the files of one scan (see the module docstring); ends its workers on leaving."""
 
-    def __init__(self, setup: Setup, jobs: int, workers: Forks | None = None) -> None:
+    def __init__(self, setup: Setup, jobs: int) -> None:
         self.setup = setup
         self.jobs = jobs
-        self.workers = workers  # started before (prestart): used, not ended, here
         self.packages = setup.packages
         self.layout_reads: set[str] = set()  # paths the packages were worked out from, when done here
         self._pool: Forks | _Here | None = None
@@ -180,9 +152,6 @@ class Batches:
     def _start(self, count: int) -> Forks | _Here:
         if self.jobs <= 1 or self.setup.facts is not None or count < PARALLEL_FROM or not can_fork():
             return _Here()
-        if self.workers is not None:
-            self.workers.broadcast(_adopt, self.setup)
-            return self.workers
         return Forks(self.jobs)
 
     def _chunks(self, files: list[SourceFile]) -> Iterator[list[SourceFile]]:
@@ -194,7 +163,7 @@ class Batches:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._pool is not None and self._pool is not self.workers:
+        if self._pool is not None:
             self._pool.close()
 
 
@@ -203,4 +172,4 @@ def _is_script(source: SourceFile) -> bool:
     return source.kind == SHELL and source.path.endswith(".sh")
 
 
-__all__ = ["Batches", "Setup", "prestart", "warm"]
+__all__ = ["Batches", "Setup"]

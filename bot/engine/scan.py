@@ -11,7 +11,6 @@ from typing import Protocol
 from bot.discover import SourceFile, head_commit, sources
 from bot.engine.batches import Batches, Setup
 from bot.engine.checker import scan_one, schema_differs
-from bot.engine.forks import Forks
 from bot.engine.isolation import DEFAULT_SECONDS
 from bot.engine.silence import default_baseline
 from bot.engine.wanted import focus_for, listing_of, scripts_of
@@ -33,14 +32,13 @@ class Memo(Protocol):
 
 def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[str] | None = None,
          jobs: int = 1, memo: Memo | None = None, seconds: float | None = DEFAULT_SECONDS,
-         baseline: Baseline | None = None, workers: Forks | None = None) -> Report:
+         baseline: Baseline | None = None) -> Report:
     """Scan every file of `root` the bot reads (or only `paths`, relative to it) with the enabled rules.
 
     With a `memo`, files it holds a result for are not checked again (not when rules compose
     configs: those results depend on the whole config tree). A file that fails or takes longer
     than `seconds` becomes an error entry; the others are reported. `baseline`: findings to
     silence; None takes the repository's own (bot.engine.silence.DEFAULT_BASELINE), if it has one.
-    `workers`: processes started before (bot.engine.batches.prestart), used when there are many files.
     """
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
@@ -79,7 +77,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     checking = {s.path for s in todo}
     hits = {} if reuse is None else {s.path: hit for s in files if s.path not in checking
                                      and (hit := reuse.hit(s.path)) is not None}
-    with Batches(Setup(enabled, wanted, facts, config_dirs, seconds, packages), jobs, workers) as batches:
+    with Batches(Setup(enabled, wanted, facts, config_dirs, seconds, packages), jobs) as batches:
         outcomes, scripts = batches.run(todo, hits, listed, root)
     report.reads.update(batches.layout_reads - {s.path for s in listed})  # included configs git ignores
     packages = batches.packages
