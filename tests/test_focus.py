@@ -213,25 +213,6 @@ def test_a_token_written_with_a_value_every_rule_accepts_is_not_held(written: st
     assert focus.holds(written.encode(), "markdown") is ("use_mbridge" in written)  # only shell settles
 
 
-@pytest.mark.parametrize(("written", "held"), [
-    # a string that begins with a key holding the token, ending at `=` or at the string's end
-    ('cmd = ["python3", "-m", "m", "x.megatron.use_mbridge=True"]', True), ("o = ['+a.use_mbridge']", True),
-    ('o = ["""x.use_mbridge=False"""]', True), ('o = [r"x.use_mbridge=1"]', True),
-    ('o = ["a.\\x2euse_mbridge=0"]', True), ('o = ["a.\\\nuse_mbridge=0"]', True),
-    ('o = ["m\u00e9gatron.use_mbridge=0"]', True), ('o = ["a." "use_mbridge=0"]', True),
-    # elsewhere Python reads no override from it: an attribute, a keyword, a comment, a message, a docstring
-    ("assert cfg.use_mbridge, 'use_mbridge must be set'", False), ("Config(use_mbridge=True)", False),
-    ("# x.use_mbridge=False", False), ('"""use_mbridge (bool): whether to"""', False),
-    ("f'{p}.use_mbridge=False'", False), ("x = 1", False),
-])
-def test_python_holds_a_token_only_where_a_string_can_begin_with_its_key(written: str, held: bool) -> None:
-    from bot.engine.wanted import focus_for
-
-    focus = focus_for([r for r in load_rules() if r.enabled])
-    assert focus is not None
-    assert focus.holds(written.encode(), "python") is held
-
-
 def test_files_holding_only_settled_tokens_are_not_parsed_nor_their_callers(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "repo", {
         "scripts/settled.sh": SETTLED.format("trainer.n=${N}"),

@@ -100,7 +100,7 @@ def test_a_settled_python_file_libcst_cannot_parse_is_reported_unreadable(
     assert _outcome(scan(root, load_rules())) == _outcome(full)
 
 
-def test_python_that_mentions_a_token_outside_any_override_string_is_read_as_holding_nothing(
+def test_python_that_mentions_a_token_outside_override_strings_reports_what_a_full_read_does(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     launch = ("import subprocess, sys\n\n\ndef main(cfg):\n"
               "    assert cfg.megatron.use_mbridge, 'use_mbridge must be set'\n"
@@ -111,4 +111,23 @@ def test_python_that_mentions_a_token_outside_any_override_string_is_read_as_hol
     root = make_repo(tmp_path / "repo", {"quiet.py": launch, "held.py": held})
     full = _every_file_read(root, monkeypatch)
     assert [f.path for f in full.findings] == ["held.py"]
+    assert _outcome(scan(root, load_rules())) == _outcome(full)
+
+
+LAUNCH_PY = "import subprocess, sys\nsubprocess.run([sys.executable, '-m', 'verl.trainer.main_ppo', "
+
+
+@pytest.mark.parametrize("files", [
+    {"broken.py": "# see use_mbridge\nx = (\n"},
+    {"n.py": LAUNCH_PY + "'\\N{LATIN SMALL LETTER A}ctor_rollout_ref.actor.megatron.use_mbridge=False'])\n"},
+    {"crlf.py": (LAUNCH_PY + "'actor_rollout_ref.actor.megatron.\\\nuse_mbridge=False'])\n").replace("\n", "\r\n")},
+    {"esc.py": "# use_mbridge\n" + LAUNCH_PY + "'actor_rollout_ref.actor.megatron.use_mbr\\x69dge=False'])\n"},
+], ids=["unparseable-comment", "N-escape", "crlf-continuation", "escape-in-token"])
+def test_python_that_mentions_a_token_is_read_whatever_its_strings_look_like(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> None:
+    """Review s21: a byte-level test of where a Python key can begin misses keys spelt with escapes, and
+    files that do not parse; Python is read on any mention."""
+    root = make_repo(tmp_path / "repo", files)
+    full = _every_file_read(root, monkeypatch)
+    assert full.findings or full.skipped
     assert _outcome(scan(root, load_rules())) == _outcome(full)

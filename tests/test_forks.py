@@ -81,3 +81,28 @@ def test_an_abandoned_map_is_stopped_on_close() -> None:
     assert next(answers)[0] == 0
     forks.close()  # workers still held chunks: they are stopped, not waited for forever
     assert forks.workers == []
+
+
+def echo_forty_times(data: bytes) -> bytes:
+    return data * 40  # an answer far beyond the answers pipe
+
+
+@pytest.mark.skipif(not hasattr(__import__("fcntl"), "F_SETPIPE_SZ"), reason="pipes of a set size: Linux")
+def test_pipes_smaller_than_the_messages_do_not_block_either_side() -> None:
+    import fcntl
+
+    def stuck(*_: object) -> None:
+        raise TimeoutError("the main process writes a task while the worker writes an answer")
+
+    previous = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(20)
+    try:
+        with Forks(1) as forks:
+            for worker in forks.workers:  # two pages: what Linux gives a user beyond pipe-user-pages-soft
+                fcntl.fcntl(worker.tasks, fcntl.F_SETPIPE_SZ, 8192)
+                fcntl.fcntl(worker.answers, fcntl.F_SETPIPE_SZ, 8192)
+            items = [bytes([n]) * (7000 if n % 2 == 0 else 9000) for n in range(6)]
+            assert list(forks.map(echo_forty_times, items)) == [item * 40 for item in items]
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

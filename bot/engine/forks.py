@@ -5,9 +5,10 @@ task is a module-level function, a chunk of arguments and a few keywords, pickle
 the answer comes back the same way. Nothing else runs in between: no threads, no queues, no
 executor, which cost more than the work on a small repository.
 
-A worker is sent a task when it holds none, or when all it holds fits in the pipe's buffer with
-it: then neither side can block the other (a worker writing a large answer is read by the main
-process, which writes a task only where it cannot block). A worker that dies, or a function
+A worker holds at most two tasks: one at work, the next to start on while its answer is read. The
+main process never blocks on a write: what a pipe does not take yet waits in the worker's buffer,
+and the main process waits for a pipe to take more or for an answer to come, whichever is first, so
+a worker writing a large answer is always read, whatever the pipes' size. A worker that dies, or a function
 that raises, stops the run with a RuntimeError naming what it was given; the scan's own work
 catches a file's failures itself (bot.engine.isolation), so this is a bug or a killed process.
 """
@@ -26,7 +27,6 @@ from typing import Any, NoReturn
 
 _HEADER = struct.Struct("<Q")
 DEPTH = 2  # tasks a worker holds at most: one at work, one to start on while its answer is read
-SMALL = 16 * 1024  # bytes: messages held this size fit a pipe's buffer (64 KiB on Linux, 16 KiB at least)
 
 
 def can_fork() -> bool:
@@ -82,8 +82,9 @@ class _Worker:
     pid: int
     tasks: int  # the pipe this process writes tasks to
     answers: int  # the pipe it reads answers from
-    held: deque[tuple[int, int]] = field(default_factory=deque)  # (task, message size) sent, not yet answered
-    own: deque[tuple[int, bytes]] = field(default_factory=deque)  # tasks for this worker alone, sent first
+    held: deque[int] = field(default_factory=deque)  # tasks given (sent or being sent), not yet answered
+    own: deque[tuple[int, bytes]] = field(default_factory=deque)  # tasks for this worker alone, given first
+    unsent: bytearray = field(default_factory=bytearray)  # what the tasks pipe has not taken yet
 
 
 class Forks:
@@ -126,6 +127,7 @@ class Forks:
                 os._exit(status)
         os.close(task_read)
         os.close(answer_write)
+        os.set_blocking(task_write, False)
         return _Worker(pid, task_write, answer_read)
 
     def submit(self, function: Callable[..., Any], chunk: list[Any], urgent: bool = False, **keywords: Any) -> int:
@@ -177,32 +179,41 @@ class Forks:
             yield from kept.pop(number)
 
     def _feed(self) -> None:
-        """Send the workers what they can take without blocking (see the module docstring), in turn."""
-        sent = True
-        while sent:
-            sent = False
+        """Give each worker tasks up to DEPTH, in turn, and write what its pipe takes without blocking."""
+        given = True
+        while given:
+            given = False
             for worker in self.workers:
                 source = worker.own or self._queue
-                if not source or len(worker.held) >= DEPTH:
-                    continue
-                number, message = source[0]
-                if worker.held and sum(size for _, size in worker.held) + len(message) > SMALL:
-                    continue
-                source.popleft()
-                worker.held.append((number, len(message)))
-                try:
-                    _send(worker.tasks, message)
-                except BrokenPipeError:
-                    self._ended(worker)
-                sent = True
+                if source and len(worker.held) < DEPTH:
+                    number, message = source.popleft()
+                    worker.held.append(number)
+                    worker.unsent += message
+                    given = True
+        for worker in self.workers:
+            self._write(worker)
+
+    def _write(self, worker: _Worker) -> None:
+        if not worker.unsent:
+            return
+        try:
+            written = os.write(worker.tasks, worker.unsent)
+        except BlockingIOError:
+            return
+        except BrokenPipeError:
+            self._ended(worker)
+        del worker.unsent[:written]
 
     def _collect(self) -> None:
-        """Wait for answers, and keep those that came."""
+        """Wait until an answer comes or a pipe takes more of a task; keep the answers, write the tasks."""
         busy = {worker.answers: worker for worker in self.workers if worker.held}
-        ready, _, _ = select.select(list(busy), [], [])
+        writing = {worker.tasks: worker for worker in self.workers if worker.unsent}
+        ready, writable, _ = select.select(list(busy), list(writing), [])
+        for fd in writable:
+            self._write(writing[fd])
         for fd in ready:
             worker = busy[fd]
-            number = worker.held[0][0]
+            number = worker.held[0]
             try:
                 answer_number, ok, payload = _receive(fd)
             except EOFError:
@@ -224,7 +235,7 @@ class Forks:
         os.close(worker.tasks)
         os.close(worker.answers)
         raise RuntimeError(f"a worker process ended ({_status(status)}) while given: "
-                           f"{_describe(self._chunks[worker.held[0][0]])}") from None
+                           f"{_describe(self._chunks[worker.held[0]])}") from None
 
     def close(self) -> None:
         """End the workers: those that hold no work end at the closed pipe, the others are stopped."""

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol
 
-from bot.lang.kinds import PYTHON, SHELL, SHELL_FAMILY
+from bot.lang.kinds import SHELL, SHELL_FAMILY
 
 # `.sh` ending a word, its letters possibly quoted or escaped one by one (`."sh"`, `.s\h`)
 _DOT_SH = re.compile(rb"\.[\"'\\]*s[\"'\\]*h[\"']*(?![\w.\-])")
@@ -118,20 +118,13 @@ class Focus:
         """Whether the text, of the `kind`, holds a token that is not settled: only then can it matter.
 
         Only shell text settles: there a settled occurrence must also end its shell word in a parse
-        without errors, nested no deeper than the analysis follows (bot.lang.shell.word_ends). In
-        Python a token of value-gated rules counts only where a string can begin with a key holding it
-        (bot.lang.python reads overrides from such strings alone); other kinds hold any mention.
+        without errors, nested no deeper than the analysis follows (bot.lang.shell.word_ends). Other
+        kinds hold any mention: in Python a key can be spelt with escapes, and a file that does not
+        parse is reported.
         """
         spans: list[tuple[int, int]] = []
         for token in self.tokens:
-            if kind == SHELL:
-                found = self._settled(token, text)
-            elif token not in text:
-                found = []
-            elif kind == PYTHON and self.settle is not None and token in self.settle.tokens:
-                found = None if _python_key(token).search(text) else []
-            else:
-                found = None
+            found = self._settled(token, text) if kind == SHELL else (None if token in text else [])
             if found is None:
                 return True
             spans += found
@@ -175,16 +168,6 @@ class Focus:
 @lru_cache(maxsize=64)
 def _settled_form(token: bytes) -> re.Pattern[bytes]:
     return re.compile(re.escape(token) + _LITERAL)
-
-
-# a Python string that may begin with a key (`"a.b=1"`, `'+x.b'`): an override's characters, or escapes
-_KEY_RUN = rb"(?:[\w.\-@+~\x80-\xff]|\\[\s\S])*"
-
-
-@lru_cache(maxsize=64)
-def _python_key(token: bytes) -> re.Pattern[bytes]:
-    """The token inside a key a string literal begins with, the key ending at `=` or the string's end."""
-    return re.compile(rb"[\"']" + _KEY_RUN + re.escape(token) + _KEY_RUN + rb"[=\"']")
 
 
 def may_call(data: bytes) -> bool:
