@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import UserError
-from bot.lang import kind_for_path
+from bot.lang import KindsBySuffix, kind_for_path, kinds_by_suffix
 from bot.lang.kinds import SHELL
 from bot.model import SkipKind, Skipped
 
@@ -132,17 +132,27 @@ def list_files(root: Path, skipped: list[Skipped] | None = None) -> list[str]:
     return sorted(git_files(root, skipped) if is_git_worktree(root) else walk_files(root, skipped))
 
 
+def suffix_of(rel: str) -> str:
+    """The lower-cased suffix of a relative path, as os.path.splitext gives it (a name's leading dots
+    start none: `.bashrc` has none), without its cost."""
+    name = rel.rfind("/") + 1
+    dot = rel.rfind(".")
+    if dot <= name or not rel[name:dot].strip("."):
+        return ""
+    return rel[dot:].lower()
+
+
 def classify(root: Path, rel: str, skipped: list[Skipped], symlinked_dirs: dict[str, bool] | None = None,
-             root_text: str | None = None) -> SourceFile | None:
+             root_text: str | None = None, table: KindsBySuffix | None = None) -> SourceFile | None:
     """A SourceFile for a file the bot may read, or None (with a reason where it matters).
 
     `symlinked_dirs` memoises, per directory, whether it or a parent is a symlink; `root_text` is
-    str(root). Both only save work when many files are classified.
+    str(root); `table` is bot.lang.kinds_by_suffix(). They only save work when many files are classified.
     """
     base = root_text if root_text is not None else str(root)
     absolute = base + "/" + rel
-    suffix = os.path.splitext(rel)[1].lower()
-    named_kind = kind_for_path(rel, suffix)
+    suffix = suffix_of(rel)
+    named_kind = kind_for_path(rel, suffix, table)
     if named_kind is None and suffix in NOT_SHELL_SUFFIXES:
         return None  # never read: no need to look at it on disk either
     try:
@@ -233,8 +243,9 @@ def sources(root: Path, skipped: list[Skipped], kinds: tuple[str, ...] | None = 
     """Every file the bot reads, of the given kinds (all by default)."""
     memo: dict[str, bool] = {}
     root_text = str(root)
+    table = kinds_by_suffix()
     for rel in list_files(root, skipped):
-        source = classify(root, rel, skipped, memo, root_text)
+        source = classify(root, rel, skipped, memo, root_text, table)
         if source is not None and (kinds is None or source.kind in kinds):
             yield source
 

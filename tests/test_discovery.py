@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bot.discover import shell_sources
 from bot.engine.scan import scan
 from bot.model import Skipped
@@ -80,3 +83,11 @@ def test_prefilter_parses_only_files_with_a_rule_key(tmp_path: Path) -> None:
     assert report.files_parsed == 1
     everything = scan(repo, load_rules(enable=["megatron-flash-attn"]))
     assert everything.files_parsed == 1  # the optional rule needs a megatron key too
+
+
+@given(st.text(alphabet="ab./.Ää", max_size=12))
+@settings(max_examples=2000, deadline=None, derandomize=True)
+def test_a_paths_suffix_is_what_splitext_says(path: str) -> None:
+    from bot.discover import suffix_of
+
+    assert suffix_of(path) == os.path.splitext(path)[1].lower()

@@ -66,19 +66,29 @@ FRONT_ENDS: dict[str, Registration] = {
 }
 
 
-def kind_for_path(path: str, suffix: str | None = None) -> str | None:
+KindsBySuffix = dict[str, tuple[tuple[str, str], ...]]  # suffix -> (kind, within) in FRONT_ENDS' order
+
+
+def kinds_by_suffix() -> KindsBySuffix:
+    """FRONT_ENDS by suffix, as it is now: for listing many files (kind_for_path's `table`)."""
+    table: dict[str, list[tuple[str, str]]] = {}
+    for kind, registration in FRONT_ENDS.items():
+        for suffix in registration.suffixes:
+            table.setdefault(suffix, []).append((kind, registration.within))
+    return {suffix: tuple(kinds) for suffix, kinds in table.items()}
+
+
+def kind_for_path(path: str, suffix: str | None = None, table: KindsBySuffix | None = None) -> str | None:
     """The kind a file's name says; None when only its content can tell (a shebang) or it is not read.
 
-    `suffix`: the path's lower-cased suffix, when the caller already has it.
+    `suffix`: the path's lower-cased suffix, when the caller already has it; `table`: kinds_by_suffix().
     """
     suffix = os.path.splitext(path)[1].lower() if suffix is None else suffix
     found = None
-    for kind, registration in FRONT_ENDS.items():
-        if suffix not in registration.suffixes:
-            continue
-        if not registration.within:
+    for kind, within in (table if table is not None else kinds_by_suffix()).get(suffix, ()):
+        if not within:
             found = found or kind
-        elif path.startswith(registration.within) or "/" + registration.within in path:
+        elif path.startswith(within) or "/" + within in path:
             return kind
     return found
 
