@@ -239,15 +239,61 @@ def read_source(source: SourceFile, skipped: list[Skipped]) -> bytes | None:
     return data
 
 
-def sources(root: Path, skipped: list[Skipped], kinds: tuple[str, ...] | None = None) -> Iterator[SourceFile]:
-    """Every file the bot reads, of the given kinds (all by default)."""
+def sources(root: Path, skipped: list[Skipped], kinds: tuple[str, ...] | None = None,
+            sized: set[str] | None = None) -> Iterator[SourceFile]:
+    """Every file the bot reads, of the given kinds (all by default).
+
+    `sized`: the files whose size is wanted (None: all). The others are told by their directory's
+    listing, one per directory instead of a look-up per file, and have size -1.
+    """
     memo: dict[str, bool] = {}
     root_text = str(root)
     table = kinds_by_suffix()
+    entries = _Entries(root_text)
     for rel in list_files(root, skipped):
-        source = classify(root, rel, skipped, memo, root_text, table)
+        if sized is None or rel in sized:
+            source = classify(root, rel, skipped, memo, root_text, table)
+        else:
+            source = _classify_listed(root, rel, skipped, memo, root_text, table, entries)
         if source is not None and (kinds is None or source.kind in kinds):
             yield source
+
+
+class _Entries:
+    """Each directory's entries, listed once: name -> whether it is a plain file (None: a symlink)."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.known: dict[str, dict[str, bool | None] | None] = {}
+
+    def of(self, directory: str) -> dict[str, bool | None] | None:
+        """The directory's entries; None when it cannot be listed (then ask for each file)."""
+        if directory not in self.known:
+            try:
+                with os.scandir(self.base + "/" + directory if directory else self.base) as listing:
+                    self.known[directory] = {entry.name: None if entry.is_symlink() else entry.is_file(
+                        follow_symlinks=False) for entry in listing}
+            except OSError:
+                self.known[directory] = None
+        return self.known[directory]
+
+
+def _classify_listed(root: Path, rel: str, skipped: list[Skipped], memo: dict[str, bool], root_text: str,
+                     table: KindsBySuffix, entries: _Entries) -> SourceFile | None:
+    """classify, told by the directory's listing where it can; the size is not looked up."""
+    named_kind = kind_for_path(rel, suffix_of(rel), table)
+    if named_kind is None:
+        return classify(root, rel, skipped, memo, root_text, table)  # not read, or read for a shebang
+    directory, _, name = rel.rpartition("/")
+    listed = entries.of(directory)
+    if listed is None or name not in listed or listed[name] is None:
+        return classify(root, rel, skipped, memo, root_text, table)  # unlisted, gone, a symlink: as ever
+    if not listed[name]:
+        return None  # not a plain file
+    if _has_symlinked_parent(root_text, rel, memo):
+        skipped.append(Skipped(rel, "inside a symlinked directory: not followed", SkipKind.LINK))
+        return None
+    return SourceFile(rel, root, named_kind)
 
 
 def shell_sources(root: Path, skipped: list[Skipped]) -> Iterator[SourceFile]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -91,3 +92,29 @@ def test_a_paths_suffix_is_what_splitext_says(path: str) -> None:
     from bot.discover import suffix_of
 
     assert suffix_of(path) == os.path.splitext(path)[1].lower()
+
+
+def test_files_told_by_their_directorys_listing_are_the_files_a_look_up_each_finds(tmp_path: Path) -> None:
+    """A `--files` run lists the rest of the repository from each directory's entries (no size): the
+    same files, kinds and skipped entries as looking each one up."""
+    from bot.discover import sources as all_sources
+
+    repo = make_repo(tmp_path / "repo", {
+        "a.sh": LAUNCH, "docs/b.md": "x\n", "conf/c.yaml": "a: 1\n", "tool": "#!/bin/bash\necho\n",
+        "notes": "plain\n", "real/d.sh": LAUNCH, "gone.sh": LAUNCH, "pkg/e.py": "x = 1\n", "f.json": "{}\n",
+        "linked/d.sh": LAUNCH,
+    })
+    (repo / "gone.sh").unlink()  # tracked, deleted in the work tree
+    os.symlink(repo / "a.sh", repo / "alias.sh")  # untracked, not ignored: listed by git
+    shutil.rmtree(repo / "linked")
+    os.symlink(repo / "real", repo / "linked")  # a tracked file's directory, now a symlink
+    (repo / "sub").mkdir()
+    os.mkfifo(repo / "sub" / "pipe.sh")
+    looked_up: list[Skipped] = []
+    listed: list[Skipped] = []
+    each = [(s.path, s.kind) for s in all_sources(repo, looked_up)]
+    by_listing = list(all_sources(repo, listed, sized={"a.sh"}))
+    assert [(s.path, s.kind) for s in by_listing] == each and listed == looked_up
+    assert {s.path: s.size for s in by_listing}["a.sh"] == len(LAUNCH)
+    assert "docs/b.md" in dict(each) and "tool" in dict(each) and "gone.sh" not in dict(each)
+    assert {s.path for s in looked_up} >= {"alias.sh", "linked/d.sh"}

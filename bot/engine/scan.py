@@ -55,7 +55,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         from bot.hydra.compose import ConfigFacts
 
         facts = ConfigFacts(root)
-    listed = list(sources(root, report.skipped))
+    listed = list(sources(root, report.skipped, sized=paths))
     files = [s for s in listed if paths is None or s.path in paths]
     for source in files:
         report.files_scanned += 1
