@@ -267,10 +267,14 @@ class _Entries:
         self.known: dict[str, dict[str, bool | None] | None] = {}
 
     def of(self, directory: str) -> dict[str, bool | None] | None:
-        """The directory's entries; None when it cannot be listed (then ask for each file)."""
+        """The directory's entries; None when it cannot be listed, or listed but not entered (a look-up
+        of a file in it fails where a listing does not): then each file is looked up."""
         if directory not in self.known:
+            path = self.base + "/" + directory if directory else self.base
             try:
-                with os.scandir(self.base + "/" + directory if directory else self.base) as listing:
+                if not os.access(path, os.X_OK):
+                    raise PermissionError(path)
+                with os.scandir(path) as listing:
                     self.known[directory] = {entry.name: None if entry.is_symlink() else entry.is_file(
                         follow_symlinks=False) for entry in listing}
             except OSError:

@@ -6,6 +6,7 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -118,3 +119,35 @@ def test_files_told_by_their_directorys_listing_are_the_files_a_look_up_each_fin
     assert {s.path: s.size for s in by_listing}["a.sh"] == len(LAUNCH)
     assert "docs/b.md" in dict(each) and "tool" in dict(each) and "gone.sh" not in dict(each)
     assert {s.path for s in looked_up} >= {"alias.sh", "linked/d.sh"}
+
+
+_COMPARE_LISTINGS = """
+import sys
+from pathlib import Path
+from bot.discover import sources
+repo = Path(sys.argv[1])
+looked_up, listed = [], []
+each = [(s.path, s.kind) for s in sources(repo, looked_up)]
+by_listing = [(s.path, s.kind) for s in sources(repo, listed, sized=set())]
+print(each == by_listing and looked_up == listed, each, by_listing, looked_up, listed)
+"""
+
+
+def test_a_directory_that_can_be_listed_but_not_entered_is_told_as_a_look_up_tells_it(tmp_path: Path) -> None:
+    """Review s22: `r--` lists names (and their types) where a look-up of each is refused."""
+    import subprocess
+    import sys
+
+    repo = make_repo(tmp_path / "repo", {"r/run.sh": "#!/bin/bash\necho\n"})
+    os.chmod(repo / "r", 0o644)
+    command = [sys.executable, "-c", _COMPARE_LISTINGS, str(repo)]
+    if os.geteuid() == 0:  # root passes every permission: the child drops that capability
+        if shutil.which("setpriv") is None:
+            pytest.skip("root, without setpriv to drop the capability")
+        command = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", *command]
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, check=True,
+                             cwd=Path(__file__).resolve().parent.parent).stdout
+    finally:
+        os.chmod(repo / "r", 0o755)
+    assert out.startswith("True"), out

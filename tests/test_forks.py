@@ -106,3 +106,12 @@ def test_pipes_smaller_than_the_messages_do_not_block_either_side() -> None:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_waiting_with_no_worker_left_is_an_error_not_a_hang() -> None:
+    with Forks(1) as forks:
+        with pytest.raises(RuntimeError, match="ended"):
+            list(forks.map(die_on_three, [3]))
+        forks.submit(square_and_pid, [1])
+        with pytest.raises(RuntimeError, match="no worker process"):
+            forks.answer()

@@ -208,6 +208,8 @@ class Forks:
         """Wait until an answer comes or a pipe takes more of a task; keep the answers, write the tasks."""
         busy = {worker.answers: worker for worker in self.workers if worker.held}
         writing = {worker.tasks: worker for worker in self.workers if worker.unsent}
+        if not busy:  # nothing can come: no worker is left, or none was given a task
+            raise RuntimeError("no worker process holds a task to answer")
         ready, writable, _ = select.select(list(busy), list(writing), [])
         for fd in writable:
             self._write(writing[fd])
