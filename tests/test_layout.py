@@ -16,7 +16,7 @@ LAYERS = [
     ("bot.publish", "bot.upstream"),
     ("bot.cache",),
     ("bot.engine", "bot.report"),
-    ("bot.rules", "bot.hydra", "bot.discover"),
+    ("bot.rules", "bot.hydra", "bot.discover", "bot.gitfiles"),
     ("bot.lang",),
     ("bot.hydra.grammar", "bot.hydra.list_values", "bot.ir"),  # the override grammar every language reads values with
     ("bot.model", "bot.errors", "bot.secrets", "bot.config", "bot.repolist", "bot.actions", "bot"),

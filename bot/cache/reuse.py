@@ -15,7 +15,8 @@ from pathlib import Path
 
 from bot.cache.content_ids import ContentIds, blob_id, indexed_ids
 from bot.cache.store import Entry, ResultCache, changed, decode_outcome, encode_outcome
-from bot.discover import SourceFile, is_git_worktree
+from bot.discover import SourceFile
+from bot.gitfiles import is_git_worktree
 from bot.lang import whole_repository_inputs
 from bot.lang.focus import GLOB
 from bot.lang.kinds import PYTHON, SHELL, YAML

@@ -140,7 +140,8 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
     `known`: failures (path, key, value) not to report: those older than a change (bot.engine.drift).
     `baseline`: as for bot.engine.scan.scan (None: the repository's own, if it has one).
     """
-    from bot.discover import head_commit, read_source, shell_sources
+    from bot.discover import read_source, shell_sources
+    from bot.gitfiles import head_commit
     from bot.model import RuleInfo
 
     root = root.resolve()  # every path below is the repository's, whatever the working directory

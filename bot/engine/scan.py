@@ -8,13 +8,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from bot.discover import SourceFile, head_commit, sources
+from bot.discover import SourceFile, sources
 from bot.engine.batches import Batches, Setup
 from bot.engine.checker import scan_one, schema_differs
 from bot.engine.isolation import DEFAULT_SECONDS
 from bot.engine.silence import default_baseline
 from bot.engine.wanted import focus_for, listing_of, scripts_of
 from bot.errors import UserError
+from bot.gitfiles import head_commit
 from bot.lang.kinds import PYTHON, YAML
 from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Report, RuleInfo
 from bot.rules.model import Rule, consults_config

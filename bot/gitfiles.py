@@ -1,0 +1,95 @@
+"""Which paths a repository has: git's view of a work tree (tracked files and untracked ones not
+ignored), or a walk that never follows a symlinked directory; and the commit checked out."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from bot.errors import UserError
+from bot.model import Skipped
+
+GIT_CLOSED_DIRECTORY = re.compile(r"^warning: could not open directory '(?P<path>.*)': (?P<why>.*)$")
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox", ".mypy_cache"}
+
+
+def head_commit(root: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
+                             capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def is_git_worktree(root: Path) -> bool:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--is-inside-work-tree"],
+            capture_output=True, text=True, check=False,
+        )
+    except OSError:
+        return False
+    return out.returncode == 0 and out.stdout.strip() == "true"
+
+
+def git_files(root: Path, skipped: list[Skipped] | None = None) -> list[str]:
+    """Tracked files and untracked ones not ignored; a directory git could not open is put in `skipped`."""
+    out = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True, check=False, env={**os.environ, "LC_ALL": "C", "LANGUAGE": "C"},
+    )
+    if out.returncode != 0:
+        message = out.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise UserError(f"{root}: git ls-files failed: {message[-1] if message else 'unknown error'}")
+    for line in out.stderr.decode("utf-8", "surrogateescape").splitlines():
+        closed = GIT_CLOSED_DIRECTORY.match(line)
+        if closed is not None and skipped is not None:
+            skipped.append(Skipped(closed["path"].rstrip("/") + "/", f"directory not readable ({closed['why']}): "
+                                   "files in it that git does not track were not listed"))
+    seen: dict[str, None] = {}
+    for raw in out.stdout.split(b"\0"):
+        if raw:
+            seen[os.fsdecode(raw)] = None
+    return list(seen)
+
+
+def walk_files(root: Path, skipped: list[Skipped] | None = None) -> list[str]:
+    """Every file below `root`, not through symlinks; a directory it could not open is put in `skipped`."""
+    def closed(exc: OSError) -> None:
+        if skipped is not None and exc.filename is not None:
+            rel = os.path.relpath(os.fsdecode(exc.filename), root).replace(os.sep, "/")
+            skipped.append(Skipped(rel.rstrip("/") + "/", f"directory not readable ({exc.strerror or exc}): "
+                                   "the files in it were not listed"))
+
+    paths = []
+    for directory, dirs, files in os.walk(root, onerror=closed, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        rel_dir = os.path.relpath(directory, root)
+        for name in sorted(files):
+            rel = name if rel_dir == "." else os.path.join(rel_dir, name)
+            paths.append(rel.replace(os.sep, "/"))
+    return paths
+
+
+def is_bare_repository(root: Path) -> bool:
+    """A git repository without a working tree (`X.git`): its files are git's, not the project's."""
+    if (root / ".git").exists() or not ((root / "HEAD").is_file() and (root / "objects").is_dir()):
+        return False
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--is-bare-repository"],
+                             capture_output=True, text=True, check=False)
+    except OSError:
+        return False
+    return out.returncode == 0 and out.stdout.strip() == "true"
+
+
+def list_files(root: Path, skipped: list[Skipped] | None = None) -> list[str]:
+    if is_bare_repository(root):
+        raise UserError(f"{root}: a bare git repository (no working tree); expected a checkout of the repository")
+    return sorted(git_files(root, skipped) if is_git_worktree(root) else walk_files(root, skipped))
+
+
+__all__ = ["git_files", "head_commit", "is_bare_repository", "is_git_worktree", "list_files", "walk_files"]
