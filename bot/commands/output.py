@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -147,6 +146,8 @@ def emit(args: argparse.Namespace, report: Report) -> None:
 
 
 def crash_header() -> str:
+    import platform  # only a crash needs it
+
     return f"bot {__version__}\npython {sys.version}\nplatform {platform.platform()}\nargv {sys.argv!r}\n"
 
 
