@@ -28,6 +28,13 @@ def _every_file_read(root: Path, monkeypatch: pytest.MonkeyPatch, memo: object =
         return scan(root, load_rules(), memo=memo)  # type: ignore[arg-type]
 
 
+def _same_as_every_file_read(root: Path, monkeypatch: pytest.MonkeyPatch) -> Report:
+    """The scan that reads every file, once the focused scan is shown to report the same."""
+    full = _every_file_read(root, monkeypatch)
+    assert _outcome(scan(root, load_rules())) == _outcome(full)
+    return full
+
+
 @pytest.mark.parametrize("files", [
     # a settled-looking `TOKEN=LITERAL` that a quoted word goes on after: a blank inside quotes ends nothing
     {"run.sh": ENTRY + '"actor_rollout_ref.actor.megatron.use_mbridge=True False"\n'},
@@ -42,9 +49,8 @@ def _every_file_read(root: Path, monkeypatch: pytest.MonkeyPatch, memo: object =
 def test_a_literal_the_word_goes_on_after_is_not_settled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          files: dict[str, str]) -> None:
     root = make_repo(tmp_path / "repo", files)
-    full = _every_file_read(root, monkeypatch)
+    full = _same_as_every_file_read(root, monkeypatch)
     assert full.findings  # the scan that reads every file has something to say
-    assert _outcome(scan(root, load_rules())) == _outcome(full)
 
 
 def test_a_built_script_name_a_quiet_listed_script_shares_may_name_an_ignored_hot_one(
@@ -53,9 +59,8 @@ def test_a_built_script_name_a_quiet_listed_script_shares_may_name_an_ignored_ho
         ".gitignore": "scripts/train.sh\n", "train.sh": "echo quiet\n", "scripts/train.sh": HOT,
         "caller.sh": "DIR=scripts\nMB=False bash $DIR/train.sh\n",
     })
-    full = _every_file_read(root, monkeypatch)
+    full = _same_as_every_file_read(root, monkeypatch)
     assert [f.path for f in full.findings] == ["caller.sh"]
-    assert _outcome(scan(root, load_rules())) == _outcome(full)
 
 
 def test_an_ignored_script_that_appears_invalidates_a_cached_quiet_caller(
@@ -85,9 +90,8 @@ def test_a_settled_script_nested_too_deeply_is_reported_partly_parsed(
             + ENTRY + "actor_rollout_ref.actor.megatron.use_mbridge=True\n"
             + "".join("  " * i + "fi\n" for i in reversed(range(depth))))
     root = make_repo(tmp_path / "repo", {"deep.sh": body})
-    full = _every_file_read(root, monkeypatch)
+    full = _same_as_every_file_read(root, monkeypatch)
     assert full.partly_parsed == ["deep.sh"]
-    assert _outcome(scan(root, load_rules())) == _outcome(full)
 
 
 def test_a_settled_python_file_libcst_cannot_parse_is_reported_unreadable(
@@ -95,9 +99,8 @@ def test_a_settled_python_file_libcst_cannot_parse_is_reported_unreadable(
     root = make_repo(tmp_path / "repo", {
         "d.py": 'x = ["python3", "-m", "verl.trainer.main_ppo", "actor_rollout_ref.actor.megatron.use_mbridge=True"\n',
     })
-    full = _every_file_read(root, monkeypatch)
+    full = _same_as_every_file_read(root, monkeypatch)
     assert [s.path for s in full.skipped] == ["d.py"]
-    assert _outcome(scan(root, load_rules())) == _outcome(full)
 
 
 def test_python_that_mentions_a_token_outside_override_strings_reports_what_a_full_read_does(
@@ -109,9 +112,8 @@ def test_python_that_mentions_a_token_outside_override_strings_reports_what_a_fu
     held = ("import subprocess, sys\nsubprocess.run([sys.executable, '-m', 'verl.trainer.main_ppo', "
             "'actor_rollout_ref.actor.megatron.\\\nuse_mbridge=False'])\n")
     root = make_repo(tmp_path / "repo", {"quiet.py": launch, "held.py": held})
-    full = _every_file_read(root, monkeypatch)
+    full = _same_as_every_file_read(root, monkeypatch)
     assert [f.path for f in full.findings] == ["held.py"]
-    assert _outcome(scan(root, load_rules())) == _outcome(full)
 
 
 LAUNCH_PY = "import subprocess, sys\nsubprocess.run([sys.executable, '-m', 'verl.trainer.main_ppo', "
@@ -128,6 +130,5 @@ def test_python_that_mentions_a_token_is_read_whatever_its_strings_look_like(
     """Review s21: a byte-level test of where a Python key can begin misses keys spelt with escapes, and
     files that do not parse; Python is read on any mention."""
     root = make_repo(tmp_path / "repo", files)
-    full = _every_file_read(root, monkeypatch)
+    full = _same_as_every_file_read(root, monkeypatch)
     assert full.findings or full.skipped
-    assert _outcome(scan(root, load_rules())) == _outcome(full)
