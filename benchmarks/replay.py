@@ -2,6 +2,8 @@
 
     python benchmarks/replay.py [--corpus ../shared/corpus] [--only NAME ...] [--json FILE] [--keep DIR]
 
+(`--json` rows also list each missed denominator line and each bot line not counted right.)
+
 For each migration of tests/realworld/replay/set.json whose rule is in the current format: the rule alone
 (`--no-bundled`, the file copied to a temporary `--rules` directory) runs with the installed `bot` on the
 one-commit tree at the human commit's parent:
@@ -145,6 +147,7 @@ def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -
     den_keys: Counter[Key] = Counter((c.path, c.sign, c.text.rstrip()) for c in den)
     covered = den_keys & bot_lines
     missed: Counter[str] = Counter()
+    missed_lines: list[str] = []
     left = Counter(covered)
     for c in den:
         k = (c.path, c.sign, c.text.rstrip())
@@ -152,6 +155,7 @@ def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -
             left[k] -= 1
         else:
             missed[c.where] += 1
+            missed_lines.append(f"{c.path} {c.sign}{c.text.rstrip()}")
     matched = bot_lines & human_lines
     spare = bot_lines - matched  # bot lines the humans' diff does not hold
     in_deleted = sum(n for (p, _, _), n in spare.items() if p in deleted)
@@ -172,8 +176,10 @@ def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -
             later += len(todo)
             for k in todo:
                 budget[k] -= 1
+    wrong = sorted(f"{p} {s}{t}" for (p, s, t), n in budget.items() if n > 0 and p not in deleted for _ in range(n))
     row.update(covered=sum(covered.values()), bot_lines=sum(bot_lines.values()),
-               right=sum(matched.values()) + later, later=later, deleted=in_deleted,
+               right=sum(matched.values()) + later, later=later, deleted=in_deleted, wrong=wrong,
+               missed_lines=missed_lines,
                seconds=round(seconds, 1), missed=dict(sorted(missed.items())), summary=summary)
     return row
 
