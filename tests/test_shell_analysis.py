@@ -131,6 +131,26 @@ esac
     assert found[2].branch is not None and "megatron" in found[2].branch
 
 
+def test_a_loop_variable_takes_every_field_of_its_list() -> None:
+    """`for x in "${A[@]}"` and `for x in $LIST` run the body once per element, not once per word."""
+    script = """\
+ENGINES=("vllm" "sglang_old")
+for e in "${ENGINES[@]}"; do
+    python3 -m verl.trainer.main_ppo rollout.name="${e}"
+done
+MODES="sync async"
+for m in $MODES; do
+    python3 -m verl.trainer.main_ppo rollout.mode=$m
+done
+for q in "one two"; do
+    python3 -m verl.trainer.main_ppo q="$q"
+done
+"""
+    found = launches(script)
+    assert [sorted(o.value_text or "" for o in launch.overrides) for launch in found] == [
+        ["sglang_old", "vllm"], ["async", "sync"], ["one two"]]
+
+
 def test_partly_parsed_file_reports_error_lines() -> None:
     script = 'X=${Y:-$(((A+B)*2)}\npython3 -m m a=1 \\\n    b=2\n\n\npython3 -m m c=3\n'
     result = analyse(script.encode())

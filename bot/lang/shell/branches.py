@@ -13,8 +13,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bot.lang.shell.arms import Arm, Guard, Statement, Test, case_tests, condition_tests
+from bot.lang.shell.directories import tilde
 from bot.lang.shell.nodes import line_of, variable_of
-from bot.lang.shell.text import Piece
+from bot.lang.shell.text import Items, Piece, split_fields
 from bot.lang.shell.variables import Definition, Env, merge
 
 if TYPE_CHECKING:
@@ -151,7 +152,9 @@ class BranchWalking:
                 self.record_uses(word, env)
             if var is not None and var.text:
                 name = var.text.decode()
-                alternatives = [alt for w in words for alt in self.expander.word(w, env)]
+                # the variable takes each field of the list, after splitting: `"${A[@]}"` and `$LIST` give several
+                alternatives: list[Items] = [[*f.pieces] for w in words for alt in self.expander.word(w, env)
+                                             for f in split_fields(tilde(alt))]
                 definition = Definition(name=name, kind="loop", line=line_of(var),
                                         values=alternatives or [[Piece("", dynamic="loop")]], guard=self._guard)
                 loop_env[name] = (definition,)
