@@ -247,16 +247,10 @@ class ShellWriter:
 
     def insert(self, plan: Plan, action: Action, launch: Launch, needs: dict[int, set[str]],
                placed: dict[tuple[int, str], tuple[Edits, str]]) -> None:
-        anchors = self.anchors(launch, action.anchor_key)
-        if not anchors:
+        if not any(o.key_span is not None and o.field.static for o in launch.overrides):
             plan.refusal = "the launch has no override written in the script to place it after"
             return
-        for anchor in anchors:
-            sharers = [other for other in self.script.launches
-                       if other is not launch and any(o.key_span == anchor.key_span for o in other.overrides)]
-            if any(action.key not in needs.get(id(other), set()) or (id(other), action.key) in placed
-                   for other in sharers):
-                continue
+        for anchor, sharers in self.anchors(launch, action.anchor_key, needs, placed):
             edit = self.insertion(anchor, f"{action.prefix}{action.key}={action.text}")
             if edit is None:
                 continue
@@ -268,22 +262,27 @@ class ShellWriter:
             return
         plan.refusal = "no place to add it that only launches needing it read"
 
-    @staticmethod
-    def anchors(launch: Launch, key: str) -> list[Override]:
-        """Existing overrides of the launch, best place first: longest shared key prefix, then last."""
+    def anchors(self, launch: Launch, key: str, needs: dict[int, set[str]],
+                placed: dict[tuple[int, str], tuple[Edits, str]]) -> list[tuple[Override, list[Launch]]]:
+        """Overrides `key` may follow (none that a launch not needing it reads), with the other launches
+        reading each; best first: longest shared key prefix, most launches one edit serves, last."""
         target = key.split(".")
         scored = []
         for index, override in enumerate(launch.overrides):
             if override.key_span is None or not override.field.static:
+                continue
+            sharers = [other for other in self.script.launches
+                       if other is not launch and any(o.key_span == override.key_span for o in other.overrides)]
+            if any(key not in needs.get(id(other), set()) or (id(other), key) in placed for other in sharers):
                 continue
             common = 0
             for a, b in zip(override.key.split("."), target):
                 if a != b:
                     break
                 common += 1
-            scored.append((common, index, override))
-        scored.sort(key=lambda t: (-t[0], -t[1]))
-        return [o for _, _, o in scored]
+            scored.append((common, len(sharers), index, override, sharers))
+        scored.sort(key=lambda t: (-t[0], -t[1], -t[2]))
+        return [(override, sharers) for _, _, _, override, sharers in scored]
 
     def insertion(self, anchor: Override, hydra_text: str) -> tuple[Span, str] | None:
         assert anchor.key_span is not None
