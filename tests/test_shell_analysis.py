@@ -151,6 +151,20 @@ done
         ["sglang_old", "vllm"], ["async", "sync"], ["one two"]]
 
 
+def test_a_blank_after_the_backslash_cuts_the_launch_short() -> None:
+    """`\\ ` is an escaped blank to bash, not a line continuation: the launch ends on that line."""
+    script = (
+        "python3 -m m a=1 \\  # a comment\n    b=2 \\\n    c=3\n"  # cut at line 1
+        "python3 -m m d=1 \\ \r\n    e=2\r\n"  # a trailing blank, CRLF: cut at line 4
+        "python3 -m m f=1 \\\n    g=2\n"  # a real continuation
+        "python3 -m m h=1 \\ \n\n"  # nothing follows: nothing was cut
+        "python3 -m m i=1 \\\t\n# a comment line\n"
+    )
+    found = launches(script)
+    assert [(keys(launch), launch.cut_short) for launch in found] == [
+        (["a"], 1), (["d"], 4), (["f", "g"], None), (["h"], None), (["i"], None)]
+
+
 def test_partly_parsed_file_reports_error_lines() -> None:
     script = 'X=${Y:-$(((A+B)*2)}\npython3 -m m a=1 \\\n    b=2\n\n\npython3 -m m c=3\n'
     result = analyse(script.encode())

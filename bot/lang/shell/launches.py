@@ -99,6 +99,7 @@ class Launch:
     argv: list[Field] = field(default_factory=list)  # the words after the entry point, as expanded
     head_guard: Guard = ()  # branch arms every way of running it takes (`COMMAND` assigned in one arm)
     entry_field: Field | None = None  # the word that names the entry point, which ends with it (`-mMOD`)
+    cut_short: int | None = None  # the line of a `\ ` meant to continue it (bot.lang.shell.continuations)
 
     @property
     def module(self) -> str | None:

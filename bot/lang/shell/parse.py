@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from bot.lang.shell.arms import Statement
 from bot.lang.shell.calls import ScriptCall, script_call
+from bot.lang.shell.continuations import cut_short_at
 from bot.lang.shell.directories import tilde
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, build_launches
 from bot.lang.shell.quirks import masked
@@ -128,6 +129,9 @@ def _analyse(src: bytes, all_exported: bool, path: str | None) -> ShellScript:
         if not fields:
             continue
         launches = build_launches(site, words, src, path)
+        cut = cut_short_at(src, site.node.end_byte)
+        for launch in launches:
+            launch.cut_short = cut
         script.launches.extend(launches)
         if any(launch.entry_kind != SHELL_SCRIPT for launch in launches):
             continue

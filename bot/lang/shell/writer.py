@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from bot.ir import CALLER, Action, Plan
 from bot.lang.shell.calls import EnvValue
+from bot.lang.shell.continuations import cut_short_reason
 from bot.lang.shell.edits import (
     insertion_after_token,
     insertion_after_word,
@@ -60,19 +61,16 @@ class ShellWriter:
         for span, _ in edits:
             first = self.line_of(span.start)
             last = self.line_of(max(span.start, span.end - 1)) if span.end > span.start else first
-            for line in range(first, last + 1):
-                if line in self._error_lines:
-                    return line
+            if hit := self._error_lines.intersection(range(first, last + 1)):
+                return min(hit)
         return None
 
     def done(self, plan: Plan, edits: Edits, where: str = "") -> None:
-        line = self.near_error(edits)
-        if line is not None:
+        if (line := self.near_error(edits)) is not None:
             plan.refusal = (f"not edited: line {line} is in or next to a part of the file the shell parser "
                             "could not read")
             return
-        plan.edits = edits
-        plan.where = where
+        plan.edits, plan.where = edits, where
         if edits:
             plan.fix_line = self.line_of(edits[0][0].start)
 
@@ -247,6 +245,9 @@ class ShellWriter:
 
     def insert(self, plan: Plan, action: Action, launch: Launch, needs: dict[int, set[str]],
                placed: dict[tuple[int, str], tuple[Edits, str]]) -> None:
+        if launch.cut_short is not None:
+            plan.refusal = cut_short_reason(launch.cut_short)
+            return
         if not any(o.key_span is not None and o.field.static for o in launch.overrides):
             plan.refusal = "the launch has no override written in the script to place it after"
             return
