@@ -69,7 +69,7 @@ class SettingGroup:
 class Action:
     """One change a front end writes in its own syntax."""
 
-    kind: str  # value | items | key | prefix | remove | insert | entrypoint
+    kind: str  # value | items | key | prefix | remove | insert | entrypoint | variant (one branch's value)
     setting: Setting | None  # what is changed; None for insert and entrypoint
     text: str = ""  # new value text (Hydra form), new key, new prefix, new module or script path
     value: Any = None  # the new value itself (value and insert)

@@ -15,7 +15,7 @@ from bot.hydra.grammar import bool_style, config_reference, format_value
 from bot.ir import CALLER, COMMENT, EXCERPT, PROSE, SCRIPT, Action, Plan, Realise, Setting, SettingGroup
 from bot.model import NOTE, Finding, Status
 from bot.rules.entrypoints import KEY, EntryTargets, launches, moved_to, plan_move
-from bot.rules.fixes import ensure_conflict, manual, new_text, plan_fix, prefix_for, write_plans
+from bot.rules.fixes import ensure_conflict, manual, new_text, plan_branch_values, plan_fix, prefix_for, write_plans
 from bot.rules.globs import any_match
 from bot.rules.matching import LaunchFacts, group_applies, key_matches, referenced_verdict, value_matches
 from bot.rules.model import EnsureEntry, Rule
@@ -124,7 +124,11 @@ class Evaluator:
             if not all(verdicts):
                 choices = " or ".join(f"{s.text} {s.origin or '(literal)'}" for s in values)
                 finding.message = f"{first.prefix}{first.key} depends on the branch taken: {choices}"
-                manual(finding, "a person must choose")
+                plan = plan_branch_values(rule, finding, values, verdicts, site.groups[0])
+                if plan is None:
+                    manual(finding, "a person must choose")
+                else:
+                    plans.append(plan)
                 continue
             if not first.keyed:
                 manual(finding, "the key is not written in one place")

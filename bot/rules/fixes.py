@@ -108,6 +108,25 @@ def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: Setti
     return Plan(finding, group, actions, " and ".join(words))
 
 
+def plan_branch_values(rule: Rule, finding: Finding, variants: list[Setting], verdicts: list[bool | None],
+                       group: SettingGroup) -> Plan | None:
+    """A map where only some of the site's branches (or loop values) match: each matching value mapped
+    where it is written, the others left as they are. None: the fix is more than a map of values."""
+    fix = rule.fix
+    if fix is None or not fix.map or fix.has_set or fix.rename or fix.remove or fix.prefix is not None \
+            or fix.map_items or fix.remove_items or fix.entrypoint:
+        return None
+    actions: list[Action] = []
+    for setting, verdict in zip(variants, verdicts):
+        new = new_text(rule, setting) if verdict else None
+        if new is not None:
+            actions.append(Action("variant", setting, new[0], value=new[1], variants=variants))
+    if not actions:
+        return None
+    return Plan(finding, group, actions, " and ".join(f"{a.setting.text} set to {a.text}" for a in actions
+                                                      if a.setting is not None))
+
+
 def prefix_for(entry: EnsureEntry, group: SettingGroup, facts: LaunchFacts | None) -> str:
     """`prefix: auto`: plain where the composed config has the key, `+` where not, `++` if unknown."""
     if entry.prefix != "auto":

@@ -201,6 +201,8 @@ def _realise(actions: list[Action], group: SettingGroup, data: bytes) -> list[tu
     _, elements = group.handle
     if actions[0].kind == "entrypoint":
         return _move_entry(actions[0], group, elements, data)
+    if actions[0].kind == "variant":
+        return "a person must choose among the values it may take"
     for action in actions:
         if action.kind == "insert":
             return _insert(action, group, elements, data)

@@ -15,8 +15,6 @@ from bot.ir import CALLER, Action, Plan
 from bot.lang.shell.calls import EnvValue
 from bot.lang.shell.continuations import cut_short_reason
 from bot.lang.shell.edits import (
-    insertion_after_token,
-    insertion_after_word,
     quote_for,
     remove_token,
     remove_word,
@@ -27,9 +25,11 @@ from bot.lang.shell.items import item_site
 from bot.lang.shell.launches import Launch, Override, line_of
 from bot.lang.shell.nodes import tests_value
 from bot.lang.shell.parse import ShellScript
+from bot.lang.shell.placement import anchors, insertion
 from bot.lang.shell.text import source_span
 from bot.lang.shell.values import ValueInfo
 from bot.lang.shell.variables import Definition
+from bot.lang.shell.variant_edit import variant_edits
 from bot.model import Span
 
 Edits = list[tuple[Span, str]]
@@ -82,6 +82,9 @@ class ShellWriter:
             if plan.actions[0].kind == "entrypoint":
                 edits, plan.refusal = entry_edit(self.script, plan.group.launch, plan.actions[0])
                 self.done(plan, edits)
+            elif plan.actions[0].kind == "variant":
+                edits, where, plan.refusal = variant_edits(self.script, plan)
+                self.done(plan, edits, where) if plan.refusal is None else None
             elif plan.group.role == CALLER:
                 self.caller(plan)
             elif plan.actions[0].kind != "insert":
@@ -251,8 +254,8 @@ class ShellWriter:
         if not any(o.key_span is not None and o.field.static for o in launch.overrides):
             plan.refusal = "the launch has no override written in the script to place it after"
             return
-        for anchor, sharers in self.anchors(launch, action.anchor_key, needs, placed):
-            edit = self.insertion(anchor, f"{action.prefix}{action.key}={action.text}")
+        for anchor, sharers in anchors(self.script, launch, action.anchor_key, needs, placed):
+            edit = insertion(self.script, anchor, f"{action.prefix}{action.key}={action.text}")
             if edit is None:
                 continue
             where = f"after {anchor.key} (line {anchor.line})"
@@ -262,39 +265,3 @@ class ShellWriter:
                     placed[(id(reader), action.key)] = ([edit], where)
             return
         plan.refusal = "no place to add it that only launches needing it read"
-
-    def anchors(self, launch: Launch, key: str, needs: dict[int, set[str]],
-                placed: dict[tuple[int, str], tuple[Edits, str]]) -> list[tuple[Override, list[Launch]]]:
-        """Overrides `key` may follow (none that a launch not needing it reads), with the other launches
-        reading each; best first: longest shared key prefix, most launches one edit serves, last."""
-        target = key.split(".")
-        scored = []
-        for index, override in enumerate(launch.overrides):
-            if override.key_span is None or not override.field.static:
-                continue
-            sharers = [other for other in self.script.launches
-                       if other is not launch and any(o.key_span == override.key_span for o in other.overrides)]
-            if any(key not in needs.get(id(other), set()) or (id(other), key) in placed for other in sharers):
-                continue
-            common = 0
-            for a, b in zip(override.key.split("."), target):
-                if a != b:
-                    break
-                common += 1
-            scored.append((common, len(sharers), index, override, sharers))
-        scored.sort(key=lambda t: (-t[0], -t[1], -t[2]))
-        return [(override, sharers) for _, _, _, override, sharers in scored]
-
-    def insertion(self, anchor: Override, hydra_text: str) -> tuple[Span, str] | None:
-        assert anchor.key_span is not None
-        if not anchor.key_chain or anchor.key_chain[-1].definition.kind == "array":
-            node = word_node(self.script.tree, anchor.key_span)
-            if node is None:
-                return None
-            text = quote_for("b", hydra_text)
-            return None if text is None else insertion_after_word(self.src, node, text)
-        span = source_span(anchor.field.pieces)
-        if span is None or anchor.field.pieces[0].ctx not in ("d", "s"):
-            return None  # a word in an unquoted assignment: a second word would end the assignment
-        text = quote_for(anchor.field.pieces[0].ctx, hydra_text)
-        return None if text is None else insertion_after_token(self.src, span, text)

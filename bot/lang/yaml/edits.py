@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ruamel.yaml.nodes import MappingNode
 
 PREFIX_REASON = "prefixes do not exist in a YAML config"
+BRANCHES_REASON = "a person must choose among the values it may take"
 
 
 def realise(plans: list[Plan]) -> None:
@@ -36,6 +37,8 @@ def realise(plans: list[Plan]) -> None:
 
 def _plan(actions: list[Action], doc: Doc) -> Edits | str:
     kinds = {a.kind: a for a in actions}
+    if "variant" in kinds:
+        return BRANCHES_REASON
     if "prefix" in kinds:
         return PREFIX_REASON
     if "insert" in kinds:

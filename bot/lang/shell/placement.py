@@ -1,0 +1,52 @@
+"""Where an added override goes: after the launch's override nearest by key, once for every launch
+that reads the place, in the neighbours' style (a continuation line, an array element, a word of the
+same packed string)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from bot.lang.shell.edits import insertion_after_token, insertion_after_word, quote_for, word_node
+from bot.lang.shell.launches import Launch, Override
+from bot.lang.shell.parse import ShellScript
+from bot.lang.shell.text import source_span
+from bot.model import Span
+
+
+def anchors(script: ShellScript, launch: Launch, key: str, needs: dict[int, set[str]],
+            placed: Collection[tuple[int, str]]) -> list[tuple[Override, list[Launch]]]:
+    """Overrides `key` may follow (none that a launch not needing it reads), with the other launches
+    reading each; best first: longest shared key prefix, most launches one edit serves, last."""
+    target = key.split(".")
+    scored = []
+    for index, override in enumerate(launch.overrides):
+        if override.key_span is None or not override.field.static:
+            continue
+        sharers = [other for other in script.launches
+                   if other is not launch and any(o.key_span == override.key_span for o in other.overrides)]
+        if any(key not in needs.get(id(other), set()) or (id(other), key) in placed for other in sharers):
+            continue
+        common = 0
+        for a, b in zip(override.key.split("."), target):
+            if a != b:
+                break
+            common += 1
+        scored.append((common, len(sharers), index, override, sharers))
+    scored.sort(key=lambda t: (-t[0], -t[1], -t[2]))
+    return [(override, sharers) for _, _, _, override, sharers in scored]
+
+
+def insertion(script: ShellScript, anchor: Override, hydra_text: str) -> tuple[Span, str] | None:
+    """The edit that adds `hydra_text` after the anchor, in its quoting; None where it cannot be written."""
+    assert anchor.key_span is not None
+    if not anchor.key_chain or anchor.key_chain[-1].definition.kind == "array":
+        node = word_node(script.tree, anchor.key_span)
+        if node is None:
+            return None
+        text = quote_for("b", hydra_text)
+        return None if text is None else insertion_after_word(script.src, node, text)
+    span = source_span(anchor.field.pieces)
+    if span is None or anchor.field.pieces[0].ctx not in ("d", "s"):
+        return None  # a word in an unquoted assignment: a second word would end the assignment
+    text = quote_for(anchor.field.pieces[0].ctx, hydra_text)
+    return None if text is None else insertion_after_token(script.src, span, text)

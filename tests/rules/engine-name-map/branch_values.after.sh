@@ -1,0 +1,22 @@
+#!/bin/bash
+# a sweep over the rollout engines, one run per element of the array
+ENGINES=("vllm" 'sglang')
+for engine in "${ENGINES[@]}"; do
+    python3 -m verl.trainer.main_ppo \
+        actor_rollout_ref.rollout.name="${engine}" \
+        trainer.total_epochs=1
+done
+
+# the same sweep written as words
+for engine in vllm sglang; do
+    python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=$engine
+done
+
+# one engine per branch; the test of the value is left as it is
+if [ "$FAST" = 1 ]; then
+    ENGINE=sglang
+else
+    ENGINE=vllm
+fi
+if [ "$ENGINE" = sglang_async ]; then echo "the old engine"; fi
+python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=$ENGINE
