@@ -13,11 +13,12 @@ from bot.lang.shell.text import source_span
 from bot.model import Span
 
 
-def anchors(script: ShellScript, launch: Launch, key: str, needs: dict[int, set[str]],
+def anchors(script: ShellScript, launch: Launch, key: str, near: str, needs: dict[int, set[str]],
             placed: Collection[tuple[int, str]]) -> list[tuple[Override, list[Launch]]]:
-    """Overrides `key` may follow (none that a launch not needing it reads), with the other launches
-    reading each; best first: longest shared key prefix, most launches one edit serves, last."""
-    target = key.split(".")
+    """Overrides an addition of `key` may follow (none a launch not needing it, or having it placed,
+    reads), with the other launches reading each; best first: longest key prefix shared with `near`,
+    most launches one edit serves, last."""
+    target = near.split(".")
     scored = []
     for index, override in enumerate(launch.overrides):
         if override.key_span is None or not override.field.static:

@@ -254,7 +254,7 @@ class ShellWriter:
         if not any(o.key_span is not None and o.field.static for o in launch.overrides):
             plan.refusal = "the launch has no override written in the script to place it after"
             return
-        for anchor, sharers in anchors(self.script, launch, action.anchor_key, needs, placed):
+        for anchor, sharers in anchors(self.script, launch, action.key, action.anchor_key, needs, placed):
             edit = insertion(self.script, anchor, f"{action.prefix}{action.key}={action.text}")
             if edit is None:
                 continue
