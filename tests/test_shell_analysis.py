@@ -149,6 +149,8 @@ done
     found = launches(script)
     assert [sorted(o.value_text or "" for o in launch.overrides) for launch in found] == [
         ["sglang_old", "vllm"], ["async", "sync"], ["one two"]]
+    split_elsewhere = launches('IFS=,\nMODES=sync,async\nfor m in $MODES; do\n    python3 -m verl.trainer.main_ppo mode="$m"\ndone\n')
+    assert [o.field.static for o in split_elsewhere[0].overrides] == [False]  # the script's IFS: not followed
 
 
 def test_a_blank_after_the_backslash_cuts_the_launch_short() -> None:
@@ -159,10 +161,14 @@ def test_a_blank_after_the_backslash_cuts_the_launch_short() -> None:
         "python3 -m m f=1 \\\n    g=2\n"  # a real continuation
         "python3 -m m h=1 \\ \n\n"  # nothing follows: nothing was cut
         "python3 -m m i=1 \\\t\n# a comment line\n"
+        "python3 -m m j=pow\\  # the blank is in the word\n    k=2\n"  # cut at line 12
+        "python3 -m m l=1 > log.txt \\ \n    m=2\n"  # after a redirection: cut at line 14
+        "python3 -m m n=1 \\\\ \n    o=2\n"  # an escaped backslash, then a blank: the line simply ends
     )
     found = launches(script)
     assert [(keys(launch), launch.cut_short) for launch in found] == [
-        (["a"], 1), (["d"], 4), (["f", "g"], None), (["h"], None), (["i"], None)]
+        (["a"], 1), (["d"], 4), (["f", "g"], None), (["h"], None), (["i"], None), (["j"], 12), (["l"], 14),
+        (["n"], None)]
 
 
 def test_partly_parsed_file_reports_error_lines() -> None:

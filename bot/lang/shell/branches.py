@@ -155,6 +155,8 @@ class BranchWalking:
                 # the variable takes each field of the list, after splitting: `"${A[@]}"` and `$LIST` give several
                 alternatives: list[Items] = [[*f.pieces] for w in words for alt in self.expander.word(w, env)
                                              for f in split_fields(tilde(alt))]
+                if "IFS" in env:  # splitting at other characters than blanks: the values are not followed
+                    alternatives = [[Piece("$" + name, dynamic="split by the script's own IFS")]]
                 definition = Definition(name=name, kind="loop", line=line_of(var),
                                         values=alternatives or [[Piece("", dynamic="loop")]], guard=self._guard)
                 loop_env[name] = (definition,)

@@ -2,7 +2,8 @@ r"""A launch cut short: a backslash followed by blanks at the end of a line does
 
 Bash reads `\` then a blank as an escaped blank (a word of its own), so the line ends the command
 and the lines meant as its continuation run as a command of their own (`a.b=1: command not found`).
-tree-sitter-bash leaves the escaped blank out of the command, which then ends before it. Seen in
+tree-sitter-bash leaves an escaped blank that stands apart out of the command, which then ends
+before it; one that ends a word (`x=pow\ `) stays in the word. Seen in
 real launch scripts with a comment after the backslash (`x=pow \  # pow or max_min`) and with
 trailing blanks that an editor keeps.
 """
@@ -10,22 +11,42 @@ trailing blanks that an editor keeps.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 _ESCAPED_BLANK_AT_END = re.compile(rb"[ \t]*\\[ \t]+(?:#[^\r\n]*)?(?=\r?\n)")
+_REST_OF_LINE = re.compile(rb"[ \t]*(?:#[^\r\n]*)?(?=\r?\n)")
 
 
-def cut_short_at(src: bytes, command_end: int) -> int | None:
-    """The line (1-based) of the backslash that was meant to continue the command ending at
-    `command_end`, when only blanks or a comment follow it and the next line holds more; else None."""
-    found = _ESCAPED_BLANK_AT_END.match(src, command_end)
+def cut_short_at(src: bytes, command: Node) -> int | None:
+    """The line (1-based) of the backslash that was meant to continue the command, when a blank follows
+    it, only blanks or a comment come after that, and the next line holds more; else None."""
+    end = command.end_byte
+    parent = command.parent
+    if parent is not None and parent.type == "redirected_statement":
+        end = parent.end_byte  # `... > log.txt \ `
+    found = _ESCAPED_BLANK_AT_END.match(src, end)
+    if found is None and _ends_in_escaped_blank(src, end):
+        found = _REST_OF_LINE.match(src, end)  # the word holds it: `x=pow\ `, or a line of `\ ` alone
     if found is None:
         return None
     start = src.index(b"\n", found.end()) + 1
-    end = src.find(b"\n", start)
-    following = src[start : end if end >= 0 else len(src)].strip()
+    stop = src.find(b"\n", start)
+    following = src[start : stop if stop >= 0 else len(src)].strip()
     if not following or following.startswith(b"#"):
         return None
     return src.count(b"\n", 0, found.end()) + 1
+
+
+def _ends_in_escaped_blank(src: bytes, end: int) -> bool:
+    if end < 2 or src[end - 1 : end] not in (b" ", b"\t"):
+        return False
+    position = end - 2
+    while position >= 0 and src[position] == 0x5C:  # an odd run of backslashes escapes the blank
+        position -= 1
+    return (end - 2 - position) % 2 == 1
 
 
 def cut_short_reason(line: int) -> str:

@@ -217,8 +217,11 @@ def _splice(items: Items, via: Via, kind: str, subscript: str | None, quoted: bo
         elements = _elements(items)
         if subscript in ("@", "*"):
             chosen = elements
+        elif subscript and not subscript.isdigit():  # `${A[$i]}`, `${A[-1]}`: an element chosen at run time
+            text = f"${{{via.var}[{subscript}]}}"
+            return [Piece(text, dynamic=f"{text} is chosen at run time").with_via(via, not quoted)]
         else:
-            index = int(subscript) if subscript and subscript.isdigit() else 0
+            index = int(subscript) if subscript else 0
             chosen = elements[index : index + 1]
         if subscript == "*" and quoted:
             joined: Items = []

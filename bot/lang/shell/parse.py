@@ -129,7 +129,7 @@ def _analyse(src: bytes, all_exported: bool, path: str | None) -> ShellScript:
         if not fields:
             continue
         launches = build_launches(site, words, src, path)
-        cut = cut_short_at(src, site.node.end_byte)
+        cut = cut_short_at(src, site.node)
         for launch in launches:
             launch.cut_short = cut
         script.launches.extend(launches)

@@ -15,9 +15,9 @@ from bot.model import Span
 
 def anchors(script: ShellScript, launch: Launch, key: str, near: str, needs: dict[int, set[str]],
             placed: Collection[tuple[int, str]]) -> list[tuple[Override, list[Launch]]]:
-    """Overrides an addition of `key` may follow (none a launch not needing it, or having it placed,
-    reads), with the other launches reading each; best first: longest key prefix shared with `near`,
-    most launches one edit serves, last."""
+    """Overrides an addition of `key` may follow (none that a launch not needing it, having it placed or
+    cut short reads, nor one in a variable other commands read), with the other launches reading each;
+    best first: longest key prefix shared with `near`, most launches one edit serves, last."""
     target = near.split(".")
     scored = []
     for index, override in enumerate(launch.overrides):
@@ -25,7 +25,8 @@ def anchors(script: ShellScript, launch: Launch, key: str, near: str, needs: dic
             continue
         sharers = [other for other in script.launches
                    if other is not launch and any(o.key_span == override.key_span for o in other.overrides)]
-        if any(key not in needs.get(id(other), set()) or (id(other), key) in placed for other in sharers):
+        if any(key not in needs.get(id(other), set()) or (id(other), key) in placed or other.cut_short is not None
+               for other in sharers) or not _read_only_by(override, [launch, *sharers]):
             continue
         common = 0
         for a, b in zip(override.key.split("."), target):
@@ -35,6 +36,13 @@ def anchors(script: ShellScript, launch: Launch, key: str, near: str, needs: dic
         scored.append((common, len(sharers), index, override, sharers))
     scored.sort(key=lambda t: (-t[0], -t[1], -t[2]))
     return [(override, sharers) for _, _, _, override, sharers in scored]
+
+
+def _read_only_by(override: Override, readers: list[Launch]) -> bool:
+    """Whether every variable the override comes through is used by these launches' words alone (an
+    array that is also printed, or hashed into a run's name, is no place for a new element)."""
+    uses = {via.use for launch in readers for other in launch.overrides for via in other.key_chain}
+    return all(use in uses for via in override.key_chain for use in via.definition.uses)
 
 
 def insertion(script: ShellScript, anchor: Override, hydra_text: str) -> tuple[Span, str] | None:

@@ -17,3 +17,21 @@ echo "engines: ${ENGINES[*]}"
 for engine in "${ENGINES[@]}"; do
     python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=$engine
 done
+
+# a test for the old value picks the mode: the mapped value would take the other branch
+for engine in vllm sglang_async; do
+    MODE=sync
+    if [ "$engine" = sglang_async ]; then MODE=async; fi
+    python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=$engine actor_rollout_ref.rollout.mode=$MODE
+done
+
+# the body gives the loop's variable the new value once more
+for engine in sglang_async vllm; do
+    if [ "$engine" = vllm ]; then engine=sglang; fi
+    python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=$engine
+done
+
+# an element picked by a run-time index
+for i in 0 1; do
+    python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=${ENGINES[$i]}
+done
