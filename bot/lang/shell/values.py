@@ -49,8 +49,8 @@ def read_value(override: Override) -> ValueInfo:
     if override.value_start is None:
         return ValueInfo("none")
     pieces = override.value_pieces
-    chains = [value_chain(override, p) for p in pieces]
-    extra: tuple[Via, ...] = chains[0] if chains and chains[0] is not None else ()
+    chain = value_chain(override, pieces[0]) if pieces else None  # only the first piece's chain is kept
+    extra: tuple[Via, ...] = chain if chain is not None else ()
     default_of = next((p.default_of for p in pieces if p.default_of), None)
     dynamic = next((p for p in pieces if not p.static), None)
     if dynamic is not None:
