@@ -165,6 +165,10 @@ def source_span(pieces: list[Piece]) -> Span | None:
 
 def split_fields(items: list[Piece | None]) -> list[Field]:
     """Join pieces into fields, splitting unquoted expansion results on blanks."""
+    if len(items) == 1:  # most words: one piece that is not split
+        only = items[0]
+        if only is not None and (not only.splittable or only.dynamic is not None):
+            return [Field([only])] if only.text or not only.splittable else []
     fields: list[Field] = []
     current: Field | None = None
     for item in items:
