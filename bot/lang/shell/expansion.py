@@ -206,9 +206,9 @@ def as_default(piece: Piece | None, name: str) -> Piece | None:
     """The piece marked as the `${V:-...}` default of V (the caller may override it)."""
     if piece is None:
         return None
-    from dataclasses import replace
-
-    return replace(piece, default_of=piece.default_of or name)
+    # dataclasses.replace, without its per-field look-ups
+    return Piece(piece.text, piece.starts, piece.ends, piece.ctx, piece.quote, piece.via, piece.dynamic,
+                 piece.default_of or name, piece.splittable)
 
 
 def _splice(items: Items, via: Via, kind: str, subscript: str | None, quoted: bool) -> Items:

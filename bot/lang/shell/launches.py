@@ -73,7 +73,9 @@ class Override:
     @property
     def key_chain(self) -> tuple[Via, ...]:
         """The expansions the key itself came through (an array, a packed string), outermost first."""
-        pieces = self.key_pieces
+        pieces = self.__dict__.get("_key_pieces")
+        if pieces is None:
+            pieces = self.key_pieces
         return pieces[0].via if pieces else ()
 
     def container(self) -> str:

@@ -39,6 +39,8 @@ class ValueInfo:
 def value_chain(override: Override, piece: Piece) -> tuple[Via, ...] | None:
     """The piece's expansions beyond those that brought the override itself, or None if unrelated."""
     chain = override.key_chain
+    if not chain:
+        return piece.via
     head = piece.via[: len(chain)]
     if tuple(v.use for v in head) != tuple(v.use for v in chain):
         return None
