@@ -95,19 +95,34 @@ def uses_in(node: Node) -> tuple[list[Node], list[tuple[Node, str]]]:
     each one's type, both in source order."""
     substitutions: list[Node] = []
     expansions: list[tuple[Node, str]] = []
-    stack = [(node, False)]
+    stack = [node]
     while stack:
-        current, inside = stack.pop()
+        current = stack.pop()
         kind = current.type
         if kind == "simple_expansion" or kind == "expansion":
             expansions.append((current, kind))
-        elif kind == "command_substitution" and not inside:
+        elif kind == "command_substitution":
             substitutions.append(current)
-            inside = True
+            expansions.extend(_expansions(current))  # its whole subtree, before the nodes after it
+            continue
         children = current.children
         if children:
-            stack.extend([(child, inside) for child in reversed(children)])
+            stack.extend(reversed(children))
     return substitutions, expansions
+
+
+def _expansions(node: Node) -> list[tuple[Node, str]]:
+    out: list[tuple[Node, str]] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = current.type
+        if kind == "simple_expansion" or kind == "expansion":
+            out.append((current, kind))
+        children = current.children
+        if children:
+            stack.extend(reversed(children))
+    return out
 
 
 def tests_value(tree: Tree, start: int, end: int) -> bool:

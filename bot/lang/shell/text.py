@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from bot.model import Span
 
@@ -95,21 +96,31 @@ class Definition:
         return f"{self.name}, line {self.line}"
 
 
+class _Joined:
+    """`Field.text`: joined on first reading and kept in the field's __dict__, where later readings find it
+    as they find an attribute. A field's pieces are all appended (bot.lang.shell.text.split_fields) before
+    its text is first read, and never change after."""
+
+    @overload
+    def __get__(self, item: None, owner: type | None = None) -> _Joined: ...
+
+    @overload
+    def __get__(self, item: Field, owner: type | None = None) -> str: ...
+
+    def __get__(self, item: Field | None, owner: type | None = None) -> str | _Joined:
+        if item is None:  # read on the class
+            return self
+        text = "".join([p.text for p in item.pieces])
+        item.__dict__["text"] = text
+        return text
+
+
 @dataclass
 class Field:
     pieces: list[Piece] = field(default_factory=list)
     word: int = -1  # which word of the command it came from (alternatives of one word share it)
 
-    @property
-    def text(self) -> str:
-        # read many times per field: kept with the number of pieces it was joined from
-        pieces = self.pieces
-        known = self.__dict__.get("_text")
-        if known is not None and known[0] == len(pieces):
-            return known[1]  # type: ignore[no-any-return]
-        text = "".join([p.text for p in pieces])
-        self.__dict__["_text"] = (len(pieces), text)
-        return text
+    text = _Joined()  # not a dataclass field: no annotation
 
     @property
     def static(self) -> bool:
