@@ -53,8 +53,12 @@ def read_value(override: Override) -> ValueInfo:
     pieces = override.value_pieces
     chain = value_chain(override, pieces[0]) if pieces else None  # only the first piece's chain is kept
     extra: tuple[Via, ...] = chain if chain is not None else ()
-    default_of = next((p.default_of for p in pieces if p.default_of), None)
-    dynamic = next((p for p in pieces if not p.static), None)
+    default_of = dynamic = None
+    for piece in pieces:  # the first default and the first dynamic piece
+        if default_of is None and piece.default_of:
+            default_of = piece.default_of
+        if dynamic is None and piece.dynamic is not None:
+            dynamic = piece
     if dynamic is not None:
         return ValueInfo("dynamic", reason=dynamic.dynamic or "unknown until run time", extra=extra,
                          default_of=default_of)
