@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from bot.lang.shell.arms import Guard
     from bot.lang.shell.expansion import Expander
+    from bot.lang.shell.nodes import Expansion
     from bot.lang.shell.walk import WalkResult
 
 
@@ -29,6 +30,8 @@ class AssignmentTracking:
     _function: str | None
     _branch: str | None
     _guard: Guard
+
+    _uses: tuple[Node | None, list[tuple[Node, str, Expansion]]]
 
     if TYPE_CHECKING:  # the statement walking itself: bot.lang.shell.walk.Walker
         def record_uses(self, node: Node, env: Env) -> None: ...
@@ -96,8 +99,13 @@ class AssignmentTracking:
         updated: dict[str, tuple[Definition, ...]] | None = None
         if not self._may_expand(node):
             return env
-        for sub in descendants(node, {"expansion"}):
-            form = parse_expansion(sub)
+        known, forms = self._uses
+        if known is node:  # record_uses has just read the command's expansions
+            found: list[tuple[Node, Expansion | None]] = [(sub, form) for sub, kind, form in forms
+                                                         if kind == "expansion"]
+        else:
+            found = [(sub, parse_expansion(sub)) for sub in descendants(node, {"expansion"})]
+        for sub, form in found:
             if form is None or form[2] not in (":=", "="):
                 continue
             name, _, _, operand = form

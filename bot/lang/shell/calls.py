@@ -145,7 +145,7 @@ def env_inputs(launches: list[Launch], keys: Callable[[str], bool] | None = None
             names: set[str] = set()
             default_parts: list[str] = []
             for piece in pieces:
-                match = _NEVER_ASSIGNED.match(piece.dynamic or "")
+                match = _NEVER_ASSIGNED.match(piece.dynamic) if piece.dynamic is not None else None
                 if match:
                     names.add(match.group(1))
                 elif piece.default_of and piece.static:
@@ -153,6 +153,7 @@ def env_inputs(launches: list[Launch], keys: Callable[[str], bool] | None = None
                     default_parts.append(piece.text)
                 elif piece.text.strip("'\""):
                     names.add("")  # a part that is not from the environment
+                    break  # then the value is not one variable's, whatever its other parts are
             if len(names) == 1 and "" not in names:
                 info = read_value(override)
                 default = "".join(default_parts) if info.state == "static" else None

@@ -31,10 +31,10 @@ def tilde(items: Items, *, assignment: bool = False, argument: bool = False) -> 
     if not items or items[0] is None:
         return items
     first = items[0]
-    if not _from_source(first):
+    text = first.text
+    if "~" not in text or not _from_source(first):  # every cut below starts at a `~` of the first piece
         return items
     starts = [0]
-    text = first.text
     if argument:
         match = _IDENTIFIER_EQUALS.match(text)
         starts = [match.end()] if match else []

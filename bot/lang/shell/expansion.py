@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 MAX_ALTERNATIVES = 16
 MAX_NESTING = 40  # words inside words; deeper ones are read as run-time values, well within Python's stack
+LITERALS = frozenset({"word", "number", "extglob_pattern", "special_variable_name", "variable_name"})
 
 
 def _text(src: bytes, node: Node) -> str:
@@ -84,6 +85,8 @@ class Expander:
         """Alternatives, each a list of pieces and BREAKs, for one word node."""
         if self.depth >= MAX_NESTING:
             return [[self._dynamic(node, f"nested more than {MAX_NESTING} levels deep", ctx)]]
+        if node.type in LITERALS:  # most words: no word inside to count as nested
+            return [[self._literal(node.start_byte, node.end_byte, ctx, quote)]]
         self.depth += 1
         try:
             return self._word(node, env, ctx, quote)
@@ -92,7 +95,7 @@ class Expander:
 
     def _word(self, node: Node, env: Env, ctx: str, quote: int) -> list[Items]:
         kind = node.type
-        if kind in ("word", "number", "extglob_pattern", "special_variable_name", "variable_name"):
+        if kind in LITERALS:
             return [[self._literal(node.start_byte, node.end_byte, ctx, quote)]]
         if kind == "raw_string":
             return [[self._literal(node.start_byte + 1, node.end_byte - 1, SINGLE, node.start_byte)]]
@@ -206,9 +209,9 @@ def as_default(piece: Piece | None, name: str) -> Piece | None:
     """The piece marked as the `${V:-...}` default of V (the caller may override it)."""
     if piece is None:
         return None
-    from dataclasses import replace
-
-    return replace(piece, default_of=piece.default_of or name)
+    # dataclasses.replace, without its per-field look-ups
+    return Piece(piece.text, piece.starts, piece.ends, piece.ctx, piece.quote, piece.via, piece.dynamic,
+                 piece.default_of or name, piece.splittable)
 
 
 def _splice(items: Items, via: Via, kind: str, subscript: str | None, quoted: bool) -> Items:

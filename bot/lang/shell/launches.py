@@ -22,8 +22,10 @@ from bot.lang.shell.text import SCRIPT_DIR, Field, Piece, Via, source_span
 from bot.lang.shell.walk import CommandSite
 from bot.model import Span
 
+# The key's run is greedy: what follows it must be `@`, `=` or the end, none of them a key character, so a
+# lazy run would stop at the same place, after trying the rest of the pattern at every character (10x slower).
 OVERRIDE = re.compile(
-    r"^(?P<prefix>~|\+\+|\+)?(?P<key>[A-Za-z0-9_\-$][A-Za-z0-9_\-/.$\[\]]*?)(?:@(?P<package>[A-Za-z0-9_\-.]*))?"
+    r"^(?P<prefix>~|\+\+|\+)?(?P<key>[A-Za-z0-9_\-$][A-Za-z0-9_\-/.$\[\]]*)(?:@(?P<package>[A-Za-z0-9_\-.]*))?"
     r"(?P<eq>=|$)"
 )
 
@@ -52,7 +54,10 @@ class Override:
     def value_pieces(self) -> list[Piece]:
         if self.value_start is None:
             return []
-        return self.field.chars(self.value_start, len(self.field.text))
+        known = self.__dict__.get("_value_pieces")  # the field never changes once read: cut it once
+        if known is None:
+            known = self.__dict__["_value_pieces"] = self.field.chars(self.value_start, len(self.field.text))
+        return list(known)
 
     @property
     def site(self) -> Span | None:
@@ -61,13 +66,18 @@ class Override:
 
     @property
     def key_pieces(self) -> list[Piece]:
-        start = len(self.prefix)
-        return self.field.chars(start, start + len(self.key))
+        known = self.__dict__.get("_key_pieces")
+        if known is None:
+            start = len(self.prefix)
+            known = self.__dict__["_key_pieces"] = self.field.chars(start, start + len(self.key))
+        return list(known)
 
     @property
     def key_chain(self) -> tuple[Via, ...]:
         """The expansions the key itself came through (an array, a packed string), outermost first."""
-        pieces = self.key_pieces
+        pieces = self.__dict__.get("_key_pieces")
+        if pieces is None:
+            pieces = self.key_pieces
         return pieces[0].via if pieces else ()
 
     def container(self) -> str:
@@ -247,35 +257,40 @@ def parse_override_field(item: Field, src: bytes) -> Override | None:
     match = OVERRIDE.match(text)
     if match is None:
         return None
-    prefix = match.group("prefix") or ""
-    key = match.group("key")
-    has_eq = match.group("eq") == "="
+    prefix, key, package, eq = match.groups()
+    prefix = prefix or ""
+    has_eq = eq == "="
     if not has_eq and prefix != "~":
         return None
-    key_start = match.start("key")
-    key_end = match.end("key")
-    key_pieces = item.chars(key_start, key_end)
-    if any(not p.static for p in key_pieces) or "$" in key:
+    if "$" in key:
         return None  # a key built at run time cannot be matched reliably
+    key_start = len(prefix)  # the pattern is anchored: the key follows the prefix
+    key_pieces = item.chars(key_start, key_start + len(key))
+    for piece in key_pieces:
+        if piece.dynamic is not None:
+            return None
     key_span = source_span(key_pieces)
     prefix_span = source_span(item.chars(0, key_start)) if prefix else (
         Span(key_span.start, key_span.start) if key_span else None
     )
     line, column = (0, 0)
-    first_byte = next((p.starts[0] for p in item.pieces if p.starts), None)
     if key_span is not None:
         start = prefix_span.start if prefix_span else key_span.start
         line, column = line_column(src, start)
-    elif first_byte is not None:  # a key assembled from several places: point at where the word starts
-        line, column = line_column(src, first_byte)
-    return Override(
+    else:
+        first_byte = next((p.starts[0] for p in item.pieces if p.starts), None)
+        if first_byte is not None:  # a key assembled from several places: point at where the word starts
+            line, column = line_column(src, first_byte)
+    override = Override(
         field=item,
         prefix=prefix,
         key=key,
-        package=match.group("package"),
+        package=package,
         value_start=match.end() if has_eq else None,
         key_span=key_span,
         prefix_span=prefix_span,
         line=line,
         column=column,
     )
+    override.__dict__["_key_pieces"] = key_pieces  # what key_pieces would cut again
+    return override

@@ -7,13 +7,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tree_sitter import Node, Tree
 
+    Expansion = tuple[str, str | None, str | None, list[Node] | None]  # what parse_expansion reads
+
 
 def line_of(node: Node) -> int:
     """The node's 1-based line."""
     return int(node.start_point[0]) + 1
 
 
-def parse_expansion(node: Node) -> tuple[str, str | None, str | None, list[Node] | None] | None:
+def parse_expansion(node: Node) -> Expansion | None:
     """(name, subscript, operator, operand nodes) for `$V`, `${V}`, `${V:-x}`, `${A[@]}`."""
     if node.type == "simple_expansion":
         for child in node.children:
@@ -82,6 +84,44 @@ def descendants(node: Node, kinds: set[str]) -> list[Node]:
         if current.type in kinds:
             out.append(current)
         stack.extend(reversed(current.children))
+    return out
+
+
+EXPANSIONS = ("simple_expansion", "expansion")
+
+
+def uses_in(node: Node) -> tuple[list[Node], list[tuple[Node, str]]]:
+    """In one pass: `outermost(node, "command_substitution")`, and `descendants(node, EXPANSIONS)` with
+    each one's type, both in source order."""
+    substitutions: list[Node] = []
+    expansions: list[tuple[Node, str]] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = current.type
+        if kind == "simple_expansion" or kind == "expansion":
+            expansions.append((current, kind))
+        elif kind == "command_substitution":
+            substitutions.append(current)
+            expansions.extend(_expansions(current))  # its whole subtree, before the nodes after it
+            continue
+        children = current.children
+        if children:
+            stack.extend(reversed(children))
+    return substitutions, expansions
+
+
+def _expansions(node: Node) -> list[tuple[Node, str]]:
+    out: list[tuple[Node, str]] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = current.type
+        if kind == "simple_expansion" or kind == "expansion":
+            out.append((current, kind))
+        children = current.children
+        if children:
+            stack.extend(reversed(children))
     return out
 
 

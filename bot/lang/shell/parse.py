@@ -90,12 +90,18 @@ def error_spans(root: Node) -> list[Span]:
 def command_words(node: Node, env: object, walker: Walker) -> list[list[list[Field]]]:
     """The command's argv after expansion, by word: each word's alternatives, each a list of fields."""
     words: list[list[list[Field]]] = []
+    word = walker.expander.word
     for child in node.children:
-        if child.type in NOT_ARGUMENTS and child.type != "command_name":
+        kind = child.type
+        if kind == "command_name":
+            inner = child.children
+            target = inner[0] if inner else child
+        elif kind in NOT_ARGUMENTS:
             continue
-        target = child.children[0] if child.type == "command_name" and child.children else child
+        else:
+            target = child
         alternatives = []
-        for alternative in walker.expander.word(target, env):  # type: ignore[arg-type]
+        for alternative in word(target, env):  # type: ignore[arg-type]
             fields = split_fields(tilde(alternative, argument=True))
             for item in fields:
                 item.word = len(words)

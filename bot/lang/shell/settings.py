@@ -12,7 +12,7 @@ from pathlib import Path
 from bot.hydra.grammar import HydraSyntaxError, parse_override
 from bot.ir import CALLER, LAUNCH, SCRIPT, Setting, SettingGroup
 from bot.lang.shell.calls import EnvInput, EnvValue, ScriptCall
-from bot.lang.shell.launches import SHELL_SCRIPT, Launch, Override, line_column
+from bot.lang.shell.launches import SHELL_SCRIPT, Launch, Override, line_column, line_of
 from bot.lang.shell.parse import ShellScript
 from bot.lang.shell.text import source_span
 from bot.lang.shell.values import read_value
@@ -23,7 +23,7 @@ def launch_groups(script: ShellScript) -> list[SettingGroup]:
     for launch in script.launches:
         node = launch.site.node
         _, column = line_column(script.src, node.start_byte)
-        last = line_column(script.src, max(node.start_byte, node.end_byte - 1))[0]
+        last = line_of(script.src, max(node.start_byte, node.end_byte - 1))
         groups.append(SettingGroup([override_setting(o) for o in launch.overrides], launch.line, column,
                                    entry=launch.module, label=f"launch of {launch.entry}",
                                    role=SCRIPT if launch.entry_kind == SHELL_SCRIPT else LAUNCH, launch=launch,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
+from typing import overload
 
 from bot.model import Span
 
@@ -30,7 +30,7 @@ class Via:
     use_ctx: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Piece:
     text: str
     # byte offset where each character starts and ends, ascending; empty when dynamic. A range when
@@ -44,19 +44,27 @@ class Piece:
     default_of: str | None = None  # text is the `${V:-text}` default of V
     splittable: bool = False  # unquoted expansion result: word splitting applies
 
+    def __init__(self, text: str, starts: Sequence[int] = (), ends: Sequence[int] = (), ctx: str = BARE,
+                 quote: int = -1, via: tuple[Via, ...] = (), dynamic: str | None = None,
+                 default_of: str | None = None, splittable: bool = False) -> None:
+        # what the generated frozen __init__ does, in one step: it sets each field with object.__setattr__,
+        # and pieces are made by the hundred thousand
+        self.__dict__.update({"text": text, "starts": starts, "ends": ends, "ctx": ctx, "quote": quote, "via": via,
+                              "dynamic": dynamic, "default_of": default_of, "splittable": splittable})
+
     @property
     def static(self) -> bool:
         return self.dynamic is None
 
     def sub(self, i: int, j: int) -> Piece:
-        if (i, j) == (0, len(self.text)):
+        text = self.text
+        if i == 0 and j == len(text):
             return self
-        # positional construction: dataclasses.replace costs several times more and this is hot
-        if not self.static:
-            return Piece(self.text[i:j], self.starts, self.ends, self.ctx, self.quote, self.via, self.dynamic,
+        if self.dynamic is not None:
+            return Piece(text[i:j], self.starts, self.ends, self.ctx, self.quote, self.via, self.dynamic,
                          self.default_of, self.splittable)
-        return Piece(self.text[i:j], self.starts[i:j], self.ends[i:j], self.ctx, self.quote, self.via,
-                     self.dynamic, self.default_of, self.splittable)
+        return Piece(text[i:j], self.starts[i:j], self.ends[i:j], self.ctx, self.quote, self.via,
+                     None, self.default_of, self.splittable)
 
     def with_via(self, via: Via, splittable: bool) -> Piece:
         return Piece(self.text, self.starts, self.ends, self.ctx, self.quote, (via, *self.via), self.dynamic,
@@ -88,26 +96,51 @@ class Definition:
         return f"{self.name}, line {self.line}"
 
 
+class _Joined:
+    """`Field.text`: joined on first reading and kept in the field's __dict__, where later readings find it
+    as they find an attribute. A field's pieces are all appended (bot.lang.shell.text.split_fields) before
+    its text is first read, and never change after."""
+
+    @overload
+    def __get__(self, item: None, owner: type | None = None) -> _Joined: ...
+
+    @overload
+    def __get__(self, item: Field, owner: type | None = None) -> str: ...
+
+    def __get__(self, item: Field | None, owner: type | None = None) -> str | _Joined:
+        if item is None:  # read on the class
+            return self
+        text = "".join([p.text for p in item.pieces])
+        item.__dict__["text"] = text
+        return text
+
+
 @dataclass
 class Field:
     pieces: list[Piece] = field(default_factory=list)
     word: int = -1  # which word of the command it came from (alternatives of one word share it)
 
-    @property
-    def text(self) -> str:
-        return "".join(p.text for p in self.pieces)
+    text = _Joined()  # not a dataclass field: no annotation
 
     @property
     def static(self) -> bool:
-        return all(p.static for p in self.pieces)
+        return all(p.dynamic is None for p in self.pieces)
 
     def chars(self, i: int, j: int) -> list[Piece]:
         """The pieces covering characters [i, j) of the field's text."""
+        pieces = self.pieces
+        if len(pieces) == 1:
+            piece = pieces[0]
+            n = len(piece.text)
+            lo = i if i > 0 else 0
+            hi = j if j < n else n
+            return [piece.sub(lo, hi)] if lo < hi else []
         out, pos = [], 0
-        for piece in self.pieces:
-            a, b = pos, pos + len(piece.text)
-            pos = b
-            lo, hi = max(a, i), min(b, j)
+        for piece in pieces:
+            a = pos
+            pos = b = a + len(piece.text)
+            lo = i if i > a else a
+            hi = j if j < b else b
             if lo < hi:
                 out.append(piece.sub(lo - a, hi - a))
         return out
@@ -123,19 +156,30 @@ class Field:
 
 def source_span(pieces: list[Piece]) -> Span | None:
     """The byte span that holds exactly these characters, if they are static and in one place."""
-    if not pieces or any(not p.static or not p.starts for p in pieces):
+    if not pieces:
         return None
     first = pieces[0]
-    if any(p.ctx != first.ctx or p.quote != first.quote or p.via != first.via for p in pieces):
-        return None
-    # offsets ascend within a piece by construction; across pieces the next must not start earlier
-    if any(b.starts[0] < a.ends[-1] for a, b in pairwise(pieces)):
-        return None
+    ctx, quote, via = first.ctx, first.quote, first.via
+    last_end = -1
+    for p in pieces:
+        starts = p.starts
+        if p.dynamic is not None or not starts:
+            return None
+        if p.ctx != ctx or p.quote != quote or (p.via is not via and p.via != via):
+            return None
+        # offsets ascend within a piece by construction; across pieces the next must not start earlier
+        if starts[0] < last_end:
+            return None
+        last_end = p.ends[-1]
     return Span(first.starts[0], pieces[-1].ends[-1])
 
 
 def split_fields(items: list[Piece | None]) -> list[Field]:
     """Join pieces into fields, splitting unquoted expansion results on blanks."""
+    if len(items) == 1:  # most words: one piece that is not split
+        only = items[0]
+        if only is not None and (not only.splittable or only.dynamic is not None):
+            return [Field([only])] if only.text or not only.splittable else []
     fields: list[Field] = []
     current: Field | None = None
     for item in items:

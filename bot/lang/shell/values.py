@@ -39,6 +39,8 @@ class ValueInfo:
 def value_chain(override: Override, piece: Piece) -> tuple[Via, ...] | None:
     """The piece's expansions beyond those that brought the override itself, or None if unrelated."""
     chain = override.key_chain
+    if not chain:
+        return piece.via
     head = piece.via[: len(chain)]
     if tuple(v.use for v in head) != tuple(v.use for v in chain):
         return None
@@ -49,10 +51,14 @@ def read_value(override: Override) -> ValueInfo:
     if override.value_start is None:
         return ValueInfo("none")
     pieces = override.value_pieces
-    chains = [value_chain(override, p) for p in pieces]
-    extra: tuple[Via, ...] = chains[0] if chains and chains[0] is not None else ()
-    default_of = next((p.default_of for p in pieces if p.default_of), None)
-    dynamic = next((p for p in pieces if not p.static), None)
+    chain = value_chain(override, pieces[0]) if pieces else None  # only the first piece's chain is kept
+    extra: tuple[Via, ...] = chain if chain is not None else ()
+    default_of = dynamic = None
+    for piece in pieces:  # the first default and the first dynamic piece
+        if default_of is None and piece.default_of:
+            default_of = piece.default_of
+        if dynamic is None and piece.dynamic is not None:
+            dynamic = piece
     if dynamic is not None:
         return ValueInfo("dynamic", reason=dynamic.dynamic or "unknown until run time", extra=extra,
                          default_of=default_of)

@@ -14,12 +14,14 @@ from bot.lang.shell.assignments import AssignmentTracking
 from bot.lang.shell.branches import BranchWalking
 from bot.lang.shell.directories import ROOT, Workdir, change_dir
 from bot.lang.shell.expansion import Expander
-from bot.lang.shell.nodes import command_name, descendants, outermost, parse_expansion
+from bot.lang.shell.nodes import command_name, parse_expansion, uses_in
 from bot.lang.shell.variables import Definition, Env, reaching
 from bot.model import Span
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+    from bot.lang.shell.nodes import Expansion
 
 STATEMENT_LISTS = {"program", "compound_statement", "do_group", "list", "pipeline",
                    "redirected_statement", "negated_command", "ERROR"}
@@ -58,6 +60,7 @@ class Walker(BranchWalking, AssignmentTracking):
         self._depth = 0
         self._cwd: Workdir | None = ROOT
         self._moved = False  # a branch of the current compound statement ran `cd`
+        self._uses: tuple[Node | None, list[tuple[Node, str, Expansion]]] = (None, [])  # the last record_uses
 
     def run(self, root: Node) -> WalkResult:
         self.block(root.children, {})
@@ -136,21 +139,26 @@ class Walker(BranchWalking, AssignmentTracking):
     # ---- uses ----------------------------------------------------------------------
     def _may_expand(self, node: Node) -> bool:
         """Whether the node's text has a `$` or a backquote: without one there is nothing to expand."""
-        text = self.src[node.start_byte : node.end_byte]
-        return b"$" in text or b"`" in text
+        start, end = node.start_byte, node.end_byte
+        return self.src.find(b"$", start, end) >= 0 or self.src.find(b"`", start, end) >= 0
 
     def record_uses(self, node: Node, env: Env) -> None:
         if not self._may_expand(node):
             return
         cwd = self._cwd
-        for inner in outermost(node, "command_substitution"):
+        substitutions, expansions = uses_in(node)
+        for inner in substitutions:
             self.block(inner.children, dict(env))  # launches inside $( ... ) run in a subshell
             self._cwd = cwd
-        for sub in descendants(node, {"simple_expansion", "expansion"}):
+        forms: list[tuple[Node, str, Expansion]] = []
+        reached = self.result.reaching
+        for sub, kind in expansions:
             form = parse_expansion(sub)
             if form is None:
                 continue
+            forms.append((sub, kind, form))
             span = Span(sub.start_byte, sub.end_byte)
-            self.result.reaching[(span.start, span.end)] = reaching(env, form[0])
+            reached[(span.start, span.end)] = reaching(env, form[0])
             for definition in env.get(form[0], ()):
                 definition.uses.append(span)
+        self._uses = (node, forms)  # what _assign_defaults reads of the same command again
