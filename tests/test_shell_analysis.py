@@ -149,7 +149,8 @@ done
     found = launches(script)
     assert [sorted(o.value_text or "" for o in launch.overrides) for launch in found] == [
         ["sglang_old", "vllm"], ["async", "sync"], ["one two"]]
-    split_elsewhere = launches('IFS=,\nMODES=sync,async\nfor m in $MODES; do\n    python3 -m verl.trainer.main_ppo mode="$m"\ndone\n')
+    split_elsewhere = launches('IFS=,\nMODES=sync,async\nfor m in $MODES; do\n'
+                               '    python3 -m verl.trainer.main_ppo mode="$m"\ndone\n')
     assert [o.field.static for o in split_elsewhere[0].overrides] == [False]  # the script's IFS: not followed
 
 
