@@ -455,3 +455,16 @@ python -m otherpkg.server --port 1
         ("docs/setup.md", 4, "module otherpkg.server is not in the repository"),
         ("scripts/go.sh", 2, "script tools/prep.py is not in the repository"),  # a script really runs in rlkit/
     ]
+
+
+def test_launches_say_where_a_blank_after_the_backslash_cut_one_short(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A doc's launch too: the line is the doc's own, and the lines after the cut are no overrides of it."""
+    doc = "# Try it\n\n```bash\npython3 -m rlkit.train \\\n    run.epochs=2 \\  # two is plenty\n    engine.tp=4\n```\n"
+    repo = make_repo(tmp_path / "r", {**TREE, "docs/try.md": doc})
+    code, out, err = run(capsys, "launches", "--repo", str(repo), "--format", "json")
+    assert code == 0, err
+    (launch,) = [item for item in json.loads(out)["launches"] if item["path"] == "docs/try.md"]
+    assert launch["cut_short"] == 5 and [o["key"] for o in launch["overrides"]] == ["run.epochs"]
+    code, out, err = run(capsys, "launches", "--repo", str(repo))
+    assert "  cut short at line 5: a blank after its `\\` ends it" in out

@@ -60,6 +60,9 @@ def render(launches: Launches, fmt: str) -> str:
         where = [f"in {info.branch}" if info.branch else "", f"in function {info.function}" if info.function else ""]
         if any(where):
             lines.append("  " + ", ".join(w for w in where if w))
+        if info.cut_short is not None:
+            lines.append(f"  cut short at line {info.cut_short}: a blank after its `\\` ends it, and the lines after "
+                         "run as a command of their own")
         for item in info.overrides:
             origin = "" if item["in"] == "command" else f" [{item['in']}]"
             lines.append(f"  {item['line']}: {item['text']}  <- {item['source']}{origin}")

@@ -43,12 +43,13 @@ class LaunchInfo:
     function: str | None
     flags: dict[str, str]
     overrides: list[dict[str, Any]]
+    cut_short: int | None = None  # the line where a blank after `\` ends it (bot.lang.shell.continuations)
 
     def as_dict(self) -> dict[str, Any]:
         return {"path": self.path, "line": self.line, "kind": self.kind, "launcher": self.launcher,
                 "entry": self.entry, "entry_kind": self.entry_kind, "class": self.cls, "evidence": self.evidence,
                 "app": self.app, "branch": self.branch, "function": self.function, "flags": self.flags,
-                "overrides": self.overrides}
+                "overrides": self.overrides, "cut_short": self.cut_short}
 
 
 @dataclass
@@ -121,7 +122,8 @@ def describe(root: Path, path: str, kind: str, line: int, launch: Launch,
         flags["config_name"] = " | ".join(launch.config_names)
     return LaunchInfo(path, line, kind, launch.launcher, launch.entry, launch.entry_kind, cls, evidence, app_info,
                       launch.branch, launch.site.in_function, flags,
-                      [_override(o, host_line) for o in launch.overrides])
+                      [_override(o, host_line) for o in launch.overrides],
+                      host_line(launch.site.node.end_byte) if launch.cut_short is not None else None)
 
 
 def _override(override: Override, host_line: Callable[[int], int]) -> dict[str, Any]:
