@@ -94,3 +94,20 @@ fix: {set: 8}
     assert status == {"tuning-flag": Status.MANUAL, "layers-eight": Status.FIXABLE}  # not "a second run would ..."
     (change,) = [c for c in report.changes if c.path == "run.sh"]
     assert b"policy.engine.layers=8" in change.after and b"tuning" not in change.after
+
+
+def test_a_second_scan_in_one_process_sees_the_app_as_it_is_now(tmp_path: Path) -> None:
+    """What a scan learnt of the repository's files (the app's decorator, where its module is) is not
+    kept for the next: a process that scans again after the files changed reports what a new one would."""
+    root = _repo(tmp_path)
+
+    def judged() -> list[bool]:
+        return [f.reason is Reason.UNVERIFIED for f in scan(root, [_rule("+")]).findings if f.path == "run.sh"]
+
+    assert judged() == [True, True]  # Hydra refused the edits
+    (root / "trainer" / "main.py").write_text("def main(config):\n    pass\n")  # no longer a Hydra app
+    assert judged() == [False, False]
+    (root / "trainer" / "main.py").unlink()  # no module at all
+    assert judged() == [False, False]
+    (root / "trainer" / "main.py").write_text(APP)
+    assert judged() == [True, True]

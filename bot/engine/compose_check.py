@@ -15,7 +15,7 @@ from pathlib import Path
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.engine.readings import Reading, describe, failures, readings
 from bot.engine.silence import default_baseline, identity, silence
-from bot.hydra.app import AppProblem, HydraApp, resolve_app
+from bot.hydra.app import AppProblem, HydraApp, forget_files, resolve_app
 from bot.hydra.compose import Composer, ComposeStats
 from bot.hydra.renames import Rename, config_renames, rename_fix
 from bot.lang.shell.launches import Launch, Override
@@ -145,6 +145,7 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
     from bot.model import RuleInfo
 
     root = root.resolve()  # every path below is the repository's, whatever the working directory
+    forget_files()
     composer = Composer()
     renames = config_renames(root, since) if since else []
     report = Report(repo=label or str(root), commit=head_commit(root),

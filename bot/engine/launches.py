@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.discover import read_source, sources
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
-from bot.hydra.app import HYDRA, AppProblem, resolve_app
+from bot.hydra.app import HYDRA, AppProblem, forget_files, resolve_app
 from bot.lang.embedded.views import ShellView
 from bot.lang.kinds import SHELL_FAMILY
 from bot.lang.shell.front import ShellFamilyFront
@@ -69,6 +69,7 @@ def collect(root: Path, label: str, paths: set[str] | None = None,
             seconds: float | None = DEFAULT_SECONDS) -> Launches:
     """Every launch of the repository's shell-family files (or only `paths`), each file isolated."""
     root = root.resolve()
+    forget_files()
     out = Launches(label)
     for source in sources(root, out.skipped, SHELL_FAMILY):
         if paths is not None and source.path not in paths:

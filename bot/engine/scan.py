@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
@@ -43,6 +44,9 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     """
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
+    apps = sys.modules.get("bot.hydra.app")  # loaded by an earlier scan in this process: its files may have changed
+    if apps is not None:
+        apps.forget_files()
     enabled = [r for r in rules if r.enabled]
     report = Report(
         repo=label or str(root),

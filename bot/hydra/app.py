@@ -11,6 +11,8 @@ package's directory inside the repository. A path outside the repository is not 
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -118,12 +120,31 @@ def search_dir(root: Path, entry: str, relative_to: Path) -> Path | None:
     return candidate.resolve() if candidate.is_dir() and inside(root, candidate) else None
 
 
+_FILES: dict[tuple[object, ...], Any] = {}  # what this scan found of the repository's files
+
+
+def forget_files() -> None:
+    """A scan, compose-check or listing begins: the repository's files may have changed since the last."""
+    _FILES.clear()
+    _decorator.cache_clear()
+    api = sys.modules.get("bot.hydra.api_app")  # imported (with libcst) only when a launch needed it
+    if api is not None:
+        api.compose_api_app.cache_clear()
+
+
+def _found(key: tuple[object, ...], find: Callable[[], Any]) -> Any:
+    if key not in _FILES:
+        _FILES[key] = find()
+    return _FILES[key]
+
+
 def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | AppProblem:
     """The Hydra app the launch runs, or why there is none (`explain`: say what the repository has instead)."""
-    root = root.resolve()
+    root = _found(("root", root), root.resolve)
     if launch.entry is None:
         return AppProblem("the entry point is chosen at run time", RUNTIME)
-    path = entry_file(root, launch)
+    path = _found(("entry", root, launch.entry, launch.entry_kind, run_dir(launch), launch.entry_base,
+                   launch.source_path), lambda: entry_file(root, launch))
     if path is None:
         return AppProblem(missing_reason(root, launch) if explain else "not in the repository", OUTSIDE)
     if launch.entry_kind == SHELL_SCRIPT:
