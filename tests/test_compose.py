@@ -138,6 +138,30 @@ def test_ensure_prefix_auto_follows_the_composed_config(repo: Path, tmp_path: Pa
                             b"trainer.val_before_train=False +trainer.brand_new_flag=True\n")
 
 
+def test_launches_sharing_an_array_but_needing_other_prefixes_get_their_own_lines(repo: Path, tmp_path: Path) -> None:
+    """`prefix: auto` asks each launch's config: an array two launches spread is a place for the
+    addition only when both need the same text."""
+    from bot.engine.scan import scan
+    from bot.rules.loader import load_rules
+
+    rules_dir = tmp_path / "auto"
+    rules_dir.mkdir()
+    (rules_dir / "auto-padding.yaml").write_text(
+        "id: auto-padding\nwhen: {sets: ['actor_rollout_ref.**']}\nensure:\n"
+        "  - {key: actor_rollout_ref.actor.use_remove_padding, value: true, prefix: auto}\n")
+    config = repo / "verl" / "trainer" / "config" / "actor" / "megatron_actor.yaml"
+    config.write_text(config.read_text() + "use_remove_padding: false\n")
+    (repo / "examples" / "run.sh").write_text(
+        "common=(\n  actor_rollout_ref.actor.optim.lr=1e-5\n)\n"
+        'python3 -m verl.trainer.main_ppo "${common[@]}" trainer.total_epochs=1\n'
+        'python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer "${common[@]}" trainer.total_epochs=2\n')
+    report = scan(repo, load_rules([rules_dir], include_bundled=False))
+    assert [f.status for f in report.findings if f.path == "examples/run.sh"] == [Status.FIXABLE, Status.FIXABLE]
+    (change,) = [c for c in report.changes if c.path == "examples/run.sh"]
+    assert b"trainer.total_epochs=1 +actor_rollout_ref.actor.use_remove_padding=True" in change.after
+    assert b"trainer.total_epochs=2 actor_rollout_ref.actor.use_remove_padding=True" in change.after
+
+
 def test_a_key_renamed_by_a_commit_is_fixed_to_its_new_name(repo: Path) -> None:
     from tests.conftest import git
 

@@ -154,6 +154,21 @@ done
     assert [o.field.static for o in split_elsewhere[0].overrides] == [False]  # the script's IFS: not followed
 
 
+def test_an_array_spread_into_another_keeps_its_elements() -> None:
+    """`B=("${A[@]}" x)` and `B=(${A[@]} x)` hold A's elements one by one, as bash has them."""
+    script = """\
+common=(rollout.n=1 rollout.name=sglang_old)
+args=("${common[@]}" trainer.a=1)
+python3 -m verl.trainer.main_ppo "${args[@]}"
+loose=(${common[@]} trainer.b=2)
+python3 -m verl.trainer.main_ppo "${loose[@]}"
+"""
+    found = launches(script)
+    assert [[o.text for o in launch.overrides] for launch in found] == [
+        ["rollout.n=1", "rollout.name=sglang_old", "trainer.a=1"],
+        ["rollout.n=1", "rollout.name=sglang_old", "trainer.b=2"]]
+
+
 def test_a_blank_after_the_backslash_cuts_the_launch_short() -> None:
     """`\\ ` is an escaped blank to bash, not a line continuation: the launch ends on that line."""
     script = (
@@ -165,11 +180,12 @@ def test_a_blank_after_the_backslash_cuts_the_launch_short() -> None:
         "python3 -m m j=pow\\  # the blank is in the word\n    k=2\n"  # cut at line 12
         "python3 -m m l=1 > log.txt \\ \n    m=2\n"  # after a redirection: cut at line 14
         "python3 -m m n=1 \\\\ \n    o=2\n"  # an escaped backslash, then a blank: the line simply ends
+        "python3 -m m p=1 > log_\\ \necho done\n"  # a file's name that ends in a blank: not a continuation
     )
     found = launches(script)
     assert [(keys(launch), launch.cut_short) for launch in found] == [
         (["a"], 1), (["d"], 4), (["f", "g"], None), (["h"], None), (["i"], None), (["j"], 12), (["l"], 14),
-        (["n"], None)]
+        (["n"], None), (["p"], None)]
 
 
 def test_partly_parsed_file_reports_error_lines() -> None:

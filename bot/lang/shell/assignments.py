@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from bot.lang.shell.directories import tilde
 from bot.lang.shell.expansion import as_default
 from bot.lang.shell.nodes import descendants, line_of, parse_expansion
-from bot.lang.shell.text import BREAK, Piece
+from bot.lang.shell.text import BREAK, Piece, split_fields
 from bot.lang.shell.variables import Definition, Env, reaching
 from bot.model import Span
 
@@ -84,9 +84,10 @@ class AssignmentTracking:
                 continue
             alternatives = [tilde(alt) for alt in self.expander.word(child, env)]
             for alternative in alternatives:  # every branch's value is a possible element
-                if items:
-                    items.append(BREAK)
-                items.extend(p for p in alternative if p is not None and (p.text or not p.splittable))
+                for element in split_fields(alternative):  # `"${A[@]}"`, an unquoted `$X`: several elements
+                    if items:
+                        items.append(BREAK)
+                    items.extend(element.pieces)
         return items
 
     def _computed(self, name: str, node: Node, why: str) -> Definition:

@@ -25,10 +25,11 @@ def cut_short_at(src: bytes, command: Node) -> int | None:
     it, only blanks or a comment come after that, and the next line holds more; else None."""
     end = command.end_byte
     parent = command.parent
-    if parent is not None and parent.type == "redirected_statement":
+    redirected = parent is not None and parent.type == "redirected_statement"
+    if parent is not None and redirected:
         end = parent.end_byte  # `... > log.txt \ `
     found = _ESCAPED_BLANK_AT_END.match(src, end)
-    if found is None and _ends_in_escaped_blank(src, end):
+    if found is None and not redirected and _ends_in_escaped_blank(src, end):  # not a file's name: `> log_\ `
         found = _REST_OF_LINE.match(src, end)  # the word holds it: `x=pow\ `, or a line of `\ ` alone
     if found is None:
         return None

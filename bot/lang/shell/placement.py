@@ -13,11 +13,12 @@ from bot.lang.shell.text import source_span
 from bot.model import Span
 
 
-def anchors(script: ShellScript, launch: Launch, key: str, near: str, needs: dict[int, set[str]],
+def anchors(script: ShellScript, launch: Launch, key: str, added: str, near: str, needs: dict[int, dict[str, str]],
             placed: Collection[tuple[int, str]]) -> list[tuple[Override, list[Launch]]]:
-    """Overrides an addition of `key` may follow (none that a launch not needing it, having it placed or
-    cut short reads, nor one in a variable other commands read), with the other launches reading each;
-    best first: longest key prefix shared with `near`, most launches one edit serves, last."""
+    """Overrides the text `added` (of `key`) may follow (none that a launch needing other text or none,
+    having it placed or cut short reads, nor one in a variable other commands read), with the other
+    launches reading each; best first: longest key prefix shared with `near`, most launches one edit
+    serves, last."""
     target = near.split(".")
     scored = []
     for index, override in enumerate(launch.overrides):
@@ -25,7 +26,7 @@ def anchors(script: ShellScript, launch: Launch, key: str, near: str, needs: dic
             continue
         sharers = [other for other in script.launches
                    if other is not launch and any(o.key_span == override.key_span for o in other.overrides)]
-        if any(key not in needs.get(id(other), set()) or (id(other), key) in placed or other.cut_short is not None
+        if any(needs.get(id(other), {}).get(key) != added or (id(other), key) in placed or other.cut_short is not None
                for other in sharers) or not _read_only_by(override, [launch, *sharers]):
             continue
         common = 0

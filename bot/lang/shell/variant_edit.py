@@ -3,10 +3,10 @@
 `for e in "${ENGINES[@]}"` with `ENGINES=("vllm" "sglang_async")`, or `N=a` in one arm and `N=b` in
 another: a map that has a new value for only some of them is written at their literals, through every
 variable they come by. Each of those variables must be used only to hand the value on (the override,
-the next variable of the chain) or in a test that does not name the old value, and the values must
-stay distinct (a loop must not come to run one twice). Where
-that does not hold, the finding stays manual: writing the new value into the override instead would
-give every branch, or every round of the loop, the same value.
+the next variable of the chain), nothing else may name them (a test, a function's body, a string run by
+`bash -c`), and no mapped value may equal another of the values (a loop must not come to run one
+twice). Where that does not hold, the finding stays manual: writing the new value into the override
+instead would give every branch, or every round of the loop, the same value.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 from bot.ir import Plan
 from bot.lang.shell.edits import quote_for
 from bot.lang.shell.launches import Override, line_of
-from bot.lang.shell.nodes import tests_value
+from bot.lang.shell.nodes import descendants
 from bot.lang.shell.parse import ShellScript
 from bot.lang.shell.text import source_span
 from bot.lang.shell.values import ValueInfo, value_chain
@@ -30,10 +30,10 @@ def variant_edits(script: ShellScript, plan: Plan) -> tuple[Edits, str, str | No
     edits: Edits = []
     lines: list[int] = []
     mapped = {id(a.setting): a.text for a in plan.actions}
-    after = [mapped.get(id(v), v.text) for v in plan.actions[0].variants]
-    twice = next((t for t in after if after.count(t) > 1), None)
-    if twice is not None:  # a loop would run it twice, or branches meant to differ would not
-        return [], "", f"two of its values would both be {twice}"
+    for action in plan.actions:  # a loop must not come to run one value twice, nor branches meant to differ agree
+        others = [mapped.get(id(v), v.text) for v in action.variants if v is not action.setting]
+        if action.text in others:
+            return [], "", f"another of its values is {action.text} already"
     for action in plan.actions:
         assert action.setting is not None
         override, info = action.setting.handle
@@ -53,15 +53,33 @@ def _edit(script: ShellScript, override: Override, info: ValueInfo, text: str) -
     written = quote_for(pieces[0].ctx, text) if span is not None else None
     if span is None or written is None:
         return "the value is not one literal that can be rewritten"
-    old = script.src[span.start : span.end].strip(b"'\"")
     for via in info.extra:
         definition = via.definition
         for use in definition.uses:
-            if use == via.use:
-                continue
-            line = line_of(script.src, use.start)
-            if not tests_value(script.tree, use.start, use.end):
-                return f"{definition.name} is also used at line {line}"
-            if re.search(rb"(?<![\w.-])" + re.escape(old) + rb"(?![\w.-])", script.src.split(b"\n")[line - 1]):
-                return f"line {line} tests {definition.name} for {old.decode('utf-8', 'replace')}"
+            if use != via.use:  # a test too: the new value may take another branch than the old one did
+                return f"{definition.name} is also used at line {line_of(script.src, use.start)}"
+        elsewhere = _read_elsewhere(script, definition.name, via.use)
+        if elsewhere is not None:  # a function's body, a string for `bash -c` or `eval`, a comment
+            return f"{definition.name} is also named at line {elsewhere}"
     return span, written
+
+
+def _read_elsewhere(script: ShellScript, name: str, use: Span) -> int | None:
+    """The line of an expansion of `name` written elsewhere than at `use` that may read the same value:
+    one the analysis does not follow (a string for `bash -c`, a comment) or one in a function's body
+    (bash looks its variables up when it is called). A use of another assignment of the name is not."""
+    assigned = {id(d): d for d in script.definitions if d.name == name}
+    for launch in script.launches:  # a loop's variable is no assignment: its uses are found through the launches
+        for override in launch.overrides:
+            assigned.update((id(v.definition), v.definition) for p in override.field.pieces for v in p.via
+                            if v.var == name)
+    others = [u for d in assigned.values() for u in d.uses]
+    bodies = [(n.start_byte, n.end_byte) for n in descendants(script.tree.root_node, {"function_definition"})]
+    pattern = rb"\$(?:\{[#!]?)?" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])"
+    for found in re.finditer(pattern, script.src):
+        at = found.start()
+        if use.start <= at < use.end:
+            continue
+        if any(a <= at < b for a, b in bodies) or not any(u.start <= at < u.end for u in others):
+            return line_of(script.src, at)
+    return None

@@ -233,9 +233,10 @@ class ShellWriter:
     # ---- added overrides -----------------------------------------------------------
     def place_inserts(self, plans: list[Plan]) -> None:
         """Each addition after the best anchor that every launch reading it needs, and once for all of them."""
-        needs: dict[int, set[str]] = {}
+        needs: dict[int, dict[str, str]] = {}  # launch -> key -> the text it needs added
         for plan in plans:
-            needs.setdefault(id(plan.group.launch), set()).add(plan.actions[0].key)
+            action = plan.actions[0]
+            needs.setdefault(id(plan.group.launch), {})[action.key] = f"{action.prefix}{action.key}={action.text}"
         placed: dict[tuple[int, str], tuple[Edits, str]] = {}
         for plan in plans:
             action = plan.actions[0]
@@ -246,7 +247,7 @@ class ShellWriter:
                 continue
             self.insert(plan, action, launch, needs, placed)
 
-    def insert(self, plan: Plan, action: Action, launch: Launch, needs: dict[int, set[str]],
+    def insert(self, plan: Plan, action: Action, launch: Launch, needs: dict[int, dict[str, str]],
                placed: dict[tuple[int, str], tuple[Edits, str]]) -> None:
         if launch.cut_short is not None:
             plan.refusal = cut_short_reason(launch.cut_short)
@@ -254,8 +255,9 @@ class ShellWriter:
         if not any(o.key_span is not None and o.field.static for o in launch.overrides):
             plan.refusal = "the launch has no override written in the script to place it after"
             return
-        for anchor, sharers in anchors(self.script, launch, action.key, action.anchor_key, needs, placed):
-            edit = insertion(self.script, anchor, f"{action.prefix}{action.key}={action.text}")
+        added = f"{action.prefix}{action.key}={action.text}"
+        for anchor, sharers in anchors(self.script, launch, action.key, added, action.anchor_key, needs, placed):
+            edit = insertion(self.script, anchor, added)
             if edit is None:
                 continue
             where = f"after {anchor.key} (line {anchor.line})"

@@ -12,11 +12,10 @@ for engine in vllm sglang_async; do
     python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=$engine
 done
 
-# one engine per branch; a test for another value is left as it is
+# one engine per branch
 if [ "$FAST" = 1 ]; then
     ENGINE=sglang_async
 else
     ENGINE=vllm
 fi
-if [ "$ENGINE" = vllm ]; then echo "the default engine"; fi
 python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=$ENGINE

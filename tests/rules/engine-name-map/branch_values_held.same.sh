@@ -35,3 +35,17 @@ done
 for i in 0 1; do
     python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=${ENGINES[$i]}
 done
+
+# a case on the loop's variable, and a function that reads it when called
+log_dir() { echo "/logs/$engine"; }
+for engine in vllm sglang_async; do
+    case $engine in
+        sglang_async) MODE=async ;;
+        *) MODE=sync ;;
+    esac
+    python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=$engine actor_rollout_ref.rollout.mode=$MODE
+done
+for engine in vllm sglang_async; do
+    python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=$engine
+    mkdir -p "$(log_dir)"
+done
