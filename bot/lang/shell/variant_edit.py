@@ -58,14 +58,14 @@ def _edit(script: ShellScript, override: Override, info: ValueInfo, text: str) -
         for use in definition.uses:
             if use != via.use:  # a test too: the new value may take another branch than the old one did
                 return f"{definition.name} is also used at line {line_of(script.src, use.start)}"
-        elsewhere = _read_elsewhere(script, definition.name, via.use)
+        elsewhere = named_elsewhere(script, definition.name, [via.use])
         if elsewhere is not None:  # a function's body, a string for `bash -c` or `eval`, a comment
             return f"{definition.name} is also named at line {elsewhere}"
     return span, written
 
 
-def _read_elsewhere(script: ShellScript, name: str, use: Span) -> int | None:
-    """The line of an expansion of `name` written elsewhere than at `use` that may read the same value:
+def named_elsewhere(script: ShellScript, name: str, known: list[Span]) -> int | None:
+    """The line of an expansion of `name` written outside the `known` uses that may read the same value:
     one the analysis does not follow (a string for `bash -c`, a comment) or one in a function's body
     (bash looks its variables up when it is called). A use of another assignment of the name is not."""
     assigned = {id(d): d for d in script.definitions if d.name == name}
@@ -78,7 +78,7 @@ def _read_elsewhere(script: ShellScript, name: str, use: Span) -> int | None:
     pattern = rb"\$(?:\{[#!]?)?" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])"
     for found in re.finditer(pattern, script.src):
         at = found.start()
-        if use.start <= at < use.end:
+        if any(use.start <= at < use.end for use in known):
             continue
         if any(a <= at < b for a, b in bodies) or not any(u.start <= at < u.end for u in others):
             return line_of(script.src, at)

@@ -29,7 +29,7 @@ from bot.lang.shell.placement import anchors, insertion
 from bot.lang.shell.text import source_span
 from bot.lang.shell.values import ValueInfo
 from bot.lang.shell.variables import Definition
-from bot.lang.shell.variant_edit import variant_edits
+from bot.lang.shell.variant_edit import named_elsewhere, variant_edits
 from bot.model import Span
 
 Edits = list[tuple[Span, str]]
@@ -228,6 +228,9 @@ class ShellWriter:
             for use in definition.uses:  # a test of the value takes the branch written for the new one
                 if wanted.get(use) != site.text and not tests_value(self.script.tree, use.start, use.end):
                     return f"{definition.name} is also used at line {self.line_of(use.start)}"
+            elsewhere = named_elsewhere(self.script, definition.name, definition.uses)
+            if elsewhere is not None:  # a function's body, a string for `bash -c`
+                return f"{definition.name} is also named at line {elsewhere}"
         return None
 
     # ---- added overrides -----------------------------------------------------------
