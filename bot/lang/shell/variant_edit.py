@@ -78,8 +78,9 @@ def named_elsewhere(script: ShellScript, name: str, known: list[Span]) -> int | 
     pattern = rb"\$(?:\{[#!]?)?" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])"
     for found in re.finditer(pattern, script.src):
         at = found.start()
-        if any(use.start <= at < use.end for use in known):
-            continue
+        if any(use.start <= at < use.end for use in known) or any(
+                d.span is not None and d.span.start <= at < d.span.end for d in assigned.values()):
+            continue  # `V=${V:-x}` reads the caller's value in its own assignment
         if any(a <= at < b for a, b in bodies) or not any(u.start <= at < u.end for u in others):
             return line_of(script.src, at)
     return None
