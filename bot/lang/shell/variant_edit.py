@@ -11,8 +11,6 @@ instead would give every branch, or every round of the loop, the same value.
 
 from __future__ import annotations
 
-import re
-
 from bot.ir import Plan
 from bot.lang.shell.edits import quote_for
 from bot.lang.shell.launches import Override, line_of
@@ -65,9 +63,9 @@ def _edit(script: ShellScript, override: Override, info: ValueInfo, text: str) -
 
 
 def named_elsewhere(script: ShellScript, name: str, known: list[Span]) -> int | None:
-    """The line of an expansion of `name` written outside the `known` uses that may read the same value:
-    one the analysis does not follow (a string for `bash -c`, a comment) or one in a function's body
-    (bash looks its variables up when it is called). A use of another assignment of the name is not."""
+    """The line of an expansion of `name` (as bash expands it: not in a comment or a single-quoted
+    string) outside the `known` uses that may read the same value: one in a function's body (bash looks
+    its variables up when it is called), or one the analysis did not tie to an assignment of the name."""
     assigned = {id(d): d for d in script.definitions if d.name == name}
     for launch in script.launches:  # a loop's variable is no assignment: its uses are found through the launches
         for override in launch.overrides:
@@ -75,9 +73,11 @@ def named_elsewhere(script: ShellScript, name: str, known: list[Span]) -> int | 
                             if v.var == name)
     others = [u for d in assigned.values() for u in d.uses]
     bodies = [(n.start_byte, n.end_byte) for n in descendants(script.tree.root_node, {"function_definition"})]
-    pattern = rb"\$(?:\{[#!]?)?" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])"
-    for found in re.finditer(pattern, script.src):
-        at = found.start()
+    for variable in descendants(script.tree.root_node, {"variable_name"}):
+        parent = variable.parent
+        if variable.text != name.encode() or parent is None or parent.type not in ("simple_expansion", "expansion"):
+            continue
+        at = parent.start_byte
         if any(use.start <= at < use.end for use in known) or any(
                 d.span is not None and d.span.start <= at < d.span.end for d in assigned.values()):
             continue  # `V=${V:-x}` reads the caller's value in its own assignment

@@ -19,3 +19,12 @@ else
     ENGINE=vllm
 fi
 python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=$ENGINE
+
+# text bash never expands names the variable: a comment (logs go to logs/$run.txt), single quotes, a quoted here-doc
+for run in vllm sglang; do
+    python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=$run
+    echo 'engine: $run'
+    cat > notes.txt <<'NOTES'
+$run
+NOTES
+done
