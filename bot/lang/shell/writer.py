@@ -152,11 +152,20 @@ class ShellWriter:
             node = word_node(self.script.tree, override.key_span)
             if node is None or node.start_byte > (override.prefix_span or override.key_span).start:
                 return None
-            return remove_word(self.src, node)
+            span = source_span(override.field.pieces)
+            quoted = 1 if node.type in ("string", "raw_string") else 0  # an element split when spread holds more
+            if span is None or span == Span(node.start_byte + quoted, node.end_byte - quoted):
+                return remove_word(self.src, node)
+            return remove_token(self.src, span)
         span = source_span(override.field.pieces)
-        if span is None:
-            return None
-        return remove_token(self.src, span)
+        edit = remove_token(self.src, span) if span is not None else None
+        definition = override.key_chain[-1].definition
+        if edit is not None and definition.span is not None and any(v.use_ctx == "d" for v in override.key_chain):
+            cut, text = edit  # `"$PACKED"` left empty still hands over an empty word, which Hydra rejects
+            left = self.src[definition.span.start : cut.start] + text.encode() + self.src[cut.end : definition.span.end]
+            if not left.strip(b"\"' \t\r\n\\"):
+                return None
+        return edit
 
     # ---- values --------------------------------------------------------------------
     def value_site(self, plan: Plan, action: Action) -> ValueSite | None:
