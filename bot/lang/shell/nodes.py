@@ -88,6 +88,7 @@ def descendants(node: Node, kinds: set[str]) -> list[Node]:
 
 
 EXPANSIONS = ("simple_expansion", "expansion")
+_EXPANSION_KINDS = set(EXPANSIONS)
 
 
 def uses_in(node: Node) -> tuple[list[Node], list[tuple[Node, str]]]:
@@ -103,26 +104,13 @@ def uses_in(node: Node) -> tuple[list[Node], list[tuple[Node, str]]]:
             expansions.append((current, kind))
         elif kind == "command_substitution":
             substitutions.append(current)
-            expansions.extend(_expansions(current))  # its whole subtree, before the nodes after it
+            expansions.extend((n, n.type) for n in descendants(current, _EXPANSION_KINDS))  # before what follows
             continue
         children = current.children
         if children:
             stack.extend(reversed(children))
     return substitutions, expansions
 
-
-def _expansions(node: Node) -> list[tuple[Node, str]]:
-    out: list[tuple[Node, str]] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        kind = current.type
-        if kind == "simple_expansion" or kind == "expansion":
-            out.append((current, kind))
-        children = current.children
-        if children:
-            stack.extend(reversed(children))
-    return out
 
 
 def tests_value(tree: Tree, start: int, end: int) -> bool:
