@@ -63,6 +63,8 @@ class SettingGroup:
     handle: Any = None
     lines: tuple[int, int] | None = None  # first and last line of the command it is (None: not a command)
     entry_site: object = None  # where the entry point is written: launches sharing it are one finding
+    # the keys each way through the launch's branches sets, with how it goes ("else (line 4)"); None: one way
+    ways: Callable[[], list[tuple[str, frozenset[str]]]] | None = None
 
 
 @dataclass

@@ -7,11 +7,13 @@ key's bytes; the values it takes in different branches are told apart by where t
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from bot.hydra.grammar import HydraSyntaxError, parse_override
 from bot.ir import CALLER, LAUNCH, SCRIPT, Setting, SettingGroup
 from bot.lang.shell.calls import EnvInput, EnvValue, ScriptCall
+from bot.lang.shell.combinations import combinations
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, Override, line_column, line_of
 from bot.lang.shell.parse import ShellScript
 from bot.lang.shell.text import source_span
@@ -28,8 +30,19 @@ def launch_groups(script: ShellScript) -> list[SettingGroup]:
                                    entry=launch.module, label=f"launch of {launch.entry}",
                                    role=SCRIPT if launch.entry_kind == SHELL_SCRIPT else LAUNCH, launch=launch,
                                    handle=launch, lines=(min(launch.line, node.start_point[0] + 1), last),
-                                   entry_site=_entry_site(launch)))
+                                   entry_site=_entry_site(launch),
+                                   ways=partial(_ways, launch, script) if _branched(launch) else None))
     return groups
+
+
+def _branched(launch: Launch) -> bool:
+    """Whether any override comes from a definition made in a branch (only then can the ways differ)."""
+    return any(via.definition.guard for o in launch.overrides for p in o.field.pieces for via in p.via)
+
+
+def _ways(launch: Launch, script: ShellScript) -> list[tuple[str, frozenset[str]]]:
+    found = combinations(launch, script.statements, script.reaching)
+    return [(c.label, frozenset(o.key for o in c.overrides if o.prefix != "~")) for c in found.items]
 
 
 def _entry_site(launch: Launch) -> object:
