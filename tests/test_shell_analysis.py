@@ -217,3 +217,12 @@ def test_hydra_flag_table_is_hydras_own() -> None:
     from bot.lang.shell.hydra_flags import HYDRA_FLAGS, parser_flags
 
     assert parser_flags() == HYDRA_FLAGS
+
+
+def test_a_value_set_by_a_command_shows_as_its_variable() -> None:
+    script = analyse(b"read -r MODE < mode.txt\npython3 -m app run.mode=$MODE\n")
+    (launch,) = script.launches
+    (override,) = launch.overrides
+    assert override.text == "run.mode=${MODE}"  # not the `read` command's own text
+    pieces = override.value_pieces
+    assert pieces and pieces[0].dynamic == "set by `read`"

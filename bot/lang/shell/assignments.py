@@ -91,7 +91,7 @@ class AssignmentTracking:
         return items
 
     def _computed(self, name: str, node: Node, why: str) -> Definition:
-        piece = Piece((node.text or b"").decode("utf-8", "replace"), dynamic=why)
+        piece = Piece(f"${{{name}}}", dynamic=why)  # shown as the variable, not the command that sets it
         return Definition(name=name, kind="scalar", line=line_of(node), values=[[piece]], guard=self._guard)
 
 

@@ -133,7 +133,7 @@ class Walker(BranchWalking, AssignmentTracking):
             for child in node.children[1:]:
                 if child.type == "word" and child.text and not child.text.startswith(b"-"):
                     var = child.text.decode()
-                    env[var] = (self._computed(var, node, f"read by {name}"),)
+                    env[var] = (self._computed(var, node, f"set by `{name}`"),)
         return self._assign_defaults(node, env)
 
     # ---- uses ----------------------------------------------------------------------
