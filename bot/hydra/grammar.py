@@ -129,15 +129,55 @@ def _parse_override(text: str) -> Parsed:
     return Parsed(prefix, override.key_or_group, override.package, value, has_value)
 
 
+MISSING = "???"  # OmegaConf's mandatory value: each run must supply it
+
+
+class Sweep(str):
+    """A multirun sweep (`a,b`, `choice(..)`, `range(..)`, `interval(..)`, `glob(..)`): one run per element.
+
+    A string (Hydra's own description of it) so that it reads and stores as any other value; `elements`
+    are the values the runs take, None when they are not a fixed list (an interval, a glob)."""
+
+    elements: tuple[Any, ...] | None
+
+    def __new__(cls, text: str, elements: tuple[Any, ...] | None) -> Sweep:
+        made = super().__new__(cls, text)
+        made.elements = elements
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Sweep, (str(self), self.elements))
+
+
+MAX_SWEEP_ELEMENTS = 1000
+
+
+def _sweep(value: Any) -> Sweep | None:
+    from hydra.core.override_parser.types import ChoiceSweep, Glob, IntervalSweep, RangeSweep
+
+    elements: tuple[Any, ...] | None = None
+    if isinstance(value, ChoiceSweep):
+        elements = tuple(_plain(v) for v in value.list)
+    elif isinstance(value, RangeSweep):
+        numbers = (value.start, value.stop, value.step)
+        if all(isinstance(n, int) and not isinstance(n, bool) for n in numbers) and value.step:
+            span = range(int(value.start), int(value.stop), int(value.step))  # type: ignore[arg-type]
+            elements = tuple(span) if len(span) <= MAX_SWEEP_ELEMENTS else None
+    elif not isinstance(value, (IntervalSweep, Glob)):
+        return None
+    return Sweep(str(value), elements)
+
+
 def _plain(value: Any) -> Any:
-    """Hydra's sweep and interval objects become strings; lists and dicts stay plain."""
+    """Hydra's sweeps become Sweep strings; other objects strings; lists and dicts stay plain."""
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    return str(value)
+    sweep = _sweep(value)
+    return sweep if sweep is not None else str(value)
 
 
 def _as_bool(value: Any) -> bool | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.hydra.grammar import bool_style, config_reference, format_value
+from bot.hydra.grammar import Sweep, bool_style, config_reference, format_value
 from bot.ir import CALLER, COMMENT, EXCERPT, PROSE, SCRIPT, Action, Plan, Realise, Setting, SettingGroup
 from bot.model import NOTE, Finding, Status
 from bot.rules.entrypoints import KEY, EntryTargets, launches, moved_to, plan_move
@@ -119,7 +119,8 @@ class Evaluator:
             if unknown:
                 finding.value = None
                 manual(finding, "a person must check it" if unknown[0].state in ("invalid", "mapping")
-                       else "known only at run time: a person must check it")
+                       else "a multirun sweep, some of whose runs break the rule: a person must check it"
+                       if isinstance(unknown[0].value, Sweep) else "known only at run time: a person must check it")
                 continue
             if not all(verdicts):
                 choices = " or ".join(f"{s.text} {s.origin or '(literal)'}" for s in values)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Protocol
 
-from bot.hydra.grammar import config_reference, fallback_value, values_equal
+from bot.hydra.grammar import MISSING, Sweep, config_reference, fallback_value, values_equal
 from bot.ir import Setting, SettingGroup
 from bot.rules.globs import any_match
 from bot.rules.model import Rule
@@ -74,8 +74,20 @@ def key_matches(rule: Rule, setting: Setting) -> bool:
 
 
 def value_matches(rule: Rule, setting: Setting) -> bool | None:
-    """True, False, or None when the file does not say (a run-time value, an interpolation)."""
+    """True, False, or None when the file does not say (a run-time value, an interpolation, a multirun
+    sweep some of whose runs break the rule). A mandatory `???` is supplied by each run, where it is
+    checked: it breaks no rule on a value."""
     fix = rule.fix
+    if setting.state == "static" and (isinstance(setting.value, Sweep) or setting.value == MISSING):
+        if not _reads_value(rule):
+            return True  # a rename or a removal takes the whole setting along
+        if setting.value == MISSING:
+            return False
+        elements = setting.value.elements
+        if elements is None:
+            return None
+        verdicts = [value_matches(rule, replace(setting, value=e, text=None)) for e in elements]
+        return False if all(v is False for v in verdicts) else None
     if (fix is not None and fix.has_set and not fix.rename and fix.prefix is None and setting.state == "static"
             and values_equal(fix.set, setting.value)):
         return False  # already what the fix would write
@@ -97,6 +109,13 @@ def value_matches(rule: Rule, setting: Setting) -> bool | None:
     if ok and rule.match_item is not None:
         ok = holds_item(rule.match_item, setting.value)
     return ok and (not edited or holds_item(edited, setting.value))
+
+
+def _reads_value(rule: Rule) -> bool:
+    """Whether the rule tests the value or writes a new one."""
+    fix = rule.fix
+    writes = fix is not None and (fix.has_set or bool(fix.map) or bool(edited_items(rule)))
+    return writes or any(t is not None for t in (rule.match_value, rule.match_value_not, rule.match_item))
 
 
 def edited_items(rule: Rule) -> tuple[Any, ...]:
