@@ -273,3 +273,13 @@ def test_since_sees_what_a_change_to_config_and_scripts_together_broke(repo: Pat
     main(["compose-check", "--repo", str(repo), "--since", before, "--format", "json"])
     (finding,) = json.loads(capsys.readouterr().out)["findings"]
     assert finding["key"] == "trainer.total_epochs"
+
+
+def test_launches_run_by_a_runner_without_the_word_python_are_composed(repo: Path) -> None:
+    (repo / "examples" / "run.sh").unlink()
+    (repo / "examples" / "multi_gpu.sh").write_text(
+        "accelerate launch --num_processes 2 verl/trainer/main_ppo.py trainer.nonexistent=1\n"
+        "deepspeed --num_gpus 2 verl/trainer/main_ppo.py trainer.total_epochs=2 trainer.missing=3\n")
+    report, stats = compose_scan(repo)
+    assert sorted((f.line, f.key) for f in report.findings) == [(1, "trainer.nonexistent"), (2, "trainer.missing")]
+    assert stats.launches == 2

@@ -18,6 +18,7 @@ from bot.engine.silence import default_baseline, identity, silence
 from bot.hydra.app import AppProblem, HydraApp, forget_files, resolve_app
 from bot.hydra.compose import Composer, ComposeStats
 from bot.hydra.renames import Rename, config_renames, rename_fix
+from bot.lang.shell.launchers import may_launch_python
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
 from bot.model import Baseline, ComposeSummary, Edit, Finding, Reason, Report, Status
@@ -156,7 +157,7 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
         data = read_source(source, report.skipped)
         if data is None:
             continue
-        if b"python" not in data and b"torchrun" not in data and b"PYTHON" not in data:
+        if not may_launch_python(data):
             report.files_quiet[source.kind] = report.files_quiet.get(source.kind, 0) + 1
             continue
         counted = (composer.stats.launches, len(composer.stats.unresolved), composer.stats.readings)

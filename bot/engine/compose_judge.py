@@ -17,6 +17,7 @@ from bot.engine.edits import apply_edits, unique_edits
 from bot.engine.readings import describe, failures, readings
 from bot.hydra.app import AppProblem, HydraApp, resolve_app
 from bot.hydra.compose import Composer
+from bot.lang.shell.launchers import may_launch_python
 from bot.lang.shell.launches import Launch
 from bot.lang.shell.parse import ShellScript, analyse
 from bot.model import Finding, Reason, Status
@@ -106,7 +107,7 @@ def keep_composing(root: Path, path: str, data: bytes, findings: list[Finding]) 
     True when Hydra was asked (the result then depends on the repository's config tree).
     """
     edits = unique_edits(findings)
-    if not edits or (b"python" not in data and b"torchrun" not in data and b"PYTHON" not in data):
+    if not edits or not may_launch_python(data):
         return False
     before = _failures(root, path, data)
     if not newly_failing(root, path, data, apply_edits(data, edits), before):

@@ -22,6 +22,14 @@ WRAPPER_VALUE_OPTIONS = {"timeout": {"-s", "--signal", "-k", "--kill-after"}, "n
 TORCHRUN_FLAGS = {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
                   "--module", "-m", "--redirects", "--tee"}
 SHELL_SCRIPT = "shell-script"  # a launch script run with overrides it hands on (`bash run.sh a.b=1`)
+# every Python launch find_entry finds names one of these: an interpreter, torchrun, a `.py` script, or a
+# module (`-m`, `--module`) after a runner such as `accelerate launch` or `deepspeed`
+_LAUNCH_WORDS = (b"python", b"PYTHON", b"torchrun", b".py", b"-m", b"--module")
+
+
+def may_launch_python(text: bytes) -> bool:
+    """False only for text that cannot hold a Python launch (a cheap test before reading it)."""
+    return any(word in text for word in _LAUNCH_WORDS)
 
 
 def _basename(text: str) -> str:
