@@ -283,3 +283,19 @@ def test_launches_run_by_a_runner_without_the_word_python_are_composed(repo: Pat
     report, stats = compose_scan(repo)
     assert sorted((f.line, f.key) for f in report.findings) == [(1, "trainer.nonexistent"), (2, "trainer.missing")]
     assert stats.launches == 2
+
+
+def test_options_of_hydras_own_groups_that_a_plugin_provides_do_not_fail_every_launch(repo: Path) -> None:
+    config = repo / "verl" / "trainer" / "config" / "ppo_trainer.yaml"
+    config.write_text(config.read_text().replace(
+        "  - _self_\n", "  - _self_\n  - override hydra/job_logging: pretty_colours\n"
+                        "  - override hydra/launcher: some_cluster\n", 1))
+    report, stats = compose_scan(repo)
+    assert {(f.line, f.key) for f in report.findings} == {
+        (4, "trainer.val_before_train"), (5, "trainer.nonexistent"),
+        (12, "actor_rollout_ref.actor.megatron.tensor_model_parallel_size")}  # as without the plugins
+    assert stats.stand_ins == {"hydra/job_logging/pretty_colours", "hydra/launcher/some_cluster"}
+    config.write_text(config.read_text().replace("  - override hydra/launcher: some_cluster\n",
+                                                 "  - override missing_group: nothing\n"))
+    report, _ = compose_scan(repo)
+    assert report.findings and all("missing_group" in f.message for f in report.findings)  # still an error

@@ -56,6 +56,9 @@ def main(args: argparse.Namespace) -> int:
     whole = {(path, line) for path, line, reason in stats.unresolved if not reason.startswith("partly")}
     print(f"compose-check: {stats.launches - len(whole)} of {stats.launches} launches composed, "
           f"{stats.readings} ways through their branches", file=sys.stderr)
+    if stats.stand_ins:
+        print(f"compose-check: composed with an empty config for {', '.join(sorted(stats.stand_ins))}, which a "
+              "Hydra plugin not installed here provides", file=sys.stderr)
     if args.since:
         print(f"compose-check: {stats.known} failures that the config at {args.since} gave too are not "
               "reported (--since: only what changed since)", file=sys.stderr)
