@@ -82,6 +82,7 @@ class Corpus:
 class Bot:
     def __init__(self, executable: str, scratch: Path) -> None:
         self.executable = executable
+        self.scratch = scratch
         self.env = {**os.environ, "BOT_CACHE_DIR": str(scratch / "cache"), "NO_COLOR": "1"}
         self.env.pop("GITHUB_ACTIONS", None)
         for name in ("BOT_GITHUB_TOKEN", "GITHUB_TOKEN", "BOT_GITHUB_APP_ID"):
@@ -90,8 +91,9 @@ class Bot:
     def __call__(self, *args: str, cwd: Path | None = None, timeout: float = 900) -> dict[str, Any]:
         start = time.perf_counter()
         try:
-            done = subprocess.run([self.executable, *args], cwd=cwd, env=self.env, capture_output=True,
-                                  timeout=timeout)
+            # never this checkout's directory: `python -m bot` there would import its bot/ over the one measured
+            done = subprocess.run([self.executable, *args], cwd=cwd or self.scratch, env=self.env,
+                                  capture_output=True, timeout=timeout)
             code, out, err = done.returncode, done.stdout, done.stderr
         except subprocess.TimeoutExpired as exc:
             code, out, err = -9, exc.stdout or b"", (exc.stderr or b"") + b"\nrealworld: killed after the timeout"
