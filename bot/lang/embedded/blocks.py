@@ -125,14 +125,32 @@ def rst_blocks(data: bytes) -> DocBlocks:
 
 
 def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
-    """The doc's shell blocks as one view of the file, everything else blanked; [] when it has none."""
+    """The doc's shell blocks as one view of the file, everything else blanked, so a variable set in
+    one block reaches the launches of the next; [] when it has none. A block that does not parse on its
+    own (`checkpoint=<path-to-checkpoint>`) gets a view of its own: an error can take the next block's
+    first words along (as a redirection's target), which would hide that block's launch."""
+    from bot.lang.shell.parse import count_errors
+
     view = blank(data)
-    found = False
+    together = 0
+    apart: list[Block] = []
     for block in doc.blocks:
-        if block.shell and block.lines:
-            found = True
-            reveal_block(view, data, block.lines, block.language in PROMPT_LANGUAGES)
-    return [ShellView(bytes(view))] if found else []
+        if not (block.shell and block.lines):
+            continue
+        prompts = block.language in PROMPT_LANGUAGES
+        reveal_block(view, data, block.lines, prompts)
+        start, end = block.lines[0][0], block.lines[-1][1]
+        if count_errors(bytes(view[start:end])):
+            view[start:end] = blank(data[start:end])
+            apart.append(block)
+        else:
+            together += 1
+    views = [ShellView(bytes(view))] if together else []
+    for block in apart:
+        alone = blank(data)
+        reveal_block(alone, data, block.lines, block.language in PROMPT_LANGUAGES)
+        views.append(ShellView(bytes(alone)))
+    return views
 
 
 def markdown_views(data: bytes) -> list[ShellView]:
