@@ -226,3 +226,28 @@ def test_a_value_set_by_a_command_shows_as_its_variable() -> None:
     assert override.text == "run.mode=${MODE}"  # not the `read` command's own text
     pieces = override.value_pieces
     assert pieces and pieces[0].dynamic == "set by `read`"
+
+
+def test_a_script_run_by_bash_c_is_read_in_place() -> None:
+    src = (b'LR=1e-6\nsrun singularity exec img bash -c "\n  cd /w \\\n  && python3 -m app \\\n'
+           b'    optim.lr=$LR \\\n    trainer.nodes=$((N * 2))\n"\n'
+           b"bash -lc 'X=3; python3 train.py a.b=$X c=$LR'\n")
+    script = analyse(src)
+    first, second = script.launches
+    assert first.entry == "app" and [o.text for o in first.overrides] == ["optim.lr=1e-6", "trainer.nodes=$((N * 2))"]
+    lr = first.overrides[0]
+    assert src[lr.key_span.start : lr.key_span.end] == b"optim.lr"  # the file's own offsets
+    assert second.entry == "train.py"
+    by_key = {o.key: o for o in second.overrides}
+    assert by_key["a.b"].text == "a.b=3"  # the inner shell's own variable
+    assert by_key["c"].value_pieces[0].dynamic  # single quotes: the outer LR is not the inner shell's
+    assert not script.errors
+
+
+def test_a_bash_c_string_the_shell_reads_otherwise_than_written_is_reported_unread() -> None:
+    escaped = analyse(b'sh -c "python3 -m app a.b=\\"x\\""\n')
+    assert not escaped.launches and escaped.errors  # partly parsed, not silently skipped
+    substituted = analyse(b'bash -c "python3 -m app a.b=$(date)"\n')
+    assert not substituted.launches and substituted.errors
+    harmless = analyse(b'bash -c "echo \\"done\\""\npython3 -c "import x"\n')
+    assert not harmless.launches and not harmless.errors

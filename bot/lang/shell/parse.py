@@ -126,7 +126,7 @@ def _analyse(src: bytes, all_exported: bool, path: str | None) -> ShellScript:
     tree = parse_tree(src)
     walker = Walker(src)
     result = walker.run(tree.root_node)
-    errors = sorted([*error_spans(tree.root_node), *result.too_deep], key=lambda s: (s.start, s.end))
+    errors = sorted([*error_spans(tree.root_node), *result.too_deep, *result.unread], key=lambda s: (s.start, s.end))
     script = ShellScript(src=src, tree=tree, definitions=result.definitions, errors=errors,
                          statements=result.statements, reaching=result.reaching)
     for site in result.commands:

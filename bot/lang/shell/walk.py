@@ -14,6 +14,7 @@ from bot.lang.shell.assignments import AssignmentTracking
 from bot.lang.shell.branches import BranchWalking
 from bot.lang.shell.directories import ROOT, Workdir, change_dir
 from bot.lang.shell.expansion import Expander
+from bot.lang.shell.inline import inline_script
 from bot.lang.shell.nodes import command_name, parse_expansion, uses_in
 from bot.lang.shell.variables import Definition, Env, reaching
 from bot.model import Span
@@ -45,6 +46,7 @@ class WalkResult:
     commands: list[CommandSite] = field(default_factory=list)
     definitions: list[Definition] = field(default_factory=list)
     too_deep: list[Span] = field(default_factory=list)  # statements nested too deeply to follow
+    unread: list[Span] = field(default_factory=list)  # `bash -c` strings that look like launches, not read
     statements: dict[int, Statement] = field(default_factory=dict)  # `if`/`case` by start byte, with their arms
     reaching: dict[tuple[int, int], tuple[Definition, ...]] = field(default_factory=dict)  # at each use
 
@@ -126,6 +128,13 @@ class Walker(BranchWalking, AssignmentTracking):
         self.result.commands.append(CommandSite(node, env, self._function, self._branch, self._cwd,
                                                    self._guard))
         name = command_name(node)
+        inline = inline_script(self.src, node)
+        if inline is not None and inline.root is None:  # a launch in it would be missed: say so
+            self.result.unread.append(Span(inline.string.start_byte, inline.string.end_byte))
+        elif inline is not None and inline.root is not None:  # `bash -c "..."`: a script of its own
+            cwd = self._cwd
+            self.block(inline.root.named_children, dict(env) if inline.expanded_first else {})
+            self._cwd = cwd
         if name in ("cd", "pushd", "popd"):
             self._cwd = change_dir(self.expander, node, env, self._cwd) if name != "popd" else None
         if name in ("read", "mapfile", "readarray", "getopts"):
@@ -160,5 +169,6 @@ class Walker(BranchWalking, AssignmentTracking):
             span = Span(sub.start_byte, sub.end_byte)
             reached[(span.start, span.end)] = reaching(env, form[0])
             for definition in env.get(form[0], ()):
-                definition.uses.append(span)
+                if span not in definition.uses:  # a `bash -c "..."` string's uses are read twice
+                    definition.uses.append(span)
         self._uses = (node, forms)  # what _assign_defaults reads of the same command again
