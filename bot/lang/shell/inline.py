@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 SHELLS = frozenset({b"bash", b"sh", b"zsh", b"dash", b"ksh"})
+_QUICK = re.compile(rb"sh(?:[ \t]|\\\r?\n)+-[A-Za-z]*c")  # every command this module reads holds it
 _SCRIPT_FLAGS = re.compile(rb"-[A-Za-z]*c[A-Za-z]*")  # -c, -lc, -ec, -xc
 _ESCAPE = re.compile(rb"\\(?!\r?\n)")  # a backslash that does not continue the line
 _SUBSTITUTION = re.compile(rb"\$\((?!\()|`")  # `$(...)` (not arithmetic `$((...))`) or a backquote
@@ -49,6 +50,8 @@ def _parser() -> Any:
 
 def inline_script(src: bytes, command: Node) -> InlineScript | None:
     """The script a `SHELL -c STRING` command runs, parsed, if it is written out and parses cleanly."""
+    if not _QUICK.search(src, command.start_byte, command.end_byte):
+        return None
     words = [c for c in command.children if c.type not in _NOT_WORDS]
     for i in range(len(words) - 2):
         name = src[words[i].start_byte : words[i].end_byte]
