@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 # What a launch runs, as classes of `bot launches`
 HYDRA = "hydra"  # a Hydra app of the repository, with its config directory
+COMPUTED = "\0computed"  # a config_path or config_name given by an expression the bot does not evaluate
 NOT_HYDRA = "not-hydra"  # the entry point is in the repository and is not a Hydra app
 OUTSIDE = "outside"  # the entry point (or its config) is not in the repository
 RUNTIME = "runtime"  # the entry point or the config is chosen at run time
@@ -67,7 +68,14 @@ def _decorator(path: Path) -> tuple[str | None, str | None, bool]:
         if isinstance(node, cst.SimpleString):
             value = node.evaluated_value
             return value if isinstance(value, str) else None
-        return None
+        if isinstance(node, cst.Name) and node.value == "None":
+            return None
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "join" \
+                and module.code_for_node(node.func.value) in ("os.path", "osp", "path", "posixpath"):
+            parts = [literal(arg.value) for arg in node.args]  # os.path.join("..", "config")
+            if parts and all(p is not None and p != COMPUTED for p in parts):
+                return os.path.join(*[p for p in parts if p is not None])
+        return COMPUTED
 
     class Finder(cst.CSTVisitor):
         found: tuple[str | None, str | None, bool] | None = None
@@ -164,8 +172,12 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
         name = launch.config_name
     if launch.config_runtime:
         return AppProblem(f"{launch.config_runtime}: the config is chosen at run time", RUNTIME)
+    if config_path == COMPUTED:
+        return AppProblem(f"{source}: the app computes its config_path; it is known at run time", RUNTIME)
     if config_path is None:
         return AppProblem(f"{source}: the app declares no config_path", NOT_HYDRA)
+    if name == COMPUTED:
+        return AppProblem(f"{source}: the app computes its config_name; it is known at run time", RUNTIME)
     if launch.config_path_dir is not None:  # `--config-path=$(pwd)/conf`: where the script says
         named = repository_dir(launch.config_path_dir, launch.source_path)
         if named is None or named.startswith("/"):
