@@ -388,3 +388,24 @@ def test_line_separators_leave_line_numbers_as_ruamel_counts_them(tmp_path: Path
     assert [(f.path, f.line) for f in report.silenced] == [("conf/ppo.yaml", 5)]
     assert b"ignore[megatron-use-mbridge]" in report.changes[0].after.splitlines()[4]
     assert report.changes[0].after.splitlines()[4].count(b"false") == 1
+
+
+def test_yaml_packages_place_every_option_of_a_group_where_the_group_goes(tmp_path: Path) -> None:
+    files = {
+        "conf/train.yaml": "defaults:\n  - data: small.yaml\n  - experiment: null\n  - model: tiny\n  - _self_\n",
+        "conf/eval.yaml": "defaults:\n  - model@scorer: tiny\n  - _self_\n",
+        "conf/data/small.yaml": "rows: 10\n",  # named with its suffix, as Hydra allows
+        "conf/data/large.yaml": "rows: 1000000\n",  # chosen only on the command line or by an experiment
+        "conf/experiment/full.yaml": "# @package _global_\ndefaults:\n  - override /data: huge\n",
+        "conf/data/huge.yaml": "defaults:\n  - large\nrows: 1\n",
+        "conf/model/tiny.yaml": "width: 8\n",
+        "conf/model/wide.yaml": "width: 4096\n",  # the group sits at two packages: which one is unknown
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    packages = yaml_packages(tmp_path, list(files))
+    assert packages == {
+        "conf/data/small.yaml": "data", "conf/data/large.yaml": "data", "conf/data/huge.yaml": "data",
+        "conf/experiment/full.yaml": "", "conf/model/tiny.yaml": "scorer",  # included twice: the first place
+    }  # and model/wide.yaml is left out

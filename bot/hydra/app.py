@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot.hydra.decorator import COMPUTED, hydra_main_arguments
 from bot.hydra.entry import SOURCE_ROOTS, entry_file, inside, missing_reason, repository_dir, run_dir
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch
 
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 # What a launch runs, as classes of `bot launches`
 HYDRA = "hydra"  # a Hydra app of the repository, with its config directory
-COMPUTED = "\0computed"  # a config_path or config_name given by an expression the bot does not evaluate
 NOT_HYDRA = "not-hydra"  # the entry point is in the repository and is not a Hydra app
 OUTSIDE = "outside"  # the entry point (or its config) is not in the repository
 RUNTIME = "runtime"  # the entry point or the config is chosen at run time
@@ -46,61 +46,6 @@ class HydraApp:
 class AppProblem:
     reason: str
     kind: str = OUTSIDE
-
-
-@lru_cache(maxsize=256)
-def _decorator(path: Path) -> tuple[str | None, str | None, bool]:
-    """(config_path, config_name, found) of the first `@hydra.main(...)` in the file."""
-    import libcst as cst
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None, None, False
-    if "main" not in text:
-        return None, None, False
-    try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError:
-        return None, None, False
-
-    def literal(node: cst.BaseExpression) -> str | None:
-        if isinstance(node, cst.SimpleString):
-            value = node.evaluated_value
-            return value if isinstance(value, str) else None
-        if isinstance(node, cst.Name) and node.value == "None":
-            return None
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "join" \
-                and module.code_for_node(node.func.value) in ("os.path", "osp", "path", "posixpath"):
-            parts = [literal(arg.value) for arg in node.args]  # os.path.join("..", "config")
-            if parts and all(p is not None and p != COMPUTED for p in parts):
-                return os.path.join(*[p for p in parts if p is not None])
-        return COMPUTED
-
-    class Finder(cst.CSTVisitor):
-        found: tuple[str | None, str | None, bool] | None = None
-
-        def visit_Decorator(self, node: cst.Decorator) -> None:
-            call = node.decorator
-            if self.found is not None or not isinstance(call, cst.Call):
-                return
-            func = call.func
-            name = func.attr.value if isinstance(func, cst.Attribute) else (
-                func.value if isinstance(func, cst.Name) else "")
-            owner = func.value.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else ""
-            if name != "main" or owner not in ("hydra", ""):
-                return
-            values: dict[str, str | None] = {"config_path": None, "config_name": None}
-            positional = ["config_path", "config_name"]
-            for index, arg in enumerate(call.args):
-                key = arg.keyword.value if arg.keyword else (positional[index] if index < 2 else "")
-                if key in values:
-                    values[key] = literal(arg.value)
-            self.found = (values["config_path"], values["config_name"], True)
-
-    finder = Finder()
-    module.visit(finder)
-    return finder.found or (None, None, False)
 
 
 def config_name(name: str | None) -> str | None:
@@ -134,7 +79,7 @@ _FILES: dict[tuple[object, ...], Any] = {}  # what this scan found of the reposi
 def forget_files() -> None:
     """A scan, compose-check or listing begins: the repository's files may have changed since the last."""
     _FILES.clear()
-    _decorator.cache_clear()
+    hydra_main_arguments.cache_clear()
     api = sys.modules.get("bot.hydra.api_app")  # imported (with libcst) only when a launch needed it
     if api is not None:
         api.compose_api_app.cache_clear()
@@ -158,7 +103,7 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
     if launch.entry_kind == SHELL_SCRIPT:
         return AppProblem(f"runs {path.relative_to(root).as_posix()}, which receives the overrides", SCRIPT)
     source = path.relative_to(root).as_posix()
-    config_path, name, found = _decorator(path)
+    config_path, name, found = hydra_main_arguments(path)
     if not found:
         from bot.hydra.api_app import compose_api_app  # libcst, only for files without the decorator
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 HEADER = re.compile(r"^\s*#\s*@")
+NO_OPTION = "\0"  # the option of a group entry that chooses none (no file has this name)
 MAX_BYTES = 1024 * 1024
 
 
@@ -67,7 +68,7 @@ def includes(defaults: Any, base: str) -> list[Include]:
     for item in defaults if isinstance(defaults, list) else []:
         if isinstance(item, str):
             if item != "_self_" and "${" not in item:
-                out.append(_include(item, base, None, override=False))
+                out.append(_include(item.removesuffix(".yaml"), base, None, override=False))
         elif isinstance(item, dict) and len(item) == 1:
             ((key, value),) = item.items()
             words = str(key).split()
@@ -75,9 +76,11 @@ def includes(defaults: Any, base: str) -> list[Include]:
                 continue
             group, _, package = words[-1].partition("@")
             options = value if isinstance(value, list) else [value]
+            if value is None:  # `- experiment: null`: no option by default, but the group is placed
+                out.append(_include(f"{group}/{NO_OPTION}", base, package or None, override="override" in words[:-1]))
             for option in options:
                 if isinstance(option, str) and option != "???" and "${" not in option:
-                    path = f"{group}/{option}"
+                    path = f"{group}/{option.removesuffix('.yaml')}"  # Hydra accepts `- env: default.yaml`
                     out.append(_include(path, base, package or None, override="override" in words[:-1]))
     return [i for i in out if i.config and i.config.split("/")[0] != "hydra"]
 
@@ -151,32 +154,55 @@ def _packages(configs: _Configs, paths: list[str]) -> dict[str, str]:
         home = posixpath.dirname(path)
         for inc in includes(configs.read(path)[1], ""):
             named.add(_file(home, inc.config))
+    in_dir: dict[str, list[str]] = {}
+    for path in paths:
+        in_dir.setdefault(posixpath.dirname(path), []).append(path)
     packages: dict[str, str] = {}
-    groups: dict[tuple[str, str], str] = {}  # (config root, group) -> package of its first entry
-    overrides: list[tuple[str, Include, str]] = []
-    todo = [(path, posixpath.dirname(path), "", configs.read(path)[2] or "")
-            for path in with_defaults if path not in named]
+    groups: dict[tuple[str, str], list[tuple[str, Include]]] = {}  # (config root, group) -> its entries
     seen: set[tuple[str, str]] = set()
+    # shallowest first: a config in a placed group's directory is an option of it (chosen by an `override`
+    # entry, an experiment config or the command line), not a primary config of its own
+    for primary in sorted((p for p in with_defaults if p not in named), key=lambda p: (p.count("/"), p)):
+        if primary in packages or any(posixpath.dirname(primary) == posixpath.join(h, g) for h, g in groups if g):
+            continue
+        _follow(configs, [(primary, posixpath.dirname(primary), "", configs.read(primary)[2] or "")], seen,
+                packages, groups)
+    while True:  # every option of a placed group goes where its group goes; its defaults are followed too
+        todo = []
+        for (home, group), entries in list(groups.items()):
+            if not group or len({_final(parent, inc, None) for parent, inc in entries}) != 1:
+                continue  # a group placed at several packages: which one an option is used at is unknown
+            parent, inc = entries[0]
+            for target in in_dir.get(posixpath.join(home, group), []):
+                if target in packages or not target.endswith(".yaml"):
+                    continue
+                final = _final(parent, inc, configs.read(target)[2])
+                packages[target] = final
+                option = posixpath.join(group, posixpath.basename(target)[: -len(".yaml")])
+                todo.append((target, home, posixpath.dirname(option), final))
+        if not todo:
+            return packages
+        _follow(configs, todo, seen, packages, groups)
+
+
+def _follow(configs: _Configs, todo: list[tuple[str, str, str, str]], seen: set[tuple[str, str]],
+            packages: dict[str, str], groups: dict[tuple[str, str], list[tuple[str, Include]]]) -> None:
+    """Place every config the defaults lists in `todo` include, and the configs those include."""
     while todo:
         path, home, base, package = todo.pop(0)
         if (path, package) in seen:
             continue
         seen.add((path, package))
         for inc in includes(configs.read(path)[1], base):
+            if inc.override:
+                continue  # an option of a group another entry places: placed with its group
             target = _file(home, inc.config)
             exists, _, header = configs.read(target)
-            if inc.override:
-                overrides.append((home, inc, target))
-                continue
-            final = _final(package, inc, header)
-            groups.setdefault((home, inc.group), final)
+            groups.setdefault((home, inc.group), []).append((package, inc))
             if exists:
+                final = _final(package, inc, header)
                 packages.setdefault(target, final)
                 todo.append((target, home, posixpath.dirname(inc.config), final))
-    for home, inc, target in overrides:
-        if (home, inc.group) in groups and configs.read(target)[0]:
-            packages.setdefault(target, groups[(home, inc.group)])
-    return packages
 
 
 def _final(parent: str, inc: Include, header: str | None) -> str:
