@@ -18,7 +18,8 @@ LAYERS = [
     ("bot.engine", "bot.report"),
     ("bot.rules", "bot.hydra", "bot.discover", "bot.gitfiles"),
     ("bot.lang",),
-    ("bot.hydra.grammar", "bot.hydra.list_values", "bot.ir"),  # the override grammar every language reads values with
+    # the override grammar every language reads values with
+    ("bot.hydra.grammar", "bot.hydra.list_values", "bot.hydra.sweeps", "bot.ir"),
     ("bot.model", "bot.errors", "bot.secrets", "bot.config", "bot.repolist", "bot.actions", "bot"),
 ]
 

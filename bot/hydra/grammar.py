@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from bot.hydra.sweeps import sweep_of
+
 _BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False, "on": True, "off": False}
 _PLAIN = re.compile(r"^[A-Za-z_/][A-Za-z0-9_\-./:]*$")
 _NUMBER = re.compile(r"^[+-]?(\d[\d_]*(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
@@ -132,42 +134,6 @@ def _parse_override(text: str) -> Parsed:
 MISSING = "???"  # OmegaConf's mandatory value: each run must supply it
 
 
-class Sweep(str):
-    """A multirun sweep (`a,b`, `choice(..)`, `range(..)`, `interval(..)`, `glob(..)`): one run per element.
-
-    A string (Hydra's own description of it) so that it reads and stores as any other value; `elements`
-    are the values the runs take, None when they are not a fixed list (an interval, a glob)."""
-
-    elements: tuple[Any, ...] | None
-
-    def __new__(cls, text: str, elements: tuple[Any, ...] | None) -> Sweep:
-        made = super().__new__(cls, text)
-        made.elements = elements
-        return made
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Sweep, (str(self), self.elements))
-
-
-MAX_SWEEP_ELEMENTS = 1000
-
-
-def _sweep(value: Any) -> Sweep | None:
-    from hydra.core.override_parser.types import ChoiceSweep, Glob, IntervalSweep, RangeSweep
-
-    elements: tuple[Any, ...] | None = None
-    if isinstance(value, ChoiceSweep):
-        elements = tuple(_plain(v) for v in value.list)
-    elif isinstance(value, RangeSweep):
-        numbers = (value.start, value.stop, value.step)
-        if all(isinstance(n, int) and not isinstance(n, bool) for n in numbers) and value.step:
-            span = range(int(value.start), int(value.stop), int(value.step))  # type: ignore[arg-type]
-            elements = tuple(span) if len(span) <= MAX_SWEEP_ELEMENTS else None
-    elif not isinstance(value, (IntervalSweep, Glob)):
-        return None
-    return Sweep(str(value), elements)
-
-
 def _plain(value: Any) -> Any:
     """Hydra's sweeps become Sweep strings; other objects strings; lists and dicts stay plain."""
     if isinstance(value, (list, tuple)):
@@ -176,7 +142,7 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    sweep = _sweep(value)
+    sweep = sweep_of(value, _plain)
     return sweep if sweep is not None else str(value)
 
 
@@ -286,6 +252,16 @@ def config_reference(text: str) -> Reference | None:
     if fallback is not None and ("${" in fallback or "}" in fallback.replace("{}", "")):
         return None  # a nested interpolation or a second value: not read here
     return Reference(match.group(2), fallback.strip() if fallback is not None else None)
+
+
+def with_reference(text: str, key: str) -> str:
+    """The whole-value interpolation `text` (config_reference reads it) pointing at `key` instead."""
+    stripped = text.strip()
+    match = _REFERENCE.fullmatch(stripped)
+    assert match is not None
+    start, end = match.span(2)
+    at = text.index(stripped)
+    return text[: at + start] + key + text[at + end :]
 
 
 def fallback_value(text: str) -> tuple[bool, Any]:

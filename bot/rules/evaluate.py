@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.hydra.grammar import Sweep, bool_style, config_reference, format_value
+from bot.hydra.grammar import bool_style, config_reference, format_value
+from bot.hydra.sweeps import Sweep
 from bot.ir import CALLER, COMMENT, EXCERPT, PROSE, SCRIPT, Action, Plan, Realise, Setting, SettingGroup
 from bot.model import NOTE, Finding, Status
 from bot.rules.entrypoints import KEY, EntryTargets, launches, moved_to, plan_move
@@ -19,6 +20,7 @@ from bot.rules.fixes import ensure_conflict, manual, new_text, plan_branch_value
 from bot.rules.globs import any_match
 from bot.rules.matching import LaunchFacts, group_applies, key_matches, referenced_verdict, value_matches
 from bot.rules.model import EnsureEntry, Rule
+from bot.rules.references import rename_references
 
 
 def describe(setting: Setting) -> str:
@@ -255,6 +257,7 @@ def evaluate(path: str, groups: list[SettingGroup], rules: list[Rule], realise: 
             continue
         if rule.match_key:
             findings.extend(evaluator.match_rule(rule))
+            findings.extend(rename_references(evaluator, rule))
         if rule.ensure:
             findings.extend(evaluator.ensure_rule(rule))
         if rule.relation is not None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Protocol
 
-from bot.hydra.grammar import MISSING, Sweep, config_reference, fallback_value, values_equal
+from bot.hydra.grammar import MISSING, config_reference, fallback_value, values_equal
+from bot.hydra.sweeps import Sweep
 from bot.ir import Setting, SettingGroup
 from bot.rules.globs import any_match
 from bot.rules.model import Rule
@@ -79,7 +80,7 @@ def value_matches(rule: Rule, setting: Setting) -> bool | None:
     checked: it breaks no rule on a value."""
     fix = rule.fix
     if setting.state == "static" and (isinstance(setting.value, Sweep) or setting.value == MISSING):
-        if not _reads_value(rule):
+        if not reads_value(rule):
             return True  # a rename or a removal takes the whole setting along
         if setting.value == MISSING:
             return False
@@ -111,7 +112,7 @@ def value_matches(rule: Rule, setting: Setting) -> bool | None:
     return ok and (not edited or holds_item(edited, setting.value))
 
 
-def _reads_value(rule: Rule) -> bool:
+def reads_value(rule: Rule) -> bool:
     """Whether the rule tests the value or writes a new one."""
     fix = rule.fix
     writes = fix is not None and (fix.has_set or bool(fix.map) or bool(edited_items(rule)))

@@ -1,0 +1,63 @@
+"""Interpolations of a key a rule renames: `${data.bs}` follows `data.bs` to its new name."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from bot.hydra.grammar import config_reference, with_reference
+from bot.ir import COMMENT, PROSE, Action, Plan, Setting
+from bot.model import Finding
+from bot.rules.fixes import manual, renamed_key, write_plans
+from bot.rules.matching import group_applies, key_matches, reads_value
+from bot.rules.model import Rule
+
+if TYPE_CHECKING:
+    from bot.rules.evaluate import Evaluator
+
+
+def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
+    """A rename leaves no interpolation of the old key behind: `${data.bs}` (or `${oc.select:data.bs,1}`)
+    follows `data.bs` to its new name, where the rule renames that key whatever its value."""
+    fix = rule.fix
+    if fix is None or not fix.rename or reads_value(rule):
+        return []
+    findings: list[Finding] = []
+    plans: list[Plan] = []
+    for group in ev.groups:
+        if group.role in (COMMENT, PROSE) or not group_applies(rule, group, ev.facts):
+            continue
+        for setting in group.settings:
+            written = setting.text if setting.state in ("static", "dynamic") else None
+            if not written or "${" not in written:
+                continue
+            reference = config_reference(written)
+            if reference is None:
+                inner = [key for key in _INNER.findall(written) if _renamed(rule, key)]
+                if inner:
+                    finding = ev.finding(rule, setting.line, setting.column, setting.key, written,
+                                         f"{setting.key} is {written}, which names {inner[0]}", groups=[group])
+                    manual(finding, "an interpolation inside other text: a person must rewrite it")
+                    findings.append(finding)
+                continue
+            if not _renamed(rule, reference.key):
+                continue
+            new_key = renamed_key(rule, reference.key)
+            text = with_reference(setting.text or "", new_key)
+            finding = ev.finding(rule, setting.line, setting.column, setting.key, setting.text,
+                                 f"{setting.key} is {setting.text}, which the rule renames", groups=[group])
+            findings.append(finding)
+            if not setting.keyed:
+                manual(finding, "the value is not written in one place")
+                continue
+            plans.append(Plan(finding, group, [Action("value", setting, text, value=text, variants=[setting])],
+                              f"points at {new_key}"))
+    write_plans(ev.path, rule, plans, ev.realise)
+    return findings
+
+
+_INNER = re.compile(r"\$\{\s*(?:oc\.select\s*:\s*)?([A-Za-z_][\w\-]*(?:\.[\w\-]+)*)")  # `${key` anywhere in a text
+
+
+def _renamed(rule: Rule, key: str) -> bool:
+    return key_matches(rule, Setting(key, "", None, None, "static", 0, 0))
