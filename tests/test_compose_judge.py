@@ -111,3 +111,19 @@ def test_a_second_scan_in_one_process_sees_the_app_as_it_is_now(tmp_path: Path) 
     assert judged() == [False, False]
     (root / "trainer" / "main.py").write_text(APP)
     assert judged() == [True, True]
+
+
+def test_each_refused_fix_names_hydras_message_for_its_own_launch(tmp_path: Path) -> None:
+    script = ("python3 -m trainer.main policy.engine.layers=4\n"
+              "python3 -m trainer.main \\\n    reference.engine.layers=8\n")
+    root = _repo(tmp_path, script)
+    rule = parse_rule(yaml.safe_load("""
+id: layers-renamed
+title: layers became depth
+match: {key: ["**.engine.layers"]}
+fix: {rename: depth}
+"""), Path("layers-renamed.yaml"))
+    report = scan(root, [rule])
+    by_line = {f.line: f.message for f in report.findings if f.path == "run.sh"}
+    assert "(line 1: policy.engine.depth:" in by_line[1]
+    assert "(line 2: reference.engine.depth:" in by_line[3]

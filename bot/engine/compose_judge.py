@@ -9,6 +9,7 @@ findings become manual, quoting Hydra. Launches that did not compose before are 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -117,11 +118,22 @@ def keep_composing(root: Path, path: str, data: bytes, findings: list[Finding]) 
         mine = [f for f in findings if f.rule == rule and f.status is Status.FIXABLE]
         broken = newly_failing(root, path, data, apply_edits(data, unique_edits(mine)), before)
         for finding in mine if broken else []:
-            finding.make_manual(f"not edited: the launch would no longer compose ({broken[0]})", Reason.UNVERIFIED)
+            finding.make_manual(f"not edited: the launch would no longer compose ({_nearest(finding, broken)})",
+                                Reason.UNVERIFIED)
     left = [f for f in findings if f.status is Status.FIXABLE]
     together = unique_edits(left)
     broken = newly_failing(root, path, data, apply_edits(data, together), before) if together else []
     for finding in left if broken else []:
         finding.make_manual(f"not edited: with the other rules' fixes the launch would no longer compose "
-                            f"({broken[0]})", Reason.UNVERIFIED)
+                            f"({_nearest(finding, broken)})", Reason.UNVERIFIED)
     return True
+
+
+def _nearest(finding: Finding, messages: list[str]) -> str:
+    """The message of the launch the finding is in: the last one starting at or before its line."""
+    starts = [(int(m.group(1)), message) for message in messages if (m := _LINE.match(message))]
+    before = [item for item in starts if item[0] <= finding.line]
+    return max(before, key=lambda item: item[0])[1] if before else messages[0]
+
+
+_LINE = re.compile(r"line (\d+)")
