@@ -484,3 +484,14 @@ def test_a_config_path_joined_from_literals_is_read_and_a_computed_one_is_run_ti
     got = [(item["line"], item["class"], item["evidence"]) for item in json.loads(out)["launches"]]
     assert got == [(1, "hydra", "@hydra.main in lab/cli/train.py"),
                    (2, "runtime", "lab/eval.py: the app computes its config_path; it is known at run time")]
+
+
+def test_launches_output_reads_as_sentences(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {"run.sh": "for s in 1 2; do\n  python3 train.py seed=$s\ndone\n",
+                                      "notes.md": "nothing to run here\n"})
+    code, text, err = run(capsys, "launches", "--repo", str(repo), "--files", str(repo / "run.sh"),
+                          str(repo / "gone.sh"))
+    assert code == 0 and "gone.sh: no such file; skipped" in err
+    assert "\n  inside a loop\n" in text and "in inside" not in text
+    code, text, _ = run(capsys, "launches", "--repo", str(repo))
+    assert text.rstrip().endswith("1 launch in 1 file (2 files read): outside 1")

@@ -57,7 +57,9 @@ def render(launches: Launches, fmt: str) -> str:
         if info.app is not None:
             search = f", search path {', '.join(info.app['search_path'])}" if info.app["search_path"] else ""
             lines.append(f"  config {info.app['config_dir']}/{info.app['config_name']}{search}")
-        where = [f"in {info.branch}" if info.branch else "", f"in function {info.function}" if info.function else ""]
+        branch = (info.branch or "").rstrip("; ")
+        where = [branch if branch.startswith("inside") else f"in {branch}" if branch else "",
+                 f"in function {info.function}" if info.function else ""]
         if any(where):
             lines.append("  " + ", ".join(w for w in where if w))
         if info.cut_short is not None:
@@ -69,6 +71,9 @@ def render(launches: Launches, fmt: str) -> str:
     for error in launches.errors:
         lines.append(f"{error.path}: {error.reason}")
     counts = ", ".join(f"{cls} {n}" for cls, n in launches.by_class().items())
-    summary = f"{plural(len(launches.launches), 'launch', 'launches')} in {plural(launches.files_scanned, 'file')}"
+    holding = len({info.path for info in launches.launches})
+    summary = f"{plural(len(launches.launches), 'launch', 'launches')} in {plural(holding, 'file')}"
+    if launches.files_scanned != holding:
+        summary += f" ({plural(launches.files_scanned, 'file')} read)"
     lines.append(summary + (f": {counts}" if counts else ""))
     return "\n".join(lines) + "\n"

@@ -99,9 +99,12 @@ def load_rules(args: argparse.Namespace) -> list[Rule]:
 
 def relative(root: Path, path: str) -> str:
     try:
-        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+        found = Path(path).resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         raise UserError(f"--files {path}: expected a file inside {root}") from None
+    if not Path(path).exists():  # a file deleted since it was listed: nothing to check, but say so
+        print(f"bot: --files {path}: no such file; skipped", file=sys.stderr)
+    return found
 
 
 def use_color(choice: str, stream: object) -> bool:
