@@ -63,8 +63,9 @@ class SettingGroup:
     handle: Any = None
     lines: tuple[int, int] | None = None  # first and last line of the command it is (None: not a command)
     entry_site: object = None  # where the entry point is written: launches sharing it are one finding
-    # the keys each way through the launch's branches sets, with how it goes ("else (line 4)"); None: one way
-    ways: Callable[[], list[tuple[str, frozenset[str]]]] | None = None
+    # for a key the launch sets: how its branches go on a way that leaves the key out, None if none does
+    # (None: the launch has one way)
+    lacking: Callable[[str], str | None] | None = None
 
 
 @dataclass

@@ -212,19 +212,18 @@ class Evaluator:
     def unset_in_a_branch(self, rule: Rule, group: SettingGroup, entries: list[EnsureEntry]) -> list[Finding]:
         """Manual findings for keys the launch sets in some ways through its branches and not in others:
         one line added to the launch would override the branches that set it, so a person decides."""
-        if not entries or group.ways is None:
+        if not entries or group.lacking is None:
             return []
-        ways = group.ways()
         out = []
         for entry in entries:
-            lacking = next((label for label, keys in ways if entry.key not in keys), None)
+            lacking = group.lacking(entry.key)
             if lacking is None:
                 continue
             prefix = prefix_for(entry, group, self.facts)
             text = format_value(entry.value)
             out.append(self.finding(rule, group.line, group.column, entry.key, text,
                                     f"{group.label} lacks {prefix}{entry.key} on one way through the script's branches"
-                                    f" ({lacking or 'unlabelled'}); others set it", Status.MANUAL, [group]))
+                                    f" ({lacking}); others set it", Status.MANUAL, [group]))
         return out
 
     # ---- relation rules ------------------------------------------------------------

@@ -150,26 +150,26 @@ def yaml_packages(root: Path, paths: list[str], read: set[str] | None = None) ->
 def _packages(configs: _Configs, paths: list[str]) -> dict[str, str]:
     with_defaults = sorted(p for p in paths if configs.read(p)[1] is not None)
     named: set[str] = set()
+    group_dirs: set[str] = set()
     for path in with_defaults:
         home = posixpath.dirname(path)
         for inc in includes(configs.read(path)[1], ""):
             named.add(_file(home, inc.config))
+            if inc.group:
+                group_dirs.add(posixpath.join(home, inc.group))
     in_dir: dict[str, list[str]] = {}
     for path in paths:
         in_dir.setdefault(posixpath.dirname(path), []).append(path)
     packages: dict[str, str] = {}
     groups: dict[tuple[str, str], list[tuple[str, Include]]] = {}  # (config root, group) -> its entries
     seen: set[tuple[str, str]] = set()
-    # shallowest first: a config in a placed group's directory is an option of it (chosen by an `override`
-    # entry, an experiment config or the command line), not a primary config of its own
-    for primary in sorted((p for p in with_defaults if p not in named), key=lambda p: (p.count("/"), p)):
-        if primary in packages or any(posixpath.dirname(primary) == posixpath.join(h, g) for h, g in groups if g):
-            continue
-        _follow(configs, [(primary, posixpath.dirname(primary), "", configs.read(primary)[2] or "")], seen,
-                packages, groups)
-    while True:  # every option of a placed group goes where its group goes; its defaults are followed too
-        todo = []
-        for (home, group), entries in list(groups.items()):
+    # a config in a group's directory is an option of the group (chosen by an `override` entry, an
+    # experiment config or the command line), not a primary config of its own
+    todo = [(path, posixpath.dirname(path), "", configs.read(path)[2] or "") for path in with_defaults
+            if path not in named and posixpath.dirname(path) not in group_dirs]
+    while todo:
+        _follow(configs, todo, seen, packages, groups)
+        for (home, group), entries in list(groups.items()):  # every option of a placed group goes with it
             if not group or len({_final(parent, inc, None) for parent, inc in entries}) != 1:
                 continue  # a group placed at several packages: which one an option is used at is unknown
             parent, inc = entries[0]
@@ -180,9 +180,7 @@ def _packages(configs: _Configs, paths: list[str]) -> dict[str, str]:
                 packages[target] = final
                 option = posixpath.join(group, posixpath.basename(target)[: -len(".yaml")])
                 todo.append((target, home, posixpath.dirname(option), final))
-        if not todo:
-            return packages
-        _follow(configs, todo, seen, packages, groups)
+    return packages
 
 
 def _follow(configs: _Configs, todo: list[tuple[str, str, str, str]], seen: set[tuple[str, str]],
