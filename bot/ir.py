@@ -63,9 +63,6 @@ class SettingGroup:
     handle: Any = None
     lines: tuple[int, int] | None = None  # first and last line of the command it is (None: not a command)
     entry_site: object = None  # where the entry point is written: launches sharing it are one finding
-    # for a key the launch sets: how its branches go on a way that leaves the key out, None if none does
-    # (None: the launch has one way)
-    lacking: Callable[[str], str | None] | None = None
 
 
 @dataclass

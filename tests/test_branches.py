@@ -154,19 +154,3 @@ def test_the_fast_base_copy_answers_as_omegaconf_copy_does(repo: Path) -> None:
             plain = check_script("run.sh", root, analyse(text.encode(), path="run.sh"), Composer(plain_copies=True))
             assert [(f.line, f.key, f.message) for f in fast] == [(f.line, f.key, f.message) for f in plain]
             assert fast or root == repo
-
-
-def test_ensure_names_the_way_through_the_branches_that_lacks_the_key(repo: Path, tmp_path: Path) -> None:
-    from bot.engine.scan import scan
-    from bot.rules.loader import load_rules
-
-    rules_dir = tmp_path / "rules"
-    rules_dir.mkdir()
-    (rules_dir / "threads-named.yaml").write_text(
-        "id: threads-named\nensure:\n  - {key: backend.threads, value: 2}\n")
-    (repo / "run.sh").write_text(SWITCH)  # only the `local` arm sets backend.threads
-    report = scan(repo, load_rules([rules_dir], include_bundled=False))
-    (finding,) = report.findings
-    assert finding.status.value == "manual" and finding.line == 10
-    assert 'elif [ "$kind" = "cluster" ]' in finding.message and "others set it" in finding.message
-    assert not report.changes

@@ -189,7 +189,6 @@ class Evaluator:
                                                  format_value(entries[0].value), conflict, Status.MANUAL, [group]))
                     continue
             missing = [e for e in entries if e.key not in present]
-            findings.extend(self.unset_in_a_branch(rule, group, [e for e in entries if e.key in present]))
             if missing:
                 needs.append((group, missing))
         plans: list[Plan] = []
@@ -208,23 +207,6 @@ class Evaluator:
                 plans.append(Plan(finding, group, [action], f"adds {prefix}{entry.key}={text}"))
         write_plans(self.path, rule, plans, self.realise)
         return findings
-
-    def unset_in_a_branch(self, rule: Rule, group: SettingGroup, entries: list[EnsureEntry]) -> list[Finding]:
-        """Manual findings for keys the launch sets in some ways through its branches and not in others:
-        one line added to the launch would override the branches that set it, so a person decides."""
-        if not entries or group.lacking is None:
-            return []
-        out = []
-        for entry in entries:
-            lacking = group.lacking(entry.key)
-            if lacking is None:
-                continue
-            prefix = prefix_for(entry, group, self.facts)
-            text = format_value(entry.value)
-            out.append(self.finding(rule, group.line, group.column, entry.key, text,
-                                    f"{group.label} lacks {prefix}{entry.key} on one way through the script's branches"
-                                    f" ({lacking}); others set it", Status.MANUAL, [group]))
-        return out
 
     # ---- relation rules ------------------------------------------------------------
     def relation_rule(self, rule: Rule) -> list[Finding]:

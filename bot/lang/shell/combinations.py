@@ -50,7 +50,6 @@ class Combination:
     label: str  # the arms taken, as written; "" for a launch whose branches do not matter
     overrides: list[Override]
     variables: dict[str, Narrowed] = field(default_factory=dict)  # tested variables the launch's values read
-    arms: dict[int, int] = field(default_factory=dict)  # the arm taken of each statement (by its start byte)
 
     def variable_of(self, override: Override) -> str | None:
         """The narrowed variable the override's whole value comes from, if any."""
@@ -80,11 +79,6 @@ def value_names(override: Override) -> list[str]:
             return []  # part of the value is written out: not one variable's
         names = own if not names else [n for n in names if n in own]
     return names
-
-
-def guarding(override: Override) -> set[int]:
-    """The statements whose arms assign what the override is read through."""
-    return {statement for _, definition in _definitions(override) for statement, _ in definition.guard}
 
 
 def _definitions(override: Override) -> list[tuple[Via, Definition]]:
@@ -170,4 +164,4 @@ def _combination(launch: Launch, chosen: dict[int, int], statements: dict[int, S
     overrides = [o for o in launch.overrides
                  if all(_present(via, d, chosen, reaching) for via, d in _definitions(o))]
     used = {n for o in overrides for n in value_names(o)}
-    return Combination(label, overrides, {k: v for k, v in variables.items() if k in used}, dict(chosen))
+    return Combination(label, overrides, {k: v for k, v in variables.items() if k in used})

@@ -7,13 +7,11 @@ key's bytes; the values it takes in different branches are told apart by where t
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
 from bot.hydra.grammar import HydraSyntaxError, parse_override
 from bot.ir import CALLER, LAUNCH, SCRIPT, Setting, SettingGroup
 from bot.lang.shell.calls import EnvInput, EnvValue, ScriptCall
-from bot.lang.shell.combinations import combinations, guarding
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, Override, line_column, line_of
 from bot.lang.shell.parse import ShellScript
 from bot.lang.shell.text import source_span
@@ -30,28 +28,8 @@ def launch_groups(script: ShellScript) -> list[SettingGroup]:
                                    entry=launch.module, label=f"launch of {launch.entry}",
                                    role=SCRIPT if launch.entry_kind == SHELL_SCRIPT else LAUNCH, launch=launch,
                                    handle=launch, lines=(min(launch.line, node.start_point[0] + 1), last),
-                                   entry_site=_entry_site(launch),
-                                   lacking=partial(_lacking, launch, script) if _branched(launch) else None))
+                                   entry_site=_entry_site(launch)))
     return groups
-
-
-def _branched(launch: Launch) -> bool:
-    """Whether any override comes from a definition made in a branch (only then can the ways differ)."""
-    return any(via.definition.guard for o in launch.overrides for p in o.field.pieces for via in p.via)
-
-
-def _lacking(launch: Launch, script: ShellScript, key: str) -> str | None:
-    """How the script goes on a way through its branches that leaves `key` out, in the arms of the
-    statements that assign it ("if [ "$ENGINE" = vllm ]: else"); None when every way sets it."""
-    found = combinations(launch, script.statements, script.reaching)
-    for combination in found.items:
-        if any(o.key == key and o.prefix != "~" for o in combination.overrides):
-            continue
-        relevant = sorted({s for o in launch.overrides if o.key == key for s in guarding(o)})
-        arms = [script.statements[s].arms[combination.arms[s]].label for s in relevant
-                if s in combination.arms and s in script.statements]
-        return "; ".join(arms) or combination.label or "another way"
-    return None
 
 
 def _entry_site(launch: Launch) -> object:
