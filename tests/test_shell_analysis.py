@@ -240,14 +240,35 @@ def test_a_script_run_by_bash_c_is_read_in_place() -> None:
     assert second.entry == "train.py"
     by_key = {o.key: o for o in second.overrides}
     assert by_key["a.b"].text == "a.b=3"  # the inner shell's own variable
-    assert by_key["c"].value_pieces[0].dynamic  # single quotes: the outer LR is not the inner shell's
+    assert by_key["c"].text == "c=1e-6"  # single quotes: the script's variables taken as exported
     assert not script.errors
 
 
-def test_a_bash_c_string_the_shell_reads_otherwise_than_written_is_reported_unread() -> None:
-    escaped = analyse(b'sh -c "python3 -m app a.b=\\"x\\""\n')
-    assert not escaped.launches and escaped.errors  # partly parsed, not silently skipped
-    substituted = analyse(b'bash -c "python3 -m app a.b=$(date)"\n')
-    assert not substituted.launches and substituted.errors
-    harmless = analyse(b'bash -c "echo \\"done\\""\npython3 -c "import x"\n')
-    assert not harmless.launches and not harmless.errors
+def test_a_bash_c_string_the_inner_shell_reads_otherwise_than_written_is_not_read() -> None:
+    unread = [
+        b'sh -c "python3 -m app a.b=\\"x\\""\n',  # an escaped quote
+        b'bash -c "python3 -m app a.b=$(date)"\n',  # the outer shell runs the substitution
+        b'USE=false; srun bash -c "USE=true; python3 -m app use=$USE"\n',  # the outer USE is the one read
+        b'A=(x=1 y=2); bash -c "python3 -m app ${A[@]}"\n',  # split by the outer shell: y=2 is $0
+        b"V=1; bash -c \"python3 -m app 'v=$V'\"\n",  # the outer shell expands $V inside the single quotes
+        b'echo sh -c "python3 -m app a=1" >> job.txt\n',  # printed, not run
+        b'ssh node bash -c "python3 -m app a=1"\n',  # joined into one line by ssh: the quotes are lost
+    ]
+    for src in unread:
+        script = analyse(src)
+        assert not script.launches and not script.errors, src
+
+
+def test_an_edit_inside_a_bash_c_string_may_not_hold_what_the_outer_shell_reads() -> None:
+    from bot.lang.shell.inline import inline_quoting_line
+    from bot.model import Span
+
+    src = b"bash -c 'python3 -m app a=1'\nbash -c \"python3 -m app b=2\"\n"
+    script = analyse(src)
+    single, double = src.index(b"a=1") + 2, src.index(b"b=2") + 2
+    assert inline_quoting_line(script, [(Span(single, single + 1), "[x, y]")]) is None
+    assert inline_quoting_line(script, [(Span(single, single + 1), "'[x, y]'")]) == 1  # closes the string
+    assert inline_quoting_line(script, [(Span(double, double + 1), "'[x, y]'")]) is None
+    assert inline_quoting_line(script, [(Span(double, double + 1), '"x"')]) == 2
+    assert inline_quoting_line(script, [(Span(double, double + 1), "${HOME}")]) == 2  # expanded outside
+    assert inline_quoting_line(script, [(Span(double, double + 1), "3 \\\n  c=4")]) is None  # a continuation

@@ -4,11 +4,17 @@ Slurm and container scripts often wrap the launch so (`srun singularity exec img
 train.py a.b=1"`). The string is parsed in place (tree-sitter's included ranges), so its nodes keep
 the file's byte offsets and an edit of an override in it is an edit of the file.
 
-In double quotes the outer shell expands the text before the inner one reads it; that reads the same
+Only a shell the command itself runs counts: the command's name, or a word after a runner or wrapper
+(`srun`, `singularity exec IMG`, `timeout 5`), never a word `echo` prints or `ssh` joins into one line.
+
+In double quotes the outer shell expands the text before the inner one reads it. That reads the same
 as the inner shell expanding it with the outer values, unless the text holds an escape other than a
-line continuation (`\\"`, `\\$`) or a command substitution (which the outer shell runs first): such a
-string is left unread. In single quotes the inner shell reads the text as written, with only what it
-inherits from its environment.
+line continuation (`\\"`, `\\$`), a command substitution (the outer shell runs it first), a `$` in
+single quotes (the outer shell still expands it), an array spread or `$@` (the outer shell splits
+the string there), or an assignment of a variable the string also expands (the outer value is the
+one read): such a string is not read. In single quotes the inner shell reads the text as written,
+with what it inherits: the script's variables are taken as exported, as a script that hands them to
+`bash -c '...'` means them to be.
 """
 
 from __future__ import annotations
@@ -18,26 +24,33 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from bot.lang.shell.launchers import RUNNERS, WRAPPERS
+
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-SHELLS = frozenset({b"bash", b"sh", b"zsh", b"dash", b"ksh"})
+    from bot.lang.shell.parse import ShellScript
+    from bot.model import Span
+
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+# commands that run the words after them as a command of their own (containers, schedulers, wrappers)
+CARRIERS = frozenset((RUNNERS | WRAPPERS | {"singularity", "apptainer", "docker", "podman", "enroot", "env"})
+                     - {"xargs"})
 _QUICK = re.compile(rb"sh(?:[ \t]|\\\r?\n)+-[A-Za-z]*c")  # every command this module reads holds it
 _SCRIPT_FLAGS = re.compile(rb"-[A-Za-z]*c[A-Za-z]*")  # -c, -lc, -ec, -xc
 _ESCAPE = re.compile(rb"\\(?!\r?\n)")  # a backslash that does not continue the line
 _SUBSTITUTION = re.compile(rb"\$\((?!\()|`")  # `$(...)` (not arithmetic `$((...))`) or a backquote
+_SPLIT_BY_OUTER = re.compile(rb"\[[@*]\]|\$[@*]|\$\{[@*]")  # `${A[@]}`, `$@`, `$*`: split before the inner read
 _NOT_WORDS = frozenset({"variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect",
                         "comment"})
-
-
-_LAUNCH_LIKE = re.compile(rb"python|torchrun|deepspeed|accelerate|\.py\b")
+_ASSIGNING = frozenset({"variable_assignment", "for_statement", "select_statement"})
 
 
 @dataclass(frozen=True)
 class InlineScript:
-    root: Node | None  # the parsed string: its statements, at the file's offsets; None: left unread
-    expanded_first: bool  # double quotes: the outer shell's variables are the ones read
+    root: Node  # the parsed string: its statements, at the file's offsets
     string: Node  # the quoted string itself
+    quote: bytes  # b'"' or b"'"
 
 
 @lru_cache(maxsize=1)
@@ -49,19 +62,25 @@ def _parser() -> Any:
 
 
 def inline_script(src: bytes, command: Node) -> InlineScript | None:
-    """The script a `SHELL -c STRING` command runs, parsed, if it is written out and parses cleanly."""
+    """The script a `SHELL -c STRING` command runs, parsed, if it is written out and reads as written."""
     if not _QUICK.search(src, command.start_byte, command.end_byte):
         return None
     words = [c for c in command.children if c.type not in _NOT_WORDS]
+    names = [_basename(src, word) for word in words]
+    if not names or (names[0] not in SHELLS and names[0] not in CARRIERS):
+        return None
     for i in range(len(words) - 2):
-        name = src[words[i].start_byte : words[i].end_byte]
-        if name.rsplit(b"/", 1)[-1] not in SHELLS:
+        if names[i] not in SHELLS:
             continue
         flags, string = words[i + 1], words[i + 2]
         if not _SCRIPT_FLAGS.fullmatch(src[flags.start_byte : flags.end_byte]):
             continue
         return _parse(src, string)
     return None
+
+
+def _basename(src: bytes, word: Node) -> str:
+    return src[word.start_byte : word.end_byte].rsplit(b"/", 1)[-1].decode("utf-8", "replace")
 
 
 def _parse(src: bytes, string: Node) -> InlineScript | None:
@@ -71,14 +90,55 @@ def _parse(src: bytes, string: Node) -> InlineScript | None:
     start, end = string.start_byte + 1, string.end_byte - 1
     if quote is None or end <= start or src[string.start_byte : start] != quote or src[end : end + 1] != quote:
         return None
-    if quote == b'"' and (_ESCAPE.search(src, start, end) or _SUBSTITUTION.search(src, start, end)):
-        # unread; a launch in it is missed, so the file reads as partly parsed there
-        return InlineScript(None, True, string) if _LAUNCH_LIKE.search(src, start, end) else None
+    if quote == b'"' and (_ESCAPE.search(src, start, end) or _SUBSTITUTION.search(src, start, end)
+                          or _SPLIT_BY_OUTER.search(src, start, end)):
+        return None
     first = Point(string.start_point[0], string.start_point[1] + 1)
     last = Point(string.end_point[0], string.end_point[1] - 1)
     parser = _parser()  # this module's own: its included ranges are set for each string
     parser.included_ranges = [Range(first, last, start, end)]
     root = parser.parse(src).root_node
     if root.has_error or not root.named_children:
-        return InlineScript(None, quote == b'"', string) if _LAUNCH_LIKE.search(src, start, end) else None
-    return InlineScript(root, quote == b'"', string)
+        return None
+    if quote == b'"' and not _reads_as_written(src, root):
+        return None
+    return InlineScript(root, string, quote)
+
+
+def _reads_as_written(src: bytes, root: Node) -> bool:
+    """Whether the inner shell, reading a double-quoted string the outer shell has expanded, reads what
+    the bot reads: no `$` inside single quotes, no variable both assigned in it and expanded."""
+    assigned: set[bytes] = set()
+    expanded: set[bytes] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind == "raw_string" and b"$" in src[node.start_byte : node.end_byte]:
+            return False
+        if kind in _ASSIGNING:
+            name = next((c for c in node.children if c.type == "variable_name"), None)
+            if name is not None:
+                assigned.add(src[name.start_byte : name.end_byte])
+        elif kind == "command" and node.children and src[node.start_byte : node.end_byte].startswith(b"read"):
+            return False
+        elif kind == "variable_name" and node.parent is not None and node.parent.type in (
+                "simple_expansion", "expansion"):
+            expanded.add(src[node.start_byte : node.end_byte])
+        stack.extend(node.children)
+    return not (assigned & expanded)
+
+
+_BREAKS_DOUBLE = re.compile(r'["$`]|\\(?!\n)')  # what the outer shell reads in a double-quoted string
+
+
+def inline_quoting_line(script: ShellScript, edits: list[tuple[Span, str]]) -> int | None:
+    """The line of the first edit inside a `bash -c` string whose text the outer shell would read
+    otherwise (a quote that closes the string, a `$` it expands); None when every edit is safe there."""
+    for span, text in edits:
+        for start, end, quote in script.inline_strings:
+            if not start < span.start <= span.end < end:
+                continue
+            if (quote == b"'" and "'" in text) or (quote == b'"' and _BREAKS_DOUBLE.search(text)):
+                return int(script.src.count(b"\n", 0, span.start)) + 1
+    return None

@@ -57,6 +57,7 @@ class ShellScript:
     calls: list[ScriptCall] = field(default_factory=list)  # repository scripts run with environment values
     statements: dict[int, Statement] = field(default_factory=dict)  # `if`/`case` arms (bot.lang.shell.arms)
     reaching: dict[tuple[int, int], tuple[Definition, ...]] = field(default_factory=dict)  # defs at each use
+    inline_strings: list[tuple[int, int, bytes]] = field(default_factory=list)  # `bash -c` strings read as scripts
 
     @property
     def partly_parsed(self) -> bool:
@@ -126,9 +127,9 @@ def _analyse(src: bytes, all_exported: bool, path: str | None) -> ShellScript:
     tree = parse_tree(src)
     walker = Walker(src)
     result = walker.run(tree.root_node)
-    errors = sorted([*error_spans(tree.root_node), *result.too_deep, *result.unread], key=lambda s: (s.start, s.end))
+    errors = sorted([*error_spans(tree.root_node), *result.too_deep], key=lambda s: (s.start, s.end))
     script = ShellScript(src=src, tree=tree, definitions=result.definitions, errors=errors,
-                         statements=result.statements, reaching=result.reaching)
+                         statements=result.statements, reaching=result.reaching, inline_strings=result.inline_strings)
     for site in result.commands:
         words = command_words(site.node, site.env, walker)
         fields = [f for alternatives in words for alternative in alternatives for f in alternative]

@@ -46,7 +46,7 @@ class WalkResult:
     commands: list[CommandSite] = field(default_factory=list)
     definitions: list[Definition] = field(default_factory=list)
     too_deep: list[Span] = field(default_factory=list)  # statements nested too deeply to follow
-    unread: list[Span] = field(default_factory=list)  # `bash -c` strings that look like launches, not read
+    inline_strings: list[tuple[int, int, bytes]] = field(default_factory=list)  # `bash -c` strings read, quote
     statements: dict[int, Statement] = field(default_factory=dict)  # `if`/`case` by start byte, with their arms
     reaching: dict[tuple[int, int], tuple[Definition, ...]] = field(default_factory=dict)  # at each use
 
@@ -129,11 +129,10 @@ class Walker(BranchWalking, AssignmentTracking):
                                                    self._guard))
         name = command_name(node)
         inline = inline_script(self.src, node)
-        if inline is not None and inline.root is None:  # a launch in it would be missed: say so
-            self.result.unread.append(Span(inline.string.start_byte, inline.string.end_byte))
-        elif inline is not None and inline.root is not None:  # `bash -c "..."`: a script of its own
+        if inline is not None:  # `bash -c "..."`: a script of its own, run where the command runs
+            self.result.inline_strings.append((inline.string.start_byte, inline.string.end_byte, inline.quote))
             cwd = self._cwd
-            self.block(inline.root.named_children, dict(env) if inline.expanded_first else {})
+            self.block(inline.root.named_children, dict(env))
             self._cwd = cwd
         if name in ("cd", "pushd", "popd"):
             self._cwd = change_dir(self.expander, node, env, self._cwd) if name != "popd" else None

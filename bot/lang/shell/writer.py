@@ -21,6 +21,7 @@ from bot.lang.shell.edits import (
     word_node,
 )
 from bot.lang.shell.entry_edit import entry_edit
+from bot.lang.shell.inline import inline_quoting_line
 from bot.lang.shell.items import item_site
 from bot.lang.shell.launches import Launch, Override, line_of
 from bot.lang.shell.nodes import tests_value
@@ -69,6 +70,10 @@ class ShellWriter:
         if (line := self.near_error(edits)) is not None:
             plan.refusal = (f"not edited: line {line} is in or next to a part of the file the shell parser "
                             "could not read")
+            return
+        if (line := inline_quoting_line(self.script, edits)) is not None:
+            plan.refusal = (f"not edited: line {line} is in a `bash -c` string, and the new text would need "
+                            "quoting there that a person must write")
             return
         plan.edits, plan.where = edits, where
         if edits:

@@ -11,5 +11,5 @@ srun --nodes=2 apptainer exec trainer.sif bash -c "
         trainer.nnodes=$((2 * 1)) \
         critic.megatron.use_mbridge=true
 "
-ssh worker1 bash -lc 'python3 -m verl.trainer.main_ppo actor_rollout_ref.ref.megatron.use_mbridge=True'
+apptainer exec trainer.sif bash -lc 'python3 -m verl.trainer.main_ppo actor_rollout_ref.ref.megatron.use_mbridge=True'
 python3 -c "print('actor_rollout_ref.actor.megatron.use_mbridge=False')"
