@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.lang.embedded.docs import (
     DIRECTIVE,
@@ -29,6 +30,7 @@ from bot.lang.embedded.docs import (
     reveal_block,
 )
 from bot.lang.embedded.views import ShellView
+from bot.model import Span
 
 Line = tuple[int, int]  # (start, end before the line break) in the file
 YAML_LANGUAGES = {"yaml", "yml"}
@@ -126,31 +128,61 @@ def rst_blocks(data: bytes) -> DocBlocks:
 
 def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
     """The doc's shell blocks as one view of the file, everything else blanked, so a variable set in
-    one block reaches the launches of the next; [] when it has none. A block that does not parse on its
-    own (`checkpoint=<path-to-checkpoint>`) gets a view of its own: an error can take the next block's
-    first words along (as a redirection's target), which would hide that block's launch."""
-    from bot.lang.shell.parse import count_errors
+    one block reaches the launches of the next; [] when it has none.
+
+    A block without a launch that does not parse on its own (`CKPT=<your-checkpoint>`) has the lines
+    of its errors blanked too: an error can take the next block's first words along (as a
+    redirection's target) and hide that block's launch. The errors still count for the view."""
+    from bot.lang.shell.parse import error_spans, parse_tree
 
     view = blank(data)
-    together = 0
-    apart: list[Block] = []
+    found = False
+    hidden = 0
     for block in doc.blocks:
         if not (block.shell and block.lines):
             continue
-        prompts = block.language in PROMPT_LANGUAGES
-        reveal_block(view, data, block.lines, prompts)
+        found = True
+        reveal_block(view, data, block.lines, block.language in PROMPT_LANGUAGES)
         start, end = block.lines[0][0], block.lines[-1][1]
-        if count_errors(bytes(view[start:end])):
-            view[start:end] = blank(data[start:end])
-            apart.append(block)
-        else:
-            together += 1
-    views = [ShellView(bytes(view))] if together else []
-    for block in apart:
-        alone = blank(data)
-        reveal_block(alone, data, block.lines, block.language in PROMPT_LANGUAGES)
-        views.append(ShellView(bytes(alone)))
-    return views
+        text = bytes(view[start:end])
+        if _LAUNCH_LIKE.search(text):
+            continue  # its launch is read where it stands, the errors refusing fixes next to them
+        root = parse_tree(text).root_node
+        if not root.has_error:
+            continue
+        hidden += len(error_spans(root))
+        masked = _blank_lines(text, _innermost_errors(root))  # the lines of the errors themselves, if that
+        if parse_tree(masked).root_node.has_error:  # leaves the rest parsing; else every error's lines
+            masked = _blank_lines(text, error_spans(root))
+        view[start:end] = masked
+    return [ShellView(bytes(view), hidden_errors=hidden)] if found else []
+
+
+def _innermost_errors(root: Any) -> list[Span]:
+    """Error and missing nodes with no error inside them."""
+    out: list[Span] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        inner = [c for c in node.children if c.has_error or c.is_missing]
+        if (node.is_error or node.is_missing) and not any(c.is_error or c.has_error for c in inner):
+            out.append(Span(node.start_byte, node.end_byte))
+        stack.extend(inner)
+    return out
+
+
+def _blank_lines(text: bytes, spans: list[Span]) -> bytes:
+    """The text with every line a span touches blanked (line breaks kept)."""
+    out = bytearray(text)
+    for span in spans:
+        first = text.rfind(b"\n", 0, span.start) + 1
+        last = text.find(b"\n", span.end)
+        last = len(text) if last < 0 else last
+        out[first:last] = blank(text[first:last])
+    return bytes(out)
+
+
+_LAUNCH_LIKE = re.compile(rb"python|torchrun|deepspeed|accelerate|\buv\b|\bsrun\b|\.py\b")
 
 
 def markdown_views(data: bytes) -> list[ShellView]:

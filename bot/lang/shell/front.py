@@ -89,7 +89,7 @@ class ShellFamilyFront:
             from bot.lang.embedded.workflow import workflow_errors
 
             host = workflow_errors(data)
-        return host + sum(len(self.script(v.text).errors) for v in views)
+        return host + sum(len(self.script(v.text).errors) + v.hidden_errors for v in views)
 
     def problem(self, before: bytes, after: bytes) -> str | None:
         try:
