@@ -299,3 +299,18 @@ def test_options_of_hydras_own_groups_that_a_plugin_provides_do_not_fail_every_l
                                                  "  - override missing_group: nothing\n"))
     report, _ = compose_scan(repo)
     assert report.findings and all("missing_group" in f.message for f in report.findings)  # still an error
+
+
+def test_a_misspelt_option_of_a_hydra_group_the_repository_fills_itself_is_an_error(repo: Path) -> None:
+    config_dir = repo / "verl" / "trainer" / "config"
+    (config_dir / "hydra" / "job_logging").mkdir(parents=True)
+    (config_dir / "hydra" / "job_logging" / "quiet.yaml").write_text("version: 1\n")
+    config = config_dir / "ppo_trainer.yaml"
+    misspelt = "  - _self_\n  - override hydra/job_logging: quite\n"
+    config.write_text(config.read_text().replace("  - _self_\n", misspelt, 1))
+    report, stats = compose_scan(repo)
+    assert not stats.stand_ins
+    assert report.findings and all("hydra/job_logging/quite" in f.message for f in report.findings)
+    from hydra.core.config_store import ConfigStore
+
+    assert "pretty_colours.yaml" not in ConfigStore.instance().repo.get("hydra", {}).get("job_logging", {})

@@ -8,16 +8,13 @@ become `null` placeholders, which a plain YAML config accepts, so they never cau
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bot.hydra.app import AppProblem, HydraApp, config_name, load_yaml, resolve_app
+from bot.hydra.stand_ins import MAX_STAND_INS, stand_in, withdraw
 from bot.lang.shell.launches import Launch, Override
-
-MAX_STAND_INS = 8
-_HYDRA_OPTION = re.compile(r"^hydra/[A-Za-z0-9_\-]+/[A-Za-z0-9_\-.]+$")  # an option of one of Hydra's own groups
 
 
 @dataclass
@@ -86,36 +83,26 @@ class Composer:
         ident = (app.config_dir, app.config_name, groups, app.search_path)
         if ident not in self._bases:
             search = "hydra.searchpath=[" + ",".join(_quoted(f"file://{d}") for d in app.search_path) + "]"
-            for _ in range(MAX_STAND_INS + 1):
-                GlobalHydra.instance().clear()
-                try:
-                    with initialize_config_dir(config_dir=str(app.config_dir), version_base=None):
-                        self._bases[ident] = compose(app.config_name, overrides=[*groups, search])
-                except (HydraException, OmegaConfBaseException, ValueError) as exc:
-                    self._bases[ident] = exc
-                self.stats.base_composes += 1
-                if not self._stand_in(self._bases[ident]):
-                    break
+            added: list[str] = []
+            try:
+                for _ in range(MAX_STAND_INS + 1):
+                    GlobalHydra.instance().clear()
+                    try:
+                        with initialize_config_dir(config_dir=str(app.config_dir), version_base=None):
+                            self._bases[ident] = compose(app.config_name, overrides=[*groups, search])
+                    except (HydraException, OmegaConfBaseException, ValueError) as exc:
+                        self._bases[ident] = exc
+                    self.stats.base_composes += 1
+                    made = stand_in(self._bases[ident], app, added)
+                    if made is None:
+                        break
+                    self.stats.stand_ins.add(made)
+            finally:
+                withdraw(added)  # Hydra's config store is the process's: leave it as it was
         found = self._bases[ident]
         if isinstance(found, BaseException):
             raise found
         return found
-
-    def _stand_in(self, failure: Any) -> bool:
-        """For a missing option of one of Hydra's own groups (`override hydra/job_logging: colorlog`, given by
-        a plugin package that is installed where the app runs, not here): an empty config in its place, so
-        the rest of the config is still checked; True when one was made (compose again)."""
-        from hydra.errors import MissingConfigException
-
-        missing = getattr(failure, "missing_cfg_file", None) if isinstance(failure, MissingConfigException) else None
-        if not missing or not _HYDRA_OPTION.match(missing) or missing in self.stats.stand_ins:
-            return False
-        from hydra.core.config_store import ConfigStore
-
-        group, _, name = missing.rpartition("/")
-        ConfigStore.instance().store(name=name, node={}, group=group)  # searched after every config dir
-        self.stats.stand_ins.add(missing)
-        return True
 
     def launch_base(self, app: HydraApp, launch: Launch) -> Any:
         """The config with the launch's own group choices, before its other overrides; None if it fails."""

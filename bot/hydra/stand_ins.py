@@ -1,0 +1,46 @@
+"""Options of Hydra's own groups that a plugin provides where the app runs (`override hydra/job_logging:
+colorlog`, `hydra/launcher: submitit_slurm`), stood in for by an empty config while composing here, so
+the rest of the config is still checked."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot.hydra.app import HydraApp
+
+MAX_STAND_INS = 8
+_HYDRA_OPTION = re.compile(r"^hydra/[A-Za-z0-9_\-]+/[A-Za-z0-9_\-.]+$")  # an option of one of Hydra's own groups
+
+
+def stand_in(failure: Any, app: HydraApp, added: list[str]) -> str | None:
+    """For a compose that failed on a missing option of one of Hydra's own groups: an empty config in the
+    option's place, in Hydra's config store (searched after every config dir); the option made, or None.
+    Not where the repository gives options of that group itself: there a missing option is a misspelt one."""
+    from hydra.core.config_store import ConfigStore
+    from hydra.errors import MissingConfigException
+
+    missing = getattr(failure, "missing_cfg_file", None) if isinstance(failure, MissingConfigException) else None
+    if not missing or not _HYDRA_OPTION.match(missing) or missing in added:
+        return None
+    group, _, name = missing.rpartition("/")
+    if any((Path(d) / group).is_dir() for d in (str(app.config_dir), *app.search_path)):
+        return None
+    ConfigStore.instance().store(name=name, node={}, group=group)
+    added.append(missing)
+    return str(missing)
+
+
+def withdraw(stand_ins: list[str]) -> None:
+    """Take the stand-ins back out of Hydra's config store."""
+    from hydra.core.config_store import ConfigStore
+
+    for missing in stand_ins:
+        group, _, name = missing.rpartition("/")
+        node: Any = ConfigStore.instance().repo
+        for part in group.split("/"):
+            node = node.get(part, {}) if isinstance(node, dict) else {}
+        if isinstance(node, dict):
+            node.pop(f"{name}.yaml", None)
