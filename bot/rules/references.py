@@ -31,19 +31,20 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
             written = setting.text if setting.state in ("static", "dynamic") else None
             if not written or "${" not in written:
                 continue
-            reference = config_reference(written)
+            inner = _unquoted(written)
+            reference = config_reference(inner)
             if reference is None:
-                inner = [key for key in _INNER.findall(written) if _renamed(rule, key)]
-                if inner:
+                named = [key for key in _INNER.findall(written) if _renamed(rule, key)]
+                if named:
                     finding = ev.finding(rule, setting.line, setting.column, setting.key, written,
-                                         f"{setting.key} is {written}, which names {inner[0]}", groups=[group])
+                                         f"{setting.key} is {written}, which names {named[0]}", groups=[group])
                     manual(finding, "an interpolation inside other text: a person must rewrite it")
                     findings.append(finding)
                 continue
             if not _renamed(rule, reference.key):
                 continue
             new_key = renamed_key(rule, reference.key)
-            text = with_reference(setting.text or "", new_key)
+            text = with_reference(inner, new_key)  # the file's writer keeps the value's own quoting
             finding = ev.finding(rule, setting.line, setting.column, setting.key, setting.text,
                                  f"{setting.key} is {setting.text}, which the rule renames", groups=[group])
             findings.append(finding)
@@ -61,3 +62,10 @@ _INNER = re.compile(r"\$\{\s*(?:oc\.select\s*:\s*)?([A-Za-z_][\w\-]*(?:\.[\w\-]+
 
 def _renamed(rule: Rule, key: str) -> bool:
     return key_matches(rule, Setting(key, "", None, None, "static", 0, 0))
+
+
+def _unquoted(text: str) -> str:
+    """The text inside quotes around all of it: `"${a.b}"` in YAML, `'${a.b}'` for Hydra."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
