@@ -249,6 +249,7 @@ def test_a_bash_c_string_the_inner_shell_reads_otherwise_than_written_is_not_rea
         b'sh -c "python3 -m app a.b=\\"x\\""\n',  # an escaped quote
         b'bash -c "python3 -m app a.b=$(date)"\n',  # the outer shell runs the substitution
         b'USE=false; srun bash -c "USE=true; python3 -m app use=$USE"\n',  # the outer USE is the one read
+        b'bash -c "for s in 1 2; do python3 -m app seed=$s; done"\n',  # $s is the outer (empty) s
         b'A=(x=1 y=2); bash -c "python3 -m app ${A[@]}"\n',  # split by the outer shell: y=2 is $0
         b"V=1; bash -c \"python3 -m app 'v=$V'\"\n",  # the outer shell expands $V inside the single quotes
         b'echo sh -c "python3 -m app a=1" >> job.txt\n',  # printed, not run
@@ -272,3 +273,9 @@ def test_an_edit_inside_a_bash_c_string_may_not_hold_what_the_outer_shell_reads(
     assert inline_quoting_line(script, [(Span(double, double + 1), '"x"')]) == 2
     assert inline_quoting_line(script, [(Span(double, double + 1), "${HOME}")]) == 2  # expanded outside
     assert inline_quoting_line(script, [(Span(double, double + 1), "3 \\\n  c=4")]) is None  # a continuation
+
+
+def test_a_bash_c_string_that_hands_a_variable_on_under_its_own_name_is_read() -> None:
+    src = b'T=8\nsrun bash -c "T=$T OMP=$T python3 -m app threads=$((T * 2)) n=$T"\n'
+    script = analyse(src)
+    assert [o.text for o in script.launches[0].overrides][-1] == "n=8"

@@ -107,26 +107,30 @@ def _parse(src: bytes, string: Node) -> InlineScript | None:
 
 def _reads_as_written(src: bytes, root: Node) -> bool:
     """Whether the inner shell, reading a double-quoted string the outer shell has expanded, reads what
-    the bot reads: no `$` inside single quotes, no variable both assigned in it and expanded."""
-    assigned: set[bytes] = set()
-    expanded: set[bytes] = set()
+    the bot reads: no `$` inside single quotes, no `read`, no variable expanded after the string assigns
+    it (the outer value is the one read; `X=$X` itself is fine)."""
+    assigned: dict[bytes, int] = {}  # name -> where its first assignment in the string ends
+    expanded: list[tuple[bytes, int]] = []
     stack = [root]
     while stack:
         node = stack.pop()
         kind = node.type
         if kind == "raw_string" and b"$" in src[node.start_byte : node.end_byte]:
             return False
-        if kind in _ASSIGNING:
+        if kind in _ASSIGNING and not (node.parent is not None and node.parent.type == "command"):
+            # (a command's own `X=1 cmd` lasts for that command, whose words are expanded before it)
             name = next((c for c in node.children if c.type == "variable_name"), None)
             if name is not None:
-                assigned.add(src[name.start_byte : name.end_byte])
-        elif kind == "command" and node.children and src[node.start_byte : node.end_byte].startswith(b"read"):
+                key = src[name.start_byte : name.end_byte]
+                done = node.end_byte if kind == "variable_assignment" else name.end_byte  # a loop's: at once
+                assigned[key] = min(assigned.get(key, done), done)
+        elif kind == "command" and src[node.start_byte : node.end_byte].startswith(b"read"):
             return False
         elif kind == "variable_name" and node.parent is not None and node.parent.type in (
                 "simple_expansion", "expansion"):
-            expanded.add(src[node.start_byte : node.end_byte])
+            expanded.append((src[node.start_byte : node.end_byte], node.start_byte))
         stack.extend(node.children)
-    return not (assigned & expanded)
+    return not any(name in assigned and at >= assigned[name] for name, at in expanded)
 
 
 _BREAKS_DOUBLE = re.compile(r'["$`]|\\(?!\n)')  # what the outer shell reads in a double-quoted string
