@@ -97,7 +97,10 @@ def _file(root: Path, path: str, kind: str, data: bytes) -> list[LaunchInfo]:
         script = reader.script(view.text)
         host_line = partial(_host_line, data, view)
         for launch in script.launches:
-            out.append(describe(root, path, kind, host_line(launch.site.node.start_byte), launch, host_line))
+            at = launch.site.node.start_byte
+            if view.own is not None and not view.own[0] <= at < view.own[1]:
+                continue  # a doc block read apart: the launches before it are another view's
+            out.append(describe(root, path, kind, host_line(at), launch, host_line))
     return out
 
 

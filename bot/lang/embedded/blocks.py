@@ -130,14 +130,18 @@ def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
     """The doc's shell blocks as one view of the file, everything else blanked, so a variable set in
     one block reaches the launches of the next; [] when it has none.
 
-    A block without a launch that does not parse on its own (`CKPT=<your-checkpoint>`) has the lines
-    of its errors blanked too: an error can take the next block's first words along (as a
-    redirection's target) and hide that block's launch. The errors still count for the view."""
+    A block that does not parse on its own could take the next block's first words along (tree-sitter
+    reads a redirection's target across the line break) and hide that block's launch:
+    - one without a launch (`CKPT=<your-checkpoint>`) is kept with the least of it blanked that lets it
+      parse (its error's bytes, else their lines, else all of it); the errors still count for the view;
+    - one with a launch is read in a view of its own, after the blocks before it, whose launches that
+      view does not report (the shared view reports them)."""
     from bot.lang.shell.parse import error_spans, parse_tree
 
     view = blank(data)
     found = False
     hidden = 0
+    apart: list[ShellView] = []
     for block in doc.blocks:
         if not (block.shell and block.lines):
             continue
@@ -145,17 +149,34 @@ def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
         reveal_block(view, data, block.lines, block.language in PROMPT_LANGUAGES)
         start, end = block.lines[0][0], block.lines[-1][1]
         text = bytes(view[start:end])
-        if _LAUNCH_LIKE.search(text):
-            continue  # its launch is read where it stands, the errors refusing fixes next to them
         root = parse_tree(text).root_node
         if not root.has_error:
             continue
+        if _LAUNCH_LIKE.search(text) or _LAUNCHER_VARIABLE.search(text):
+            alone = bytearray(view[:end]) + blank(data[end:])  # the blocks before it, then it
+            apart.append(ShellView(bytes(alone), own=(start, end)))
+            view[start:end] = blank(data[start:end])
+            continue
         hidden += len(error_spans(root))
-        masked = _blank_lines(text, _innermost_errors(root))  # the lines of the errors themselves, if that
-        if parse_tree(masked).root_node.has_error:  # leaves the rest parsing; else every error's lines
-            masked = _blank_lines(text, error_spans(root))
+        innermost = _innermost_errors(root)
+        for masked in (_blank_rest_of_line(text, innermost), _blank_lines(text, innermost),
+                       _blank_lines(text, error_spans(root))):
+            if not parse_tree(masked).root_node.has_error:
+                break
+        else:
+            masked = bytes(blank(text))
         view[start:end] = masked
-    return [ShellView(bytes(view), hidden_errors=hidden)] if found else []
+    return ([ShellView(bytes(view), hidden_errors=hidden)] if found else []) + apart
+
+
+def _blank_rest_of_line(text: bytes, spans: list[Span]) -> bytes:
+    """The text with each span's line blanked from where the span starts (a placeholder's `<x>`)."""
+    out = bytearray(text)
+    for span in spans:
+        stop = text.find(b"\n", span.start)
+        stop = len(text) if stop < 0 else stop
+        out[span.start : stop] = blank(text[span.start : stop])
+    return bytes(out)
 
 
 def _innermost_errors(root: Any) -> list[Span]:
@@ -182,6 +203,7 @@ def _blank_lines(text: bytes, spans: list[Span]) -> bytes:
     return bytes(out)
 
 
+_LAUNCHER_VARIABLE = re.compile(rb"(?m)^[ \t]*\"?\$")  # `"${CMD[@]}" a=1`, `$PY -m m`: a launch, likely
 _LAUNCH_LIKE = re.compile(rb"python|torchrun|deepspeed|accelerate|\buv\b|\bsrun\b|\.py\b")
 
 

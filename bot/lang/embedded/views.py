@@ -29,6 +29,7 @@ class ShellView:
     encoders: list[tuple[int, int, str | None]] = field(default_factory=list)  # notebook strings, separators
     names: dict[str, str] = field(default_factory=dict)  # placeholder variable -> what the file says
     hidden_errors: int = 0  # parse errors of lines blanked out of the view (bot.lang.embedded.blocks)
+    own: tuple[int, int] | None = None  # the bytes whose launches this view reports (None: all of them)
 
     def host(self, pos: int) -> int:
         return pos if self.host_at is None else self.host_at[pos]

@@ -63,14 +63,17 @@ class ShellFamilyFront:
             script = self.script(view.text)
             writer = ShellWriter(script)
             host: Callable[[Finding], Finding] = partial(_to_host, view, data, True)
-            reading.units.append(Unit(launch_groups(script), writer.realise, host))
-            reading.launches += len(script.launches)
+            groups = launch_groups(script)
+            if view.own is not None:  # a doc block read apart: the launches before it are another view's
+                groups = [g for g in groups if view.own[0] <= g.launch.site.node.start_byte < view.own[1]]
+            reading.units.append(Unit(groups, writer.realise, host))
+            reading.launches += len(groups)
             if self.kind == kinds.SHELL:  # what a caller can hand to keys that hold a token
                 reading.inputs = {item.variable for item in env_inputs(script.launches, self._holds_token)}
             if script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW):
                 reading.partly_parsed = True
                 reading.regions.extend(error_regions(script))
-            if self.root is not None and script.calls:
+            if self.root is not None and script.calls and view.own is None:
                 holds = self.focus.holds if self.focus is not None else None
                 callers = callee_groups(script, self.path, self.root, reading.reads, holds)
                 reading.units.append(Unit(callers, writer.realise, partial(_to_host, view, data, False)))
