@@ -240,7 +240,7 @@ def test_a_script_run_by_bash_c_is_read_in_place() -> None:
     assert second.entry == "train.py"
     by_key = {o.key: o for o in second.overrides}
     assert by_key["a.b"].text == "a.b=3"  # the inner shell's own variable
-    assert by_key["c"].text == "c=1e-6"  # single quotes: the script's variables taken as exported
+    assert by_key["c"].value_pieces[0].dynamic  # single quotes: LR was not exported, the inner shell lacks it
     assert not script.errors
 
 
@@ -279,3 +279,21 @@ def test_a_bash_c_string_that_hands_a_variable_on_under_its_own_name_is_read() -
     src = b'T=8\nsrun bash -c "T=$T OMP=$T python3 -m app threads=$((T * 2)) n=$T"\n'
     script = analyse(src)
     assert [o.text for o in script.launches[0].overrides][-1] == "n=8"
+
+
+def test_a_single_quoted_bash_c_string_reads_what_the_inner_shell_inherits() -> None:
+    def value(src: bytes) -> str:
+        (launch,) = analyse(src).launches
+        (override,) = launch.overrides
+        return "run time" if override.value_pieces[0].dynamic else override.text
+
+    assert value(b"export A=1\nbash -c 'python3 -m app a=$A'\n") == "a=1"
+    assert value(b"A=1\nexport A\nbash -c 'python3 -m app a=$A'\n") == "a=1"
+    assert value(b"A=1\nbash -c 'python3 -m app a=$A'\n") == "run time"  # not exported: empty inside
+    assert value(b"A=2 bash -c 'python3 -m app a=$A'\n") == "a=2"  # set for the command itself
+    assert value(b"set -a\nA=3\nbash -c 'python3 -m app a=$A'\n") == "a=3"
+    assert value(b"export A=1\ndocker run img bash -c 'python3 -m app a=${A:-4}'\n") == "a=4"  # no env passed
+    assert value(b"export A=1\nbash -c \"python3 -m app a=$A\"\n") == "a=1"  # expanded by the script itself
+    assert not analyse(b"timeout 60 ssh node bash -c 'python3 -m app a=1'\n").launches  # one line to ssh
+    assert not analyse(b"srun echo bash -c 'python3 -m app a=1'\n").launches
+    assert analyse(b"kubectl exec pod -- bash -c 'python3 -m app a=1'\n").launches

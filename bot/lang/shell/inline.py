@@ -11,10 +11,10 @@ In double quotes the outer shell expands the text before the inner one reads it.
 as the inner shell expanding it with the outer values, unless the text holds an escape other than a
 line continuation (`\\"`, `\\$`), a command substitution (the outer shell runs it first), a `$` in
 single quotes (the outer shell still expands it), an array spread or `$@` (the outer shell splits
-the string there), or an assignment of a variable the string also expands (the outer value is the
-one read): such a string is not read. In single quotes the inner shell reads the text as written,
-with what it inherits: the script's variables are taken as exported, as a script that hands them to
-`bash -c '...'` means them to be.
+the string there), or a variable expanded after the string assigns it (the outer value is the one
+read): such a string is not read. In single quotes the inner shell reads the text as written, with
+what it inherits: the variables the script exported and those set for the command itself, none
+through `docker`, `podman`, `kubectl` or `env -i`.
 """
 
 from __future__ import annotations
@@ -34,8 +34,11 @@ if TYPE_CHECKING:
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 # commands that run the words after them as a command of their own (containers, schedulers, wrappers)
-CARRIERS = frozenset((RUNNERS | WRAPPERS | {"singularity", "apptainer", "docker", "podman", "enroot", "env"})
-                     - {"xargs"})
+CARRIERS = frozenset((RUNNERS | WRAPPERS | {"singularity", "apptainer", "docker", "podman", "enroot", "env", "kubectl",
+                                             "ray", "flock", "chroot", "nsenter", "unshare"}) - {"xargs"})
+# words that, anywhere before the shell, make the string something else than a script run here
+NOT_RUN_HERE = frozenset({"echo", "printf", "ssh", "rsh", "pdsh", "cat", "tee", "logger", "xargs"})
+CLEAN_ENVIRONMENT = frozenset({"docker", "podman", "kubectl"})  # pass none of the script's variables on
 _QUICK = re.compile(rb"sh(?:[ \t]|\\\r?\n)+-[A-Za-z]*c")  # every command this module reads holds it
 _SCRIPT_FLAGS = re.compile(rb"-[A-Za-z]*c[A-Za-z]*")  # -c, -lc, -ec, -xc
 _ESCAPE = re.compile(rb"\\(?!\r?\n)")  # a backslash that does not continue the line
@@ -51,6 +54,7 @@ class InlineScript:
     root: Node  # the parsed string: its statements, at the file's offsets
     string: Node  # the quoted string itself
     quote: bytes  # b'"' or b"'"
+    clean: bool = False  # run where none of the script's variables reach (`docker run IMG bash -c ...`)
 
 
 @lru_cache(maxsize=1)
@@ -73,9 +77,11 @@ def inline_script(src: bytes, command: Node) -> InlineScript | None:
         if names[i] not in SHELLS:
             continue
         flags, string = words[i + 1], words[i + 2]
-        if not _SCRIPT_FLAGS.fullmatch(src[flags.start_byte : flags.end_byte]):
-            continue
-        return _parse(src, string)
+        if not _SCRIPT_FLAGS.fullmatch(src[flags.start_byte : flags.end_byte]) or NOT_RUN_HERE & set(names[:i]):
+            return None
+        found = _parse(src, string)
+        clean = bool(CLEAN_ENVIRONMENT & set(names[:i])) or (names[0] == "env" and "-i" in names[1:i])
+        return InlineScript(found.root, found.string, found.quote, clean) if found is not None else None
     return None
 
 
@@ -124,7 +130,7 @@ def _reads_as_written(src: bytes, root: Node) -> bool:
                 key = src[name.start_byte : name.end_byte]
                 done = node.end_byte if kind == "variable_assignment" else name.end_byte  # a loop's: at once
                 assigned[key] = min(assigned.get(key, done), done)
-        elif kind == "command" and src[node.start_byte : node.end_byte].startswith(b"read"):
+        elif kind == "command_name" and src[node.start_byte : node.end_byte] in (b"read", b"mapfile", b"readarray"):
             return False
         elif kind == "variable_name" and node.parent is not None and node.parent.type in (
                 "simple_expansion", "expansion"):

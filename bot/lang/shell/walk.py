@@ -14,7 +14,7 @@ from bot.lang.shell.assignments import AssignmentTracking
 from bot.lang.shell.branches import BranchWalking
 from bot.lang.shell.directories import ROOT, Workdir, change_dir
 from bot.lang.shell.expansion import Expander
-from bot.lang.shell.inline import inline_script
+from bot.lang.shell.inline import InlineScript, inline_script
 from bot.lang.shell.nodes import command_name, parse_expansion, uses_in
 from bot.lang.shell.variables import Definition, Env, reaching
 from bot.model import Span
@@ -60,6 +60,7 @@ class Walker(BranchWalking, AssignmentTracking):
         self._branch: str | None = None
         self._guard: Guard = ()
         self._depth = 0
+        self._exported: set[str] | None = set()  # names exported so far; None: all (`set -a`)
         self._cwd: Workdir | None = ROOT
         self._moved = False  # a branch of the current compound statement ran `cd`
         self._uses: tuple[Node | None, list[tuple[Node, str, Expansion]]] = (None, [])  # the last record_uses
@@ -96,6 +97,7 @@ class Walker(BranchWalking, AssignmentTracking):
                     env = self.assignment(child, env)
             return env
         if kind in DECLARATIONS:
+            self._note_exports(node)
             for child in node.children:
                 if child.type == "variable_assignment":
                     env = self.assignment(child, env)
@@ -132,8 +134,10 @@ class Walker(BranchWalking, AssignmentTracking):
         if inline is not None:  # `bash -c "..."`: a script of its own, run where the command runs
             self.result.inline_strings.append((inline.string.start_byte, inline.string.end_byte, inline.quote))
             cwd = self._cwd
-            self.block(inline.root.named_children, dict(env))
+            self.block(inline.root.named_children, self._inner_env(node, inline, env))
             self._cwd = cwd
+        if name == "set" and any(c.text in (b"-a", b"allexport") for c in node.children[1:]):
+            self._exported = None  # `set -a`: every variable assigned from here on is exported
         if name in ("cd", "pushd", "popd"):
             self._cwd = change_dir(self.expander, node, env, self._cwd) if name != "popd" else None
         if name in ("read", "mapfile", "readarray", "getopts"):
@@ -143,6 +147,33 @@ class Walker(BranchWalking, AssignmentTracking):
                     var = child.text.decode()
                     env[var] = (self._computed(var, node, f"set by `{name}`"),)
         return self._assign_defaults(node, env)
+
+    def _note_exports(self, node: Node) -> None:
+        """`export A B=1`, `declare -x A`: the names a `bash -c '...'` run later inherits."""
+        head = node.children[0].text if node.children else b""
+        exports = head == b"export" or any(c.type == "word" and (c.text or b"").startswith(b"-")
+                                            and b"x" in (c.text or b"") for c in node.children[1:])
+        if not exports or self._exported is None:
+            return
+        for child in node.children[1:]:
+            name = child if child.type == "variable_name" else next(
+                (c for c in child.children if c.type == "variable_name"), None)
+            if name is not None and name.text:
+                self._exported.add(name.text.decode())
+
+    def _inner_env(self, node: Node, inline: InlineScript, env: Env) -> Env:
+        """What a `bash -c` string reads: in double quotes the script's own values (the script expands
+        them); in single quotes what the inner shell inherits, the command's own `X=1 bash -c` included."""
+        if inline.quote == b'"':
+            return dict(env)
+        if inline.clean:
+            return {}
+        exported = self._exported
+        inner: Env = {k: v for k, v in env.items() if exported is None or k in exported}
+        for child in node.children:
+            if child.type == "variable_assignment":
+                inner = self.assignment(child, inner)
+        return inner
 
     # ---- uses ----------------------------------------------------------------------
     def _may_expand(self, node: Node) -> bool:
