@@ -314,3 +314,19 @@ def test_a_misspelt_option_of_a_hydra_group_the_repository_fills_itself_is_an_er
     from hydra.core.config_store import ConfigStore
 
     assert "pretty_colours.yaml" not in ConfigStore.instance().repo.get("hydra", {}).get("job_logging", {})
+
+
+def test_a_plugin_option_beside_the_repositorys_own_options_is_stood_in_and_a_misspelling_is_not(
+        repo: Path) -> None:
+    config_dir = repo / "verl" / "trainer" / "config"
+    (config_dir / "hydra" / "launcher").mkdir(parents=True)
+    (config_dir / "hydra" / "launcher" / "workstation.yaml").write_text("jobs: 1\n")
+    config = config_dir / "ppo_trainer.yaml"
+    original = config.read_text()
+    config.write_text(original.replace("  - _self_\n", "  - _self_\n  - override hydra/launcher: submitit_slurm\n"))
+    report, stats = compose_scan(repo)
+    assert stats.stand_ins == {"hydra/launcher/submitit_slurm"}
+    assert len(report.findings) == 3  # the launches' own failures, as without the plugin
+    config.write_text(original.replace("  - _self_\n", "  - _self_\n  - override hydra/job_logging: disable\n"))
+    report, stats = compose_scan(repo)
+    assert not stats.stand_ins and all("hydra/job_logging/disable" in f.message for f in report.findings)

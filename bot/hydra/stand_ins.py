@@ -4,6 +4,7 @@ the rest of the config is still checked."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,13 +13,13 @@ if TYPE_CHECKING:
     from bot.hydra.app import HydraApp
 
 MAX_STAND_INS = 8
-_HYDRA_OPTION = re.compile(r"^hydra/[A-Za-z0-9_\-]+/[A-Za-z0-9_\-.]+$")  # an option of one of Hydra's own groups
+_HYDRA_OPTION = re.compile(r"^hydra/[A-Za-z0-9_\-/]+/[A-Za-z0-9_\-.]+$")  # an option of one of Hydra's own groups
 
 
 def stand_in(failure: Any, app: HydraApp, added: list[str]) -> str | None:
     """For a compose that failed on a missing option of one of Hydra's own groups: an empty config in the
     option's place, in Hydra's config store (searched after every config dir); the option made, or None.
-    Not where the repository gives options of that group itself: there a missing option is a misspelt one."""
+    Not for a name close to an option Hydra or the repository gives: that is a misspelling."""
     from hydra.core.config_store import ConfigStore
     from hydra.errors import MissingConfigException
 
@@ -26,11 +27,19 @@ def stand_in(failure: Any, app: HydraApp, added: list[str]) -> str | None:
     if not missing or not _HYDRA_OPTION.match(missing) or missing in added:
         return None
     group, _, name = missing.rpartition("/")
-    if any((Path(d) / group).is_dir() for d in (str(app.config_dir), *app.search_path)):
-        return None
+    if difflib.get_close_matches(name, _options(group, app), n=1, cutoff=0.75):
+        return None  # a misspelt option of the group (`disable` for Hydra's `disabled`): Hydra's error stands
     ConfigStore.instance().store(name=name, node={}, group=group)
     added.append(missing)
     return str(missing)
+
+
+def _options(group: str, app: HydraApp) -> list[str]:
+    """The options of a Hydra group that Hydra itself and the repository's config dirs give."""
+    import hydra
+
+    dirs = [Path(hydra.__file__).parent / "conf", Path(str(app.config_dir)), *map(Path, app.search_path)]
+    return [p.stem for d in dirs if (d / group).is_dir() for p in (d / group).glob("*.yaml")]
 
 
 def withdraw(stand_ins: list[str]) -> None:
