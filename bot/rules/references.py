@@ -51,6 +51,9 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
             if not setting.keyed:
                 manual(finding, "the value is not written in one place")
                 continue
+            if inner != written and any(ch in inner for ch in "'\"\\"):
+                manual(finding, "a quoted interpolation with quotes or escapes inside: a person must rewrite it")
+                continue
             plans.append(Plan(finding, group, [Action("value", setting, text, value=text, variants=[setting])],
                               f"points at {new_key}"))
     write_plans(ev.path, rule, plans, ev.realise)
