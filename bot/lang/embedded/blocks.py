@@ -204,7 +204,7 @@ def _blank_lines(text: bytes, spans: list[Span]) -> bytes:
 
 
 _LAUNCHER_VARIABLE = re.compile(rb"(?m)^[ \t]*\"?\$")  # `"${CMD[@]}" a=1`, `$PY -m m`: a launch, likely
-_LAUNCH_LIKE = re.compile(rb"python|torchrun|deepspeed|accelerate|\buv\b|\bsrun\b|\.py\b")
+_LAUNCH_LIKE = re.compile(rb"python|torchrun|deepspeed|accelerate|\buv\b|\bsrun\b|\.py\b|\.sh\b|\bbash\b")
 
 
 def markdown_views(data: bytes) -> list[ShellView]:

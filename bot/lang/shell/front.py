@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,7 +73,10 @@ class ShellFamilyFront:
             if script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW):
                 reading.partly_parsed = True
                 reading.regions.extend(error_regions(script))
-            if self.root is not None and script.calls and view.own is None:
+            if view.own is not None and script.calls:  # a doc block read apart: its own calls only
+                first, last = (line_of(view.text, at) for at in (view.own[0], max(view.own[0], view.own[1] - 1)))
+                script = replace(script, calls=[c for c in script.calls if first <= c.line <= last])
+            if self.root is not None and script.calls:
                 holds = self.focus.holds if self.focus is not None else None
                 callers = callee_groups(script, self.path, self.root, reading.reads, holds)
                 reading.units.append(Unit(callers, writer.realise, partial(_to_host, view, data, False)))
