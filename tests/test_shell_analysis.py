@@ -294,6 +294,13 @@ def test_a_single_quoted_bash_c_string_reads_what_the_inner_shell_inherits() -> 
     assert value(b"set -a\nA=3\nbash -c 'python3 -m app a=$A'\n") == "a=3"
     assert value(b"export A=1\ndocker run img bash -c 'python3 -m app a=${A:-4}'\n") == "a=4"  # no env passed
     assert value(b"export A=1\nbash -c \"python3 -m app a=$A\"\n") == "a=1"  # expanded by the script itself
+    assert value(b"export A=1\nexport -n A\nbash -c 'python3 -m app a=$A'\n") == "run time"
+    assert value(b"export A=1\nunset A\nA=2\nbash -c 'python3 -m app a=$A'\n") == "run time"
+    assert value(b"A=1\n( export A )\nbash -c 'python3 -m app a=$A'\n") == "run time"  # the subshell's
+    assert value(b"A=1\nif [ -n \"$X\" ]; then export A; fi\nbash -c 'python3 -m app a=$A'\n") == "run time"
+    assert value(b"export A=1\nsudo bash -c 'python3 -m app a=$A'\n") == "run time"  # sudo resets it
+    assert value(b"export A=1\nenv A=2 bash -c 'python3 -m app a=$A'\n") == "run time"  # not followed
+    assert value(b"V=5\nA=$V bash -c 'python3 -m app a=$A'\n") == "a=5"  # the script expands $V
     assert not analyse(b"timeout 60 ssh node bash -c 'python3 -m app a=1'\n").launches  # one line to ssh
     assert not analyse(b"srun echo bash -c 'python3 -m app a=1'\n").launches
     assert analyse(b"kubectl exec pod -- bash -c 'python3 -m app a=1'\n").launches

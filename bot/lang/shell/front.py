@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.ir import ErrorRegion
+from bot.ir import ErrorRegion, Plan, Realise
 from bot.lang import kinds
 from bot.lang.focus import Focus
 from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
@@ -64,9 +64,11 @@ class ShellFamilyFront:
             writer = ShellWriter(script)
             host: Callable[[Finding], Finding] = partial(_to_host, view, data, True)
             groups = launch_groups(script)
+            realise: Realise = writer.realise
             if view.own is not None:  # a doc block read apart: the launches before it are another view's
                 groups = [g for g in groups if view.own[0] <= g.launch.site.node.start_byte < view.own[1]]
-            reading.units.append(Unit(groups, writer.realise, host))
+                realise = partial(_confined, writer.realise, view.own)
+            reading.units.append(Unit(groups, realise, host))
             reading.launches += len(groups)
             if self.kind == kinds.SHELL:  # what a caller can hand to keys that hold a token
                 reading.inputs = {item.variable for item in env_inputs(script.launches, self._holds_token)}
@@ -108,6 +110,17 @@ class ShellFamilyFront:
 
             return notebook_problem(before, after)
         return None
+
+
+def _confined(realise: Realise, own: tuple[int, int], plans: list[Plan]) -> None:
+    """Realise the plans of a doc block read apart; an edit outside the block (a value set in an
+    earlier block, whose uses in later blocks this reading does not see) is left to a person."""
+    realise(plans)
+    for plan in plans:
+        if plan.refusal is None and any(not own[0] <= span.start <= span.end <= own[1] for span, _ in plan.edits):
+            plan.refusal = ("not edited: the value is set in an earlier block of the doc, read here beside a "
+                            "block that does not parse on its own; a person must check its other uses")
+            plan.edits = []
 
 
 def _to_host(view: ShellView, data: bytes, lines_in_message: bool, finding: Finding) -> Finding:

@@ -44,6 +44,7 @@ _SCRIPT_FLAGS = re.compile(rb"-[A-Za-z]*c[A-Za-z]*")  # -c, -lc, -ec, -xc
 _ESCAPE = re.compile(rb"\\(?!\r?\n)")  # a backslash that does not continue the line
 _SUBSTITUTION = re.compile(rb"\$\((?!\()|`")  # `$(...)` (not arithmetic `$((...))`) or a backquote
 _SPLIT_BY_OUTER = re.compile(rb"\[[@*]\]|\$[@*]|\$\{[@*]")  # `${A[@]}`, `$@`, `$*`: split before the inner read
+_ENV_WORD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=.*", re.S)
 _NOT_WORDS = frozenset({"variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect",
                         "comment"})
 _ASSIGNING = frozenset({"variable_assignment", "for_statement", "select_statement"})
@@ -55,6 +56,7 @@ class InlineScript:
     string: Node  # the quoted string itself
     quote: bytes  # b'"' or b"'"
     clean: bool = False  # run where none of the script's variables reach (`docker run IMG bash -c ...`)
+    env_words: tuple[str, ...] = ()  # names `env NAME=value` sets for the command
 
 
 @lru_cache(maxsize=1)
@@ -80,8 +82,11 @@ def inline_script(src: bytes, command: Node) -> InlineScript | None:
         if not _SCRIPT_FLAGS.fullmatch(src[flags.start_byte : flags.end_byte]) or NOT_RUN_HERE & set(names[:i]):
             return None
         found = _parse(src, string)
-        clean = bool(CLEAN_ENVIRONMENT & set(names[:i])) or (names[0] == "env" and "-i" in names[1:i])
-        return InlineScript(found.root, found.string, found.quote, clean) if found is not None else None
+        before = names[:i]
+        clean = bool(CLEAN_ENVIRONMENT & set(before)) or (before[:1] == ["env"] and "-i" in before) or (
+            "sudo" in before and not {"-E", "--preserve-env"} & set(before))
+        env_words = tuple(m.group(1) for n in before if (m := _ENV_WORD.fullmatch(n))) if "env" in before else ()
+        return InlineScript(found.root, found.string, found.quote, clean, env_words) if found is not None else None
     return None
 
 

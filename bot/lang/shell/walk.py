@@ -60,7 +60,8 @@ class Walker(BranchWalking, AssignmentTracking):
         self._branch: str | None = None
         self._guard: Guard = ()
         self._depth = 0
-        self._exported: set[str] | None = set()  # names exported so far; None: all (`set -a`)
+        self._exported: set[str] | None = set()  # names surely exported so far
+        self._set_a: int | None = None  # where `set -a` made later assignments exported
         self._cwd: Workdir | None = ROOT
         self._moved = False  # a branch of the current compound statement ran `cd`
         self._uses: tuple[Node | None, list[tuple[Node, str, Expansion]]] = (None, [])  # the last record_uses
@@ -96,6 +97,8 @@ class Walker(BranchWalking, AssignmentTracking):
                 if child.type == "variable_assignment":
                     env = self.assignment(child, env)
             return env
+        if kind == "unset_command":
+            self._note_exports(node)
         if kind in DECLARATIONS:
             self._note_exports(node)
             for child in node.children:
@@ -109,9 +112,9 @@ class Walker(BranchWalking, AssignmentTracking):
         if kind in STATEMENT_LISTS:
             return self.block(node.children, env)
         if kind == "subshell":
-            cwd = self._cwd
+            cwd, exported = self._cwd, set(self._exported or ())
             self.block(node.children, dict(env))
-            self._cwd = cwd  # a `cd` inside ( ... ) stays there
+            self._cwd, self._exported = cwd, exported  # a `cd` or an `export` inside ( ... ) stays there
             return env
         if kind == "if_statement":
             return self.compound(self.if_statement, node, env)
@@ -137,7 +140,7 @@ class Walker(BranchWalking, AssignmentTracking):
             self.block(inline.root.named_children, self._inner_env(node, inline, env))
             self._cwd = cwd
         if name == "set" and any(c.text in (b"-a", b"allexport") for c in node.children[1:]):
-            self._exported = None  # `set -a`: every variable assigned from here on is exported
+            self._set_a = node.start_byte if not self._guard else self._set_a  # later assignments exported
         if name in ("cd", "pushd", "popd"):
             self._cwd = change_dir(self.expander, node, env, self._cwd) if name != "popd" else None
         if name in ("read", "mapfile", "readarray", "getopts"):
@@ -149,31 +152,48 @@ class Walker(BranchWalking, AssignmentTracking):
         return self._assign_defaults(node, env)
 
     def _note_exports(self, node: Node) -> None:
-        """`export A B=1`, `declare -x A`: the names a `bash -c '...'` run later inherits."""
+        """`export A B=1`, `declare -x A`: the names a `bash -c '...'` run later surely inherits (not in a
+        branch or a function, where it may not happen; `export -n` and `local` export nothing)."""
         head = node.children[0].text if node.children else b""
-        exports = head == b"export" or any(c.type == "word" and (c.text or b"").startswith(b"-")
-                                            and b"x" in (c.text or b"") for c in node.children[1:])
-        if not exports or self._exported is None:
+        flags = [c.text or b"" for c in node.children[1:] if c.type == "word" and (c.text or b"").startswith(b"-")]
+        withdrawn = head == b"unset" or (head == b"export" and any(b"n" in f for f in flags))
+        exports = (head == b"export" and not withdrawn) or (
+            head in (b"declare", b"typeset") and any(b"x" in f for f in flags))
+        if not (exports or withdrawn) or self._exported is None:
             return
+        names = set()
         for child in node.children[1:]:
-            name = child if child.type == "variable_name" else next(
+            name = child if child.type in ("variable_name", "word") else next(
                 (c for c in child.children if c.type == "variable_name"), None)
-            if name is not None and name.text:
-                self._exported.add(name.text.decode())
+            if name is not None and name.text and not name.text.startswith(b"-"):
+                names.add(name.text.decode())
+        if withdrawn:
+            self._exported -= names  # `unset`, `export -n`: not exported any more, wherever it happens
+        elif not self._guard and self._function is None:
+            self._exported |= names
 
     def _inner_env(self, node: Node, inline: InlineScript, env: Env) -> Env:
         """What a `bash -c` string reads: in double quotes the script's own values (the script expands
-        them); in single quotes what the inner shell inherits, the command's own `X=1 bash -c` included."""
+        them); in single quotes what the inner shell inherits, the command's own `X=$V bash -c` included
+        (its value read as the script reads it)."""
         if inline.quote == b'"':
             return dict(env)
-        if inline.clean:
-            return {}
         exported = self._exported
-        inner: Env = {k: v for k, v in env.items() if exported is None or k in exported}
+        inner: dict[str, tuple[Definition, ...]] = {} if inline.clean else {
+            k: v for k, v in env.items()
+            if exported is None or k in exported or self._exported_by_set_a(v)}
         for child in node.children:
-            if child.type == "variable_assignment":
-                inner = self.assignment(child, inner)
+            if child.type == "variable_assignment" and child.children and child.children[0].text:
+                name = child.children[0].text.decode()
+                inner[name] = self.assignment(child, dict(env)).get(name, ())
+        for word in inline.env_words:  # `env X=1 bash -c`: a value the bot does not follow
+            inner[word] = (self._computed(word, node, "set by `env`"),)
         return inner
+
+    def _exported_by_set_a(self, definitions: tuple[Definition, ...]) -> bool:
+        start = self._set_a
+        return start is not None and bool(definitions) and all(
+            d.span is not None and d.span.start > start for d in definitions)
 
     # ---- uses ----------------------------------------------------------------------
     def _may_expand(self, node: Node) -> bool:
