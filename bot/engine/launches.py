@@ -98,7 +98,7 @@ def _file(root: Path, path: str, kind: str, data: bytes) -> list[LaunchInfo]:
         host_line = partial(_host_line, data, view)
         for launch in script.launches:
             at = launch.site.node.start_byte
-            if view.own is not None and not view.own[0] <= at < view.own[1]:
+            if not view.reports(at):
                 continue  # a doc block read apart: the launches before it are another view's
             out.append(describe(root, path, kind, host_line(at), launch, host_line))
     return out

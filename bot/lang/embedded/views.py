@@ -31,6 +31,10 @@ class ShellView:
     hidden_errors: int = 0  # parse errors of lines blanked out of the view (bot.lang.embedded.blocks)
     own: tuple[int, int] | None = None  # the bytes whose launches this view reports (None: all of them)
 
+    def reports(self, pos: int) -> bool:
+        """Whether a launch starting at view byte `pos` is this view's to report (see `own`)."""
+        return self.own is None or self.own[0] <= pos < self.own[1]
+
     def host(self, pos: int) -> int:
         return pos if self.host_at is None else self.host_at[pos]
 

@@ -66,7 +66,7 @@ class ShellFamilyFront:
             groups = launch_groups(script)
             realise: Realise = writer.realise
             if view.own is not None:  # a doc block read apart: the launches before it are another view's
-                groups = [g for g in groups if view.own[0] <= g.launch.site.node.start_byte < view.own[1]]
+                groups = [g for g in groups if view.reports(g.launch.site.node.start_byte)]
                 realise = partial(_confined, writer.realise, view.own)
             reading.units.append(Unit(groups, realise, host))
             reading.launches += len(groups)
