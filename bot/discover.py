@@ -18,6 +18,7 @@ from pathlib import Path
 
 from bot.gitfiles import list_files
 from bot.lang import KindsBySuffix, kind_for_path, kinds_by_suffix
+from bot.lang.consoles import PACKAGING_NAMES, is_packaging
 from bot.lang.kinds import SHELL
 from bot.model import SkipKind, Skipped
 
@@ -160,17 +161,20 @@ def read_source(source: SourceFile, skipped: list[Skipped]) -> bytes | None:
 
 
 def sources(root: Path, skipped: list[Skipped], kinds: tuple[str, ...] | None = None,
-            sized: set[str] | None = None) -> Iterator[SourceFile]:
+            sized: set[str] | None = None, packaging: list[str] | None = None) -> Iterator[SourceFile]:
     """Every file the bot reads, of the given kinds (all by default).
 
     `sized`: the files whose size is wanted (None: all). The others are told by their directory's
-    listing, one per directory instead of a look-up per file, and have size -1.
+    listing, one per directory instead of a look-up per file, and have size -1. `packaging`: collects
+    the paths of the packaging metadata files (bot.lang.consoles), whatever their kind.
     """
     memo: dict[str, bool] = {}
     root_text = str(root)
     table = kinds_by_suffix()
     entries = _Entries(root_text)
     for rel in list_files(root, skipped):
+        if packaging is not None and rel.endswith(PACKAGING_NAMES) and is_packaging(rel):
+            packaging.append(rel)
         if sized is None or rel in sized:
             source = classify(root, rel, skipped, memo, root_text, table)
         else:
@@ -220,5 +224,5 @@ def _classify_listed(root: Path, rel: str, skipped: list[Skipped], memo: dict[st
     return SourceFile(rel, root, named_kind)
 
 
-def shell_sources(root: Path, skipped: list[Skipped]) -> Iterator[SourceFile]:
-    return sources(root, skipped, (SHELL,))
+def shell_sources(root: Path, skipped: list[Skipped], packaging: list[str] | None = None) -> Iterator[SourceFile]:
+    return sources(root, skipped, (SHELL,), packaging=packaging)

@@ -63,6 +63,7 @@ class SettingGroup:
     handle: Any = None
     lines: tuple[int, int] | None = None  # first and last line of the command it is (None: not a command)
     entry_site: object = None  # where the entry point is written: launches sharing it are one finding
+    entry_written: bool = True  # False for a console script: the packaging names its module, not the launch
 
 
 @dataclass

@@ -26,6 +26,7 @@ COMPOSED = frozenset({YAML, PYTHON})  # a result Hydra judged reads every config
 # whether a file without a rule's token was parsed rests on which scripts hold one (bot.lang.focus)
 CALLEES = frozenset({SHELL})
 _LAYOUT = "\0layout:"  # a dependency on every file of some kinds: "\0layout:python,yaml"
+_CONSOLES = "\0consoles"  # of every result: which commands are launches rests on the console scripts
 
 
 class CachedResults:
@@ -40,15 +41,18 @@ class CachedResults:
         self._ids: ContentIds | None = None
         self._layouts: dict[str, str] = {}
         self._hits: dict[str, Outcome] = {}
+        self._consoles = ""
 
     def plan(self, root: Path, files: list[SourceFile], listed: list[SourceFile],
-             extra_reads: list[str]) -> list[SourceFile]:
+             extra_reads: list[str], consoles: str = "") -> list[SourceFile]:
         """The files of `files` without a usable cached result, in order; the others are held for `hit`.
 
         `listed`: every file of the repository (whole-repository inputs come from all of them);
-        `extra_reads`: files the layout was read from that git does not list (ignored configs).
+        `extra_reads`: files the layout was read from that git does not list (ignored configs);
+        `consoles`: a digest of the repository's console scripts, which decide what is a launch.
         """
         self.files, self._listed, self._extra = files, listed, extra_reads
+        self._consoles = consoles
         self._ids = ContentIds(root, indexed_ids(root) if is_git_worktree(root) else {})
         todo = []
         for source in files:
@@ -67,6 +71,7 @@ class CachedResults:
         if not content or outcome.error is not None or GLOB in outcome.looked_up:  # tried again next time:
             return  # a failure, and a file read or not by what a glob matched on disk
         deps: dict[str, str] = {path: self._id(path) for path in outcome.looked_up}  # scripts absent or ignored
+        deps[_CONSOLES] = self._consoles
         kinds = CALLEES if outcome.by_callees else frozenset()
         if outcome.result is not None:
             for path in outcome.result.reads:
@@ -90,6 +95,8 @@ class CachedResults:
         return self._ids.of(path)
 
     def _dep_id(self, dep: str) -> str:
+        if dep == _CONSOLES:
+            return self._consoles
         if not dep.startswith(_LAYOUT):
             return self._id(dep)
         if dep not in self._layouts:

@@ -142,6 +142,7 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
     `baseline`: as for bot.engine.scan.scan (None: the repository's own, if it has one).
     """
     from bot.discover import read_source, shell_sources
+    from bot.engine.consoles import use_consoles
     from bot.gitfiles import head_commit
     from bot.model import RuleInfo
 
@@ -152,7 +153,10 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
     report = Report(repo=label or str(root), commit=head_commit(root),
                     rules=[RuleInfo(RULE_ID, True, "Overrides compose with the repository's Hydra config")],
                     baseline=baseline if baseline is not None else default_baseline(root))
-    for source in shell_sources(root, report.skipped):
+    packaging: list[str] = []
+    listed = list(shell_sources(root, report.skipped, packaging))
+    use_consoles(root, packaging)
+    for source in listed:
         report.files_scanned += 1
         data = read_source(source, report.skipped)
         if data is None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.discover import read_source, sources
+from bot.engine.consoles import use_consoles
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.hydra.app import HYDRA, AppProblem, forget_files, resolve_app
 from bot.lang.embedded.views import ShellView
@@ -71,7 +72,10 @@ def collect(root: Path, label: str, paths: set[str] | None = None,
     root = root.resolve()
     forget_files()
     out = Launches(label)
-    for source in sources(root, out.skipped, SHELL_FAMILY):
+    packaging: list[str] = []
+    listed = list(sources(root, out.skipped, SHELL_FAMILY, packaging=packaging))
+    use_consoles(root, packaging)
+    for source in listed:
         if paths is not None and source.path not in paths:
             continue
         out.files_scanned += 1

@@ -12,6 +12,7 @@ from typing import Protocol
 from bot.discover import SourceFile, sources
 from bot.engine.batches import Batches, Setup
 from bot.engine.checker import scan_one, schema_differs
+from bot.engine.consoles import use_consoles
 from bot.engine.isolation import DEFAULT_SECONDS
 from bot.engine.silence import default_baseline
 from bot.engine.wanted import focus_for, listing_of, scripts_of
@@ -26,7 +27,7 @@ class Memo(Protocol):
     """Earlier per-file results (bot.cache.reuse.CachedResults): the scan asks, it does not cache."""
 
     def plan(self, root: Path, files: list[SourceFile], listed: list[SourceFile],
-             extra_reads: list[str]) -> list[SourceFile]: ...  # the files to check now
+             extra_reads: list[str], consoles: str) -> list[SourceFile]: ...  # the files to check now
     def hit(self, path: str) -> Outcome | None: ...
     def record(self, source: SourceFile, outcome: Outcome) -> None: ...
     def finish(self, *, complete: bool) -> CacheStats: ...
@@ -60,7 +61,9 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         from bot.hydra.compose import ConfigFacts
 
         facts = ConfigFacts(root)
-    listed = list(sources(root, report.skipped, sized=paths))
+    packaging: list[str] = []
+    listed = list(sources(root, report.skipped, sized=paths, packaging=packaging))
+    consoles = use_consoles(root, packaging)
     files = [s for s in listed if paths is None or s.path in paths]
     for source in files:
         report.files_scanned += 1
@@ -71,7 +74,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     packages = None
     if reuse is not None and any(s.kind == YAML for s in files):  # the memo plans with what they are read from
         packages = _layout(root, listed, report)
-    todo = files if reuse is None else reuse.plan(root, files, listed, sorted(report.reads))
+    todo = files if reuse is None else reuse.plan(root, files, listed, sorted(report.reads), consoles)
     held = report.baseline.paths() if report.baseline is not None else set()
     config_dirs: tuple[str, ...] = ()
     yaml_checked = any(s.kind == YAML for s in todo) or any(s.kind == YAML and s.path in held for s in files)

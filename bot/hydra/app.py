@@ -103,7 +103,8 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
     if launch.entry_kind == SHELL_SCRIPT:
         return AppProblem(f"runs {path.relative_to(root).as_posix()}, which receives the overrides", SCRIPT)
     source = path.relative_to(root).as_posix()
-    config_path, name, found = hydra_main_arguments(path)
+    function = launch.console_target.partition(":")[2] if launch.console_target else None
+    config_path, name, found = hydra_main_arguments(path, function or None)
     if not found:
         from bot.hydra.api_app import compose_api_app  # libcst, only for files without the decorator
 

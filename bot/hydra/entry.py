@@ -13,7 +13,7 @@ from pathlib import Path
 from bot.lang import kind_for_path
 from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST
 from bot.lang.shell.directories import Workdir
-from bot.lang.shell.launchers import moved_entry
+from bot.lang.shell.launchers import CONSOLE, moved_entry
 from bot.lang.shell.launches import Launch
 
 SOURCE_ROOTS = ("", "src")  # where `python -m pkg.mod` finds pkg: the repository root, or a src/ layout
@@ -98,12 +98,16 @@ def entry_file(root: Path, launch: Launch) -> Path | None:
         return None
     if launch.entry_kind == "module":
         return module_file(root, launch.entry, run_dir(launch))
+    if launch.entry_kind == CONSOLE:  # installed: found in the package's sources, wherever it runs
+        return module_file(root, launch.module) if launch.module else None
     return script_file(root, launch)
 
 
 def missing_reason(root: Path, launch: Launch) -> str:
     """Why the entry point is not in the repository, with what the repository says about it."""
     assert launch.entry is not None
+    if launch.entry_kind == CONSOLE:
+        return f"console script {launch.entry} runs {launch.module}, which is not in the repository"
     what = "module" if launch.entry_kind == "module" else "script"
     text = f"{what} {launch.entry} is not in the repository"
     path = launch.entry.replace(".", "/") if launch.entry_kind == "module" else launch.entry

@@ -36,7 +36,7 @@ def launches(groups: list[SettingGroup]) -> list[tuple[SettingGroup, list[Settin
     """Groups that launch a module, once per place their entry point is written (with every group there)."""
     sites: dict[object, list[SettingGroup]] = {}
     for group in groups:
-        if group.entry and group.role not in (SCRIPT, CALLER):
+        if group.entry and group.entry_written and group.role not in (SCRIPT, CALLER):
             sites.setdefault(group.entry_site if group.entry_site is not None else id(group), []).append(group)
     return [(members[0], members) for members in sites.values()]
 

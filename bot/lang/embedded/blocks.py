@@ -136,6 +136,7 @@ def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
       parse (its error's bytes, else their lines, else all of it); the errors still count for the view;
     - one with a launch is read in a view of its own, after the blocks before it, whose launches that
       view does not report (the shared view reports them)."""
+    from bot.lang.shell.launchers import names_console_script
     from bot.lang.shell.parse import error_spans, parse_tree
 
     view = blank(data)
@@ -152,7 +153,7 @@ def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
         root = parse_tree(text).root_node
         if not root.has_error:
             continue
-        if _LAUNCH_LIKE.search(text) or _LAUNCHER_VARIABLE.search(text):
+        if _LAUNCH_LIKE.search(text) or _LAUNCHER_VARIABLE.search(text) or names_console_script(text):
             alone = bytearray(view[:end]) + blank(data[end:])  # the blocks before it, then it
             apart.append(ShellView(bytes(alone), own=(start, end)))
             view[start:end] = blank(data[start:end])

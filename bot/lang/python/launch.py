@@ -94,7 +94,7 @@ class _Collector(cst.CSTVisitor):
 
 
 def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[SettingGroup], _Offsets]:
-    from bot.lang.shell.launchers import find_entry
+    from bot.lang.shell.launchers import CONSOLE, console_module, find_entry
 
     module = cst.parse_module(data) if module is None else module
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
@@ -117,13 +117,13 @@ def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[Setting
                 if named is not None:
                     spliced.extend(e for e in named.elements if isinstance(e, cst.Element))
                     taken.add(id(named))
-        first, entry, label = 0, None, "compose overrides"
+        first, entry, entry_kind, label = 0, None, "", "compose overrides"
         if why == "argv":
             statics: list[Any] = [_Word(w is not None) for w in words]  # find_entry reads only `.static`
             found = find_entry([w or "$dynamic" for w in words], statics)
             if found is None:
                 continue
-            _, entry, _, first = found
+            _, entry, entry_kind, first = found
             label = f"launch of {entry}"
         settings: list[Setting] = []
         for element in [*elements[first:], *spliced]:
@@ -152,8 +152,10 @@ def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[Setting
         if settings:
             pos = positions[node]
             module_entry = entry.removesuffix(".py").replace("/", ".") if entry else None
+            if entry_kind == CONSOLE and entry is not None:
+                module_entry = console_module(entry.rsplit("/", 1)[-1])
             groups.append(SettingGroup(settings, pos.start.line, pos.start.column + 1, module_entry, label,
-                                       lines=(pos.start.line, pos.end.line),
+                                       lines=(pos.start.line, pos.end.line), entry_written=entry_kind != CONSOLE,
                                        handle=(node, [Element(e, offsets.byte(positions[e.value].start.line,
                                                                        positions[e.value].start.column),
                                                        offsets.byte(positions[e.value].end.line,

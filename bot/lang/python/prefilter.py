@@ -2,7 +2,8 @@
 
 libcst (slow, and slow to import) runs only on files where it can find something: a list or tuple
 with a string that reads as an override, and a list that can launch (one of its strings is a
-launcher word: python, torchrun, a wrapper, a runner, a `.sh` script; or `sys.executable`) or an
+launcher word: python, torchrun, a wrapper, a runner, a `.sh` script, a console script the repository
+declares; or `sys.executable`) or an
 `overrides=[...]` argument. Every string libcst evaluates is a string constant of the stdlib tree,
 so this is a necessary condition for a group: a file without it reads as no groups.
 """
@@ -13,7 +14,7 @@ import ast
 import re
 import warnings
 
-from bot.lang.shell.launchers import PYTHON, RUNNERS, TORCHRUN, WRAPPERS
+from bot.lang.shell.launchers import PYTHON, RUNNERS, TORCHRUN, WRAPPERS, console_target
 
 # a string that starts like a dotted override: without one, libcst (slow) is not run at all
 LOOKS_LIKE_OVERRIDE = re.compile(rb"[\"'](\+\+|\+|~)?[A-Za-z_][\w\-]*(\.[\w\-]+)+(@[\w.\-]+)?[=\"']")
@@ -25,7 +26,7 @@ _OTHER_LAUNCHERS = {"env", "ray", "bash", "sh"}
 def _launcher(word: str) -> bool:
     base = word.rsplit("/", 1)[-1]
     return bool(PYTHON.match(base) or TORCHRUN.match(base)) or base in RUNNERS or base in WRAPPERS \
-        or base in _OTHER_LAUNCHERS or word.endswith(".sh")
+        or base in _OTHER_LAUNCHERS or word.endswith(".sh") or console_target(base) is not None
 
 
 def _executable(node: ast.expr) -> bool:

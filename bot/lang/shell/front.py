@@ -19,6 +19,7 @@ from bot.lang import kinds
 from bot.lang.focus import Focus
 from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
 from bot.lang.shell.calls import env_inputs
+from bot.lang.shell.launchers import names_console_script
 from bot.lang.shell.launches import line_of
 from bot.lang.shell.parse import ShellScript, analyse
 from bot.lang.shell.settings import callee_groups, launch_groups
@@ -133,7 +134,7 @@ def error_regions(script: ShellScript) -> list[ErrorRegion]:
     lines = script.error_lines()
     text = script.src.split(b"\n")
     region = b"\n".join(text[line - 1] for line in sorted(lines) if 0 < line <= len(text))
-    near = bool(lines & _launch_lines(script)) or bool(_LAUNCH_LIKE.search(region))
+    near = bool(lines & _launch_lines(script)) or bool(_LAUNCH_LIKE.search(region)) or names_console_script(region)
     return [ErrorRegion(region, near)]
 
 

@@ -22,14 +22,47 @@ WRAPPER_VALUE_OPTIONS = {"timeout": {"-s", "--signal", "-k", "--kill-after"}, "n
 TORCHRUN_FLAGS = {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
                   "--module", "-m", "--redirects", "--tee"}
 SHELL_SCRIPT = "shell-script"  # a launch script run with overrides it hands on (`bash run.sh a.b=1`)
+CONSOLE = "console-script"  # a command a package of the repository declares (`sheeprl exp=ppo`: bot.lang.consoles)
 # every Python launch find_entry finds names one of these: an interpreter, torchrun, a `.py` script, or a
 # module (`-m`, `--module`) after a runner such as `accelerate launch` or `deepspeed`
 _LAUNCH_WORDS = (b"python", b"PYTHON", b"torchrun", b".py", b"-m", b"--module")
 
 
+_consoles: dict[str, str] = {}  # the repository's console scripts: command -> "module:function"
+_console_words: tuple[bytes, ...] = ()
+_generation = 0  # how many times the table changed: analyses made under another are stale
+
+
+def set_console_scripts(table: dict[str, str]) -> None:
+    """The console scripts of the repository being read (bot.lang.consoles)."""
+    global _consoles, _console_words, _generation
+    if table != _consoles:
+        _consoles = dict(table)
+        _console_words = tuple(name.encode() for name in table)
+        _generation += 1
+
+
+def consoles_generation() -> int:
+    return _generation
+
+
+def console_module(command: str) -> str | None:
+    """The module a console script runs (`sheeprl` -> `sheeprl.cli`), if the repository declares it."""
+    target = _consoles.get(command)
+    return target.partition(":")[0] if target is not None else None
+
+
+def console_target(command: str) -> str | None:
+    return _consoles.get(command)
+
+
+def names_console_script(text: bytes) -> bool:
+    return any(word in text for word in _console_words)
+
+
 def may_launch_python(text: bytes) -> bool:
     """False only for text that cannot hold a Python launch (a cheap test before reading it)."""
-    return any(word in text for word in _LAUNCH_WORDS)
+    return any(word in text for word in _LAUNCH_WORDS) or names_console_script(text)
 
 
 def _basename(text: str) -> str:
@@ -74,6 +107,8 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
             launcher = launcher or base
             i += 1
             while i < n and not (PYTHON.match(_basename(words[i])) or TORCHRUN.match(_basename(words[i]))):
+                if _is_console(words, fields, i) and not words[i - 1].startswith("-"):
+                    return launcher, words[i], CONSOLE, i + 1  # `uv run sheeprl ...`; not an option's value
                 if words[i].endswith(".py") and not words[i].startswith("-"):
                     return launcher, words[i], "script", i + 1  # deepspeed / accelerate launch run a script
                 if words[i] in ("-m", "--module") and i + 1 < n and base in ("deepspeed", "accelerate", "uv"):
@@ -88,8 +123,14 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
             return launcher or base, words[i + 1], SHELL_SCRIPT, i + 2
         if word.endswith(".sh") and fields[i].static:
             return launcher or "script", word, SHELL_SCRIPT, i + 1
+        if _is_console(words, fields, i):
+            return launcher or "console script", word, CONSOLE, i + 1
         return None
     return None
+
+
+def _is_console(words: list[str], fields: list[Field], i: int) -> bool:
+    return bool(_consoles) and fields[i].static is not False and _basename(words[i]) in _consoles
 
 
 def _launcher_word(word: str) -> bool:

@@ -16,8 +16,8 @@ from functools import lru_cache
 from bot.lang.shell.arms import Guard
 from bot.lang.shell.directories import ROOT, Workdir, ray_workdir
 from bot.lang.shell.hydra_flags import hydra_flags, record_flag
+from bot.lang.shell.launchers import CONSOLE, console_target, find_entry
 from bot.lang.shell.launchers import SHELL_SCRIPT as SHELL_SCRIPT
-from bot.lang.shell.launchers import find_entry
 from bot.lang.shell.text import SCRIPT_DIR, Field, Piece, Via, source_span
 from bot.lang.shell.walk import CommandSite
 from bot.model import Span
@@ -92,8 +92,8 @@ class Override:
 class Launch:
     site: CommandSite
     launcher: str  # how the entry is run; alternatives of branches joined with " | "
-    entry: str | None  # module or script path
-    entry_kind: str  # module | script
+    entry: str | None  # module, script path or console script's command
+    entry_kind: str  # module | script | SHELL_SCRIPT | CONSOLE
     line: int
     overrides: list[Override] = field(default_factory=list)
     config_path: str | None = None
@@ -110,13 +110,14 @@ class Launch:
     head_guard: Guard = ()  # branch arms every way of running it takes (`COMMAND` assigned in one arm)
     entry_field: Field | None = None  # the word that names the entry point, which ends with it (`-mMOD`)
     cut_short: int | None = None  # the line of a `\ ` meant to continue it (bot.lang.shell.continuations)
+    console_target: str | None = None  # "module:function" a console script runs, from the repository's packaging
 
     @property
     def module(self) -> str | None:
         if self.entry is None or self.entry_kind == SHELL_SCRIPT:
             return None
-        if self.entry_kind == "module":
-            return self.entry
+        if self.entry_kind in ("module", CONSOLE):
+            return self.entry if self.entry_kind == "module" else (self.console_target or ":").partition(":")[0] or None
         return self.entry.removesuffix(".py").lstrip("./").replace("/", ".")
 
     @property
@@ -178,6 +179,8 @@ def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch |
         return None
     launcher, entry, entry_kind, first = found
     launch = Launch(site, launcher, entry, entry_kind, line=int(site.node.start_point[0]) + 1, workdir=site.cwd)
+    if entry_kind == CONSOLE and entry is not None:
+        launch.console_target = console_target(entry.rsplit("/", 1)[-1])
     launch.argv = fields[first:]
     if entry is not None and first > 0 and fields[first - 1].text.endswith(entry):
         launch.entry_field = fields[first - 1]

@@ -10,6 +10,7 @@ from bot.lang.shell.arms import Statement
 from bot.lang.shell.calls import ScriptCall, script_call
 from bot.lang.shell.continuations import cut_short_at
 from bot.lang.shell.directories import tilde
+from bot.lang.shell.launchers import consoles_generation
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, build_launches
 from bot.lang.shell.quirks import masked
 from bot.lang.shell.text import Field, split_fields
@@ -119,11 +120,12 @@ def analyse(src: bytes, all_exported: bool = False, path: str | None = None) -> 
     the verification of its edits, each of which would otherwise analyse them again. A ShellScript
     is never changed after it is made.
     """
-    return _analyse(src, all_exported, path)
+    return _analyse(src, all_exported, path, consoles_generation())
 
 
 @lru_cache(maxsize=32)
-def _analyse(src: bytes, all_exported: bool, path: str | None) -> ShellScript:
+def _analyse(src: bytes, all_exported: bool, path: str | None, consoles: int) -> ShellScript:
+    """`consoles`: the generation of the console-script table the launches are read with."""
     tree = parse_tree(src)
     walker = Walker(src)
     result = walker.run(tree.root_node)

@@ -12,6 +12,7 @@ from pathlib import Path
 from bot.hydra.grammar import HydraSyntaxError, parse_override
 from bot.ir import CALLER, LAUNCH, SCRIPT, Setting, SettingGroup
 from bot.lang.shell.calls import EnvInput, EnvValue, ScriptCall
+from bot.lang.shell.launchers import CONSOLE
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, Override, line_column, line_of
 from bot.lang.shell.parse import ShellScript
 from bot.lang.shell.text import source_span
@@ -28,7 +29,7 @@ def launch_groups(script: ShellScript) -> list[SettingGroup]:
                                    entry=launch.module, label=f"launch of {launch.entry}",
                                    role=SCRIPT if launch.entry_kind == SHELL_SCRIPT else LAUNCH, launch=launch,
                                    handle=launch, lines=(min(launch.line, node.start_point[0] + 1), last),
-                                   entry_site=_entry_site(launch)))
+                                   entry_site=_entry_site(launch), entry_written=launch.entry_kind != CONSOLE))
     return groups
 
 
