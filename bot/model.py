@@ -21,6 +21,7 @@ class Reason(str, Enum):
 
     CONFLICT = "conflict"  # two rules' fixes overlap: neither is made
     UNVERIFIED = "unverified"  # the edited file failed verification: nothing of it is made
+    UNCOMPOSED = "uncomposed"  # a launch would no longer compose with the rule's fixes: none of them is made
     SILENCED = "silenced"  # the same fix would change what a silenced finding says: not made
 
 

@@ -6,12 +6,14 @@ from pathlib import Path
 
 import yaml
 
+from bot.cache.reuse import CachedResults
+from bot.cache.store import ResultCache, fingerprint
 from bot.engine.compose_check import compose_scan
 from bot.engine.scan import scan
-from bot.model import Reason, Status
+from bot.model import Reason, Report, Status
 from bot.rules.loader import parse_rule
 from bot.rules.model import Rule
-from tests.conftest import make_repo
+from tests.conftest import git, make_repo
 
 APP = '''\
 import hydra
@@ -60,7 +62,7 @@ def test_an_edit_that_would_break_a_composing_launch_is_not_made(tmp_path: Path)
     assert compose_scan(root)[0].findings == []  # the launch composes as written
     report = scan(root, [_rule("+")])
     assert report.changes == []
-    assert report.findings and all(f.status is Status.MANUAL and f.reason is Reason.UNVERIFIED for f in report.findings)
+    assert report.findings and all(f.status is Status.MANUAL and f.reason is Reason.UNCOMPOSED for f in report.findings)
     assert "would no longer compose" in report.findings[0].message
     assert "An item is already at 'reference.engine.tuning.flag'" in report.findings[0].message
 
@@ -102,7 +104,7 @@ def test_a_second_scan_in_one_process_sees_the_app_as_it_is_now(tmp_path: Path) 
     root = _repo(tmp_path)
 
     def judged() -> list[bool]:
-        return [f.reason is Reason.UNVERIFIED for f in scan(root, [_rule("+")]).findings if f.path == "run.sh"]
+        return [f.reason is Reason.UNCOMPOSED for f in scan(root, [_rule("+")]).findings if f.path == "run.sh"]
 
     assert judged() == [True, True]  # Hydra refused the edits
     (root / "trainer" / "main.py").write_text("def main(config):\n    pass\n")  # no longer a Hydra app
@@ -120,10 +122,97 @@ def test_each_refused_fix_names_hydras_message_for_its_own_launch(tmp_path: Path
     rule = parse_rule(yaml.safe_load("""
 id: layers-renamed
 title: layers became depth
+files: ["*.sh"]
 match: {key: ["**.engine.layers"]}
 fix: {rename: depth}
-"""), Path("layers-renamed.yaml"))
+"""), Path("layers-renamed.yaml"))  # the config keeps `layers`
     report = scan(root, [rule])
     by_line = {f.line: f.message for f in report.findings if f.path == "run.sh"}
     assert "(line 1: policy.engine.depth:" in by_line[1]
     assert "(line 2: reference.engine.depth:" in by_line[3]
+
+
+RENAME = """
+id: layers-renamed
+title: layers became depth
+match: {key: ["**.engine.layers"]}
+fix: {rename: depth}
+"""
+
+
+def test_a_rename_composes_with_the_config_the_same_run_renames(tmp_path: Path) -> None:
+    """The run renames the key in the app's config and in its launches: the edited launches run with the
+    edited config, so Hydra judges them with it (not with the config as it was, which lacks `depth`)."""
+    root = _repo(tmp_path)
+    rule = parse_rule(yaml.safe_load(RENAME), Path("layers-renamed.yaml"))
+    report = scan(root, [rule])
+    assert {(f.path, f.status) for f in report.findings} == {("run.sh", Status.FIXABLE),
+                                                             ("trainer/config/train.yaml", Status.FIXABLE)}
+    for change in report.changes:
+        (root / change.path).write_bytes(change.after)
+    assert b"policy.engine.depth=4" in (root / "run.sh").read_bytes()
+    assert compose_scan(root)[0].findings == []  # what was written composes
+    assert not list(tmp_path.glob("**/bot-config-*"))  # the edited copy of the config is gone
+
+
+def test_a_script_fixed_alone_is_judged_with_the_config_as_it_is(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    rule = parse_rule(yaml.safe_load(RENAME), Path("layers-renamed.yaml"))
+    report = scan(root, [rule], paths={"run.sh"})  # the config is not edited by this run
+    assert report.changes == []
+    assert report.findings and all(f.reason is Reason.UNCOMPOSED for f in report.findings)
+
+
+def test_a_config_edit_that_does_not_define_the_new_key_still_refuses(tmp_path: Path) -> None:
+    """The run edits the config (another rule), but nothing there defines `depth`: the script's rename is
+    refused, quoting Hydra with no trace of the edited copy the launch was composed with."""
+    root = _repo(tmp_path)
+    scripts_only = parse_rule(yaml.safe_load(RENAME.replace("title:", 'files: ["*.sh"]\ntitle:')),
+                              Path("layers-renamed.yaml"))
+    other = parse_rule(yaml.safe_load("""
+id: reference-layers
+title: reference layers are three
+files: ["**/*.yaml"]
+match: {key: ["reference.engine.layers"], value: [2]}
+fix: {set: 3}
+"""), Path("reference-layers.yaml"))
+    report = scan(root, [scripts_only, other])
+    refused = [f for f in report.findings if f.path == "run.sh"]
+    assert refused and all(f.reason is Reason.UNCOMPOSED for f in refused)
+    assert all("bot-config-" not in f.message and "policy.engine.depth" in f.message for f in refused)
+    assert [c.path for c in report.changes] == ["trainer/config/train.yaml"]
+
+
+def test_a_warm_run_judges_as_a_cold_one_when_the_config_changes(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    rule = parse_rule(yaml.safe_load(RENAME), Path("layers-renamed.yaml"))
+
+    def warm() -> list[tuple[str, str]]:
+        cache = ResultCache(tmp_path / "cache", root, fingerprint([rule]))
+        return _statuses(scan(root, [rule], memo=CachedResults(cache, reuse_changes=True)))
+
+    def cold() -> list[tuple[str, str]]:
+        return _statuses(scan(root, [rule]))
+
+    assert warm() == warm() == cold() == [("run.sh", "fixable"), ("run.sh", "fixable"),
+                                          ("trainer/config/train.yaml", "fixable"),
+                                          ("trainer/config/train.yaml", "fixable")]
+    # the maintainers keep the config's `layers` (a comment silences its rename): the run no longer edits
+    # the config, so the script's renames no longer compose, and a cached judgement must not say they do
+    (root / "trainer/config/train.yaml").write_text(
+        "# followup-bot: ignore[layers-renamed]\n" + CONFIG.replace("layers: 2", "layers: 2  # followup-bot: ignore"))
+    git(root, "commit", "-qam", "keep layers")
+    assert warm() == cold() == [("run.sh", "uncomposed"), ("run.sh", "uncomposed")]
+
+
+def _statuses(report: Report) -> list[tuple[str, str]]:
+    return sorted((f.path, f.reason.value if f.reason else f.status.value) for f in report.findings)
+
+
+def test_a_second_scan_in_one_process_composes_the_config_as_it_is_now(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    scripts_only = parse_rule(yaml.safe_load(RENAME.replace("title:", 'files: ["*.sh"]\ntitle:')),
+                              Path("layers-renamed.yaml"))
+    assert _statuses(scan(root, [scripts_only])) == [("run.sh", "uncomposed"), ("run.sh", "uncomposed")]
+    (root / "trainer/config/train.yaml").write_text(CONFIG.replace("    layers: 2\n", "    layers: 2\n    depth: 2\n"))
+    assert _statuses(scan(root, [scripts_only])) == [("run.sh", "fixable"), ("run.sh", "fixable")]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.engine.edits import apply_edits, find_conflicts, unique_edits, verify
 from bot.engine.silence import identity, silence
@@ -21,6 +22,9 @@ from bot.rules.evaluate import LaunchFacts, evaluate
 from bot.rules.globs import any_match
 from bot.rules.model import Rule
 from bot.rules.parse_reach import rules_reached
+
+if TYPE_CHECKING:
+    from bot.hydra.shadow import ConfigShadow
 
 
 def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
@@ -52,9 +56,11 @@ def read_findings(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts 
 
 def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
                kind: str | None = None, packages: dict[str, str] | None = None,
-               root: Path | None = None, baseline: Baseline | None = None, focus: Focus | None = None) -> FileResult:
+               root: Path | None = None, baseline: Baseline | None = None, focus: Focus | None = None,
+               shadow: ConfigShadow | None = None) -> FileResult:
     """Find, fix in memory and verify one file; nothing is written here. `root`: scripts it calls;
-    `focus`: the parts of the file that can hold anything for the rules (the rest is not read).
+    `focus`: the parts of the file that can hold anything for the rules (the rest is not read);
+    `shadow`: the config as the run's config edits leave it, which Hydra judges edited launches with.
 
     Findings silenced by a comment in the file or by `baseline` are set aside before any fix is planned.
     """
@@ -87,7 +93,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
     if root is not None and kind == SHELL:  # a script's launches; docs and notebooks are not composed yet
         from bot.engine.compose_judge import keep_composing
 
-        result.composed = keep_composing(root, path, data, findings)
+        result.composed = keep_composing(root, path, data, findings, shadow)
         edits = unique_edits(findings)
         if not edits:
             return result

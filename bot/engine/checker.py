@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import TYPE_CHECKING
 
 from bot.discover import SourceFile, read_source
 from bot.engine.check import check_file, rules_for
@@ -13,6 +14,9 @@ from bot.lang.kinds import YAML
 from bot.model import Baseline, Outcome, Skipped
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule
+
+if TYPE_CHECKING:
+    from bot.hydra.shadow import ConfigShadow
 
 
 @dataclass
@@ -56,10 +60,11 @@ def screen(source: SourceFile, focus: Focus | None) -> tuple[Outcome | Waiting |
 def scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None,
               config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS,
-              baseline: Baseline | None = None, scripts: Scripts | None = None) -> Outcome | Waiting | None:
+              baseline: Baseline | None = None, scripts: Scripts | None = None,
+              shadow: ConfigShadow | None = None) -> Outcome | Waiting | None:
     """One file's outcome. A file whose worth depends on the scripts it may run is left for later
     (a Waiting, or None without the listing) until `scripts`, the listed scripts and which of them hold
-    a token, are known."""
+    a token, are known. `shadow`: the config as the run's edits leave it (bot.engine.compose_judge)."""
     focus = replace(wanted, scripts=scripts, looked=[]) if wanted is not None else None
     outcome, data = screen(source, focus)
     if outcome is None or data is None or isinstance(outcome, Waiting):
@@ -69,7 +74,7 @@ def scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
         file_rules = schema_rules(file_rules)
     if file_rules:
         work = partial(check_file, source.path, data, file_rules, facts, kind=source.kind, packages=packages,
-                       root=source.root, baseline=baseline, focus=focus)
+                       root=source.root, baseline=baseline, focus=focus, shadow=shadow)
         result, outcome.error = isolated(source.path, "checking", work, seconds)
         if result is None:
             assert outcome.error is not None

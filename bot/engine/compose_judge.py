@@ -18,19 +18,27 @@ from bot.engine.edits import apply_edits, unique_edits
 from bot.engine.readings import describe, failures, readings
 from bot.hydra.app import AppProblem, HydraApp, resolve_app
 from bot.hydra.compose import Composer
+from bot.hydra.shadow import ConfigShadow
+from bot.lang.kinds import YAML
 from bot.lang.shell.launchers import may_launch_python
 from bot.lang.shell.launches import Launch
 from bot.lang.shell.parse import ShellScript, analyse
-from bot.model import Finding, Reason, Status
+from bot.model import Finding, Outcome, Reason, Status
 
 
 @lru_cache(maxsize=4)
 def _composer(root: Path) -> Composer:
-    return Composer()  # one per repository and process: composed bases are shared between files
+    return Composer()  # one per repository and scan: composed bases are shared between files
 
 
-def _failures(root: Path, path: str, data: bytes) -> tuple[int, dict[int, str]]:
-    """(launches, Hydra's first message per launch that does not compose) for the file's bytes."""
+def forget_composed() -> None:
+    """A scan begins: the configs composed for the last one may have changed since."""
+    _composer.cache_clear()
+
+
+def _failures(root: Path, path: str, data: bytes, shadow: ConfigShadow | None = None) -> tuple[int, dict[int, str]]:
+    """(launches, Hydra's first message per launch that does not compose) for the file's bytes;
+    `shadow`: composed with the config as the run's edits leave it."""
     script = analyse(data, path=path)
     composer = _composer(root)
     failing: dict[int, str] = {}
@@ -38,11 +46,13 @@ def _failures(root: Path, path: str, data: bytes) -> tuple[int, dict[int, str]]:
         app = resolve_app(root, launch, explain=False)
         if isinstance(app, AppProblem):
             continue
+        app = shadow.app(app) if shadow is not None else app
         for reading in readings(script, launch, app, composer):
             problems = failures(reading, launch, app, composer) if reading.unchecked is None else []
             if problems:
                 override, message = problems[0]
                 where = f"{override.prefix}{override.key}: " if override is not None else ""
+                message = shadow.originals(message) if shadow is not None else message
                 failing[index] = f"line {launch.line}{describe(reading)}: {where}{message}"
                 break
     return len(script.launches), failing
@@ -93,40 +103,51 @@ def _verdict(script: ShellScript, launch: Launch, app: HydraApp, composer: Compo
 
 
 def newly_failing(root: Path, path: str, before: bytes, after: bytes,
-                  known: tuple[int, dict[int, str]] | None = None) -> list[str]:
-    """Hydra's messages for the launches that compose with `before` and not with `after`."""
+                  known: tuple[int, dict[int, str]] | None = None, shadow: ConfigShadow | None = None) -> list[str]:
+    """Hydra's messages for the launches that compose with `before` and not with `after` (with the config
+    as the run's edits leave it, given a `shadow`)."""
     count, failing = known if known is not None else _failures(root, path, before)
-    count_after, failing_after = _failures(root, path, after)
+    count_after, failing_after = _failures(root, path, after, shadow)
     if count_after != count:
         return []  # the edits moved launches: nothing to pair them with (verify judges the shell)
     return [message for index, message in sorted(failing_after.items()) if index not in failing]
 
 
-def keep_composing(root: Path, path: str, data: bytes, findings: list[Finding]) -> bool:
+def keep_composing(root: Path, path: str, data: bytes, findings: list[Finding],
+                   shadow: ConfigShadow | None = None) -> bool:
     """Take back, rule by rule, the fixes that would make one of the file's launches stop composing.
 
+    `shadow`: the config as the run's own config edits leave it, which the edited launches run with
+    (bot.engine.scan judges again with it the files whose fixes were taken back).
     True when Hydra was asked (the result then depends on the repository's config tree).
     """
     edits = unique_edits(findings)
     if not edits or not may_launch_python(data):
         return False
     before = _failures(root, path, data)
-    if not newly_failing(root, path, data, apply_edits(data, edits), before):
+    if not newly_failing(root, path, data, apply_edits(data, edits), before, shadow):
         return True
     rules = sorted({f.rule for f in findings if f.status is Status.FIXABLE})
     for rule in rules:
         mine = [f for f in findings if f.rule == rule and f.status is Status.FIXABLE]
-        broken = newly_failing(root, path, data, apply_edits(data, unique_edits(mine)), before)
+        broken = newly_failing(root, path, data, apply_edits(data, unique_edits(mine)), before, shadow)
         for finding in mine if broken else []:
             finding.make_manual(f"not edited: the launch would no longer compose ({_nearest(finding, broken)})",
-                                Reason.UNVERIFIED)
+                                Reason.UNCOMPOSED)
     left = [f for f in findings if f.status is Status.FIXABLE]
     together = unique_edits(left)
-    broken = newly_failing(root, path, data, apply_edits(data, together), before) if together else []
+    broken = newly_failing(root, path, data, apply_edits(data, together), before, shadow) if together else []
     for finding in left if broken else []:
         finding.make_manual(f"not edited: with the other rules' fixes the launch would no longer compose "
-                            f"({_nearest(finding, broken)})", Reason.UNVERIFIED)
+                            f"({_nearest(finding, broken)})", Reason.UNCOMPOSED)
     return True
+
+
+def config_shadow(root: Path, outcomes: dict[str, Outcome]) -> ConfigShadow | None:
+    """The config as a scan's YAML edits leave it (None: it edits no YAML file)."""
+    edits = {path: o.result.change.after for path, o in outcomes.items()
+             if o.result is not None and o.result.change is not None and o.result.kind == YAML}
+    return ConfigShadow(root, edits) if edits else None
 
 
 def _nearest(finding: Finding, messages: list[str]) -> str:

@@ -91,7 +91,7 @@ def run_case(case: Case, rules: dict[str, Rule]) -> CaseResult:
             result.problems.append("output differs from " + case.expected.name + ":\n" + _diff(expected, after))
     elif after != before:
         result.problems.append("a must-not-change file was changed:\n" + _diff(before, after))
-    unverified = [f for f in first.findings if f.reason is Reason.UNVERIFIED]
+    unverified = [f for f in first.findings if f.reason in (Reason.UNVERIFIED, Reason.UNCOMPOSED)]
     if unverified:
         result.problems.append("fix refused by verification: " + unverified[0].message)
     second = check_file(path, after, [rule])

@@ -19,7 +19,7 @@ from bot.engine.wanted import focus_for, listing_of, scripts_of
 from bot.errors import UserError
 from bot.gitfiles import head_commit
 from bot.lang.kinds import PYTHON, YAML
-from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Report, RuleInfo
+from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Reason, Report, RuleInfo
 from bot.rules.model import Rule, consults_config
 
 
@@ -48,6 +48,9 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     apps = sys.modules.get("bot.hydra.app")  # loaded by an earlier scan in this process: its files may have changed
     if apps is not None:
         apps.forget_files()
+    judge = sys.modules.get("bot.engine.compose_judge")
+    if judge is not None:
+        judge.forget_composed()  # and so may its configs
     enabled = [r for r in rules if r.enabled]
     report = Report(
         repo=label or str(root),
@@ -89,24 +92,44 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         outcomes, scripts = batches.run(todo, hits, listed, root)
     report.reads.update(batches.layout_reads - {s.path for s in listed})  # included configs git ignores
     packages = batches.packages
-    for source in files:
-        outcome = outcomes[source.path]
-        if reuse is not None and reuse.hit(source.path) is None:
-            reuse.record(source, outcome)
-        if source.path in held and report.baseline is not None and _baselined(outcome, report.baseline):
-            # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
+    shadow = None
+    if any(uncomposed(o) for o in outcomes.values()):
+        from bot.engine.compose_judge import config_shadow
+
+        shadow = config_shadow(root, outcomes)
+    try:
+        for source in files:
+            outcome = outcomes[source.path]
             known = scripts if scripts is not None else scripts_of(listed, outcomes, wanted)  # a cached caller
-            again = scan_one(source, enabled, wanted, facts, packages, config_dirs, seconds, report.baseline,
-                              known)
-            assert isinstance(again, Outcome)
-            outcome = again
-        _add_outcome(report, outcome, source.kind)
+            if shadow is not None and uncomposed(outcome):
+                # Hydra judged its fixes with the config as it is; the run edits that config too
+                again = scan_one(source, enabled, wanted, facts, packages, config_dirs, seconds, None, known,
+                                 shadow)
+                assert isinstance(again, Outcome)
+                outcome = again
+            if reuse is not None and reuse.hit(source.path) is None:
+                reuse.record(source, outcome)
+            if source.path in held and report.baseline is not None and _baselined(outcome, report.baseline):
+                # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
+                again = scan_one(source, enabled, wanted, facts, packages, config_dirs, seconds, report.baseline,
+                                 known, shadow)
+                assert isinstance(again, Outcome)
+                outcome = again
+            _add_outcome(report, outcome, source.kind)
+    finally:
+        if shadow is not None:
+            shadow.close()
     if reuse is not None:
         report.cache = reuse.finish(complete=paths is None)
     report.findings.sort(key=Finding.sort_key)
     report.silenced.sort(key=Finding.sort_key)
     report.errors.sort(key=lambda e: e.path)
     return report
+
+
+def uncomposed(outcome: Outcome) -> bool:
+    """Whether Hydra refused some of the file's fixes (judged with the config as it is)."""
+    return outcome.result is not None and any(f.reason is Reason.UNCOMPOSED for f in outcome.result.findings)
 
 
 def _layout(root: Path, listed: list[SourceFile], report: Report) -> dict[str, str]:

@@ -79,7 +79,7 @@ def scan_errors(report: Report, rules: list[Rule]) -> str | None:
     for skipped in report.skipped:
         if skipped.kind is SkipKind.UNREADABLE and rules_for(skipped.path, rules):
             return f"{skipped.path} could not be read ({skipped.reason})"
-    if any(f.rule in ids and f.reason is Reason.UNVERIFIED for f in report.findings):
+    if any(f.rule in ids and f.reason in (Reason.UNVERIFIED, Reason.UNCOMPOSED) for f in report.findings):
         return "a fix could not be verified"
     return None
 
