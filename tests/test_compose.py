@@ -330,3 +330,45 @@ def test_a_plugin_option_beside_the_repositorys_own_options_is_stood_in_and_a_mi
     config.write_text(original.replace("  - _self_\n", "  - _self_\n  - override hydra/job_logging: disable\n"))
     report, stats = compose_scan(repo)
     assert not stats.stand_ins and all("hydra/job_logging/disable" in f.message for f in report.findings)
+
+
+DOC = """\
+# Training
+
+Start from the defaults:
+
+```bash
+python3 -m verl.trainer.main_ppo \\
+    +trainer.val_before_train=False \\
+    trainer.epochs_total=3
+```
+
+Your own settings go where the dots are:
+
+```bash
+python3 -m verl.trainer.main_ppo \\
+    ... \\
+    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2
+```
+"""
+
+
+def test_launches_in_docs_are_composed_and_fixed_in_place(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "verl", {**TREE, "docs/train.md": DOC})
+    report, stats = compose_scan(repo)
+    found = {(f.path, f.line, f.key): f.status for f in report.findings}
+    assert found == {("docs/train.md", 7, "trainer.val_before_train"): Status.FIXABLE,
+                     ("docs/train.md", 8, "trainer.epochs_total"): Status.MANUAL}
+    assert "[launch of verl.trainer.main_ppo at line 6]" in report.findings[0].message  # the doc's own lines
+    # `...` stands for arguments the doc leaves out (they may choose the megatron config): not composed
+    assert stats.unresolved == [("docs/train.md", 14, "the doc leaves some of its arguments out (`...`)")]
+    (change,) = report.changes
+    assert b"\n    trainer.val_before_train=False \\\n" in change.after
+    assert change.after.count(b"+") == change.before.count(b"+") - 1
+
+
+def test_a_notebook_that_is_not_json_is_skipped_with_its_reason(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "verl", {**TREE, "demo.ipynb": "python3 -m verl.trainer.main_ppo a=1 {"})
+    report, _ = compose_scan(repo)
+    assert report.findings == [] and report.errors == []
+    assert [s.path for s in report.skipped if "cannot be read as notebook" in s.reason] == ["demo.ipynb"]

@@ -216,3 +216,27 @@ def test_a_second_scan_in_one_process_composes_the_config_as_it_is_now(tmp_path:
     assert _statuses(scan(root, [scripts_only])) == [("run.sh", "uncomposed"), ("run.sh", "uncomposed")]
     (root / "trainer/config/train.yaml").write_text(CONFIG.replace("    layers: 2\n", "    layers: 2\n    depth: 2\n"))
     assert _statuses(scan(root, [scripts_only])) == [("run.sh", "fixable"), ("run.sh", "fixable")]
+
+
+def test_an_edit_in_a_doc_is_judged_as_in_a_script(tmp_path: Path) -> None:
+    doc = "# Run\n\n```bash\n" + SCRIPT.split("\n", 1)[1] + "```\n"
+    root = make_repo(tmp_path / "repo", {"trainer/main.py": APP, "trainer/config/train.yaml": CONFIG,
+                                         "README.md": doc, "notebook.ipynb": _notebook(SCRIPT.split("\n", 1)[1])})
+    docs_only = parse_rule(yaml.safe_load(RENAME.replace("title:", 'files: ["*.md", "*.ipynb"]\ntitle:')),
+                           Path("layers-renamed.yaml"))
+    report = scan(root, [docs_only])
+    assert _statuses(report) == [("README.md", "uncomposed"), ("README.md", "uncomposed"),
+                                 ("notebook.ipynb", "uncomposed"), ("notebook.ipynb", "uncomposed")]
+    assert "(line 4: policy.engine.depth:" in report.findings[0].message  # the doc's line of the launch
+    assert report.changes == []
+    # with the config renamed by the same run, both compose
+    both = parse_rule(yaml.safe_load(RENAME), Path("layers-renamed.yaml"))
+    assert {c.path for c in scan(root, [both]).changes} == {"README.md", "notebook.ipynb", "trainer/config/train.yaml"}
+
+
+def _notebook(source: str) -> str:
+    import json
+
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+            "source": ["!" + line for line in source.splitlines(keepends=True)]}
+    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"

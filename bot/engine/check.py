@@ -16,7 +16,7 @@ from bot.ir import Setting
 from bot.lang import front_end, kind_for_path
 from bot.lang.focus import Focus
 from bot.lang.front import FrontEnd, Reading, SourceUnreadable
-from bot.lang.kinds import SHELL
+from bot.lang.kinds import SHELL, SHELL_FAMILY
 from bot.model import Baseline, FileChange, FileResult, Finding, Reason, Status
 from bot.rules.evaluate import LaunchFacts, evaluate
 from bot.rules.globs import any_match
@@ -90,10 +90,10 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
         edits = unique_edits(findings)
         if not edits:
             return result
-    if root is not None and kind == SHELL:  # a script's launches; docs and notebooks are not composed yet
+    if root is not None and kind in SHELL_FAMILY:  # launches in scripts, docs' blocks, notebooks, workflows
         from bot.engine.compose_judge import keep_composing
 
-        result.composed = keep_composing(root, path, data, findings, shadow)
+        result.composed = keep_composing(root, path, data, findings, shadow, kind)
         edits = unique_edits(findings)
         if not edits:
             return result

@@ -8,9 +8,11 @@ by composing again. One file that fails is an error entry; the others are still 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.engine.readings import Reading, describe, failures, readings
@@ -18,28 +20,42 @@ from bot.engine.silence import default_baseline, identity, silence
 from bot.hydra.app import AppProblem, HydraApp, forget_files, resolve_app
 from bot.hydra.compose import Composer, ComposeStats
 from bot.hydra.renames import Rename, config_renames, rename_fix
+from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST
 from bot.lang.shell.launchers import may_launch_python
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
 from bot.model import Baseline, ComposeSummary, Edit, Finding, Reason, Report, Status
 from bot.rules.model import Rule
 
+if TYPE_CHECKING:
+    from bot.lang.shell.front import ShellFamilyFront
+
 RULE_ID = "hydra-compose"
+DOC_KINDS = (MARKDOWN, RST, NOTEBOOK)
 
 
 ALREADY_THERE = "Could not append to config. An item is already at"
+ELISIONS = ("...", "\u2026")  # a doc's "and the rest of the arguments": the config they choose is unknown
 
 
 def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
-                 renames: list[Rename] | None = None) -> list[Finding]:
-    """Each launch composed once per way through the script's branches (bot.engine.readings)."""
+                 renames: list[Rename] | None = None, reports: Callable[[int], bool] | None = None,
+                 doc: bool = False) -> list[Finding]:
+    """Each launch composed once per way through the script's branches (bot.engine.readings);
+    `reports`: whether a launch, by its first byte, is this view's to report (bot.lang.embedded.views);
+    `doc`: the script is a doc's blocks, where `...` stands for arguments left out."""
     findings: list[Finding] = []
     reported: set[object] = set()
     for launch in script.launches:
+        if reports is not None and not reports(launch.site.node.start_byte):
+            continue
         composer.stats.launches += 1
         app = resolve_app(root, launch)
         if isinstance(app, AppProblem):
             composer.stats.unresolved.append((path, launch.line, app.reason))
+            continue
+        if doc and any(item.text in ELISIONS for item in launch.argv):
+            composer.stats.unresolved.append((path, launch.line, "the doc leaves some of its arguments out (`...`)"))
             continue
         found: dict[object, tuple[Override | None, str, list[Reading]]] = {}
         composed = 0
@@ -70,29 +86,29 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
     return findings
 
 
-def _compose_file(root: Path, path: str, data: bytes, composer: Composer, renames: list[Rename],
+def _compose_file(root: Path, path: str, kind: str, data: bytes, composer: Composer, renames: list[Rename],
                   report: Report, known: set[tuple[str, str, str | None]] | None = None) -> None:
-    """One shell file's launches composed, its verified fixes and findings added to `report`.
+    """One shell-family file's launches composed (a script's, a doc's blocks', a notebook's cells', a
+    workflow's steps'), its verified fixes and findings added to `report`.
 
     Fixes pass the same verification as every rule's (bot.engine.edits.verify): bytes outside the
     edits unchanged, no new parse error, and composing the edited file again finds nothing to fix.
     """
     from bot.engine.edits import apply_edits, verify
-    from bot.lang.shell.parse import analyse, count_errors
-    from bot.model import FileChange
+    from bot.lang.shell.front import ShellFamilyFront
+    from bot.model import FileChange, Skipped
 
-    script = analyse(data, path=path)
-    findings = check_script(path, root, script, composer, renames)
+    front = ShellFamilyFront(path, kind, root)
+    try:
+        findings, launches, partial = _composed(path, root, front, data, composer, renames)
+    except ValueError as exc:  # not what its name says: a notebook that is not JSON
+        report.skipped.append(Skipped(path, f"cannot be read as {kind}: {exc}"))
+        return
     if known is not None:  # --since: only what the config change broke (bot.engine.drift)
         drift = [f for f in findings if (path, f.key, f.value) not in known]
         composer.stats.known += len(findings) - len(drift)
         findings = drift
     silenced = silence(findings, data, report.baseline)
-    near = script.error_lines()
-    for finding in findings:
-        if finding.edits and finding.line in near:
-            finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
-            finding.message += "; not edited: next to a part the shell parser could not read"
     edits = [e for f in findings if f.status is Status.FIXABLE for e in f.edits]
     change = None
     if edits:
@@ -100,7 +116,10 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
 
         def compose_again(new: bytes) -> list[Finding]:
             counted = (composer.stats.launches, len(composer.stats.unresolved), composer.stats.readings)
-            again = check_script(path, root, analyse(new, path=path), composer, renames)
+            try:
+                again = _composed(path, root, front, new, composer, renames)[0]
+            except ValueError:
+                again = []  # the parse-error check reports it
             composer.stats.launches = counted[0]  # the edited copy's launches are not counted twice
             del composer.stats.unresolved[counted[1]:]
             composer.stats.readings = counted[2]
@@ -108,7 +127,7 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
             return again
 
         still: list[Finding] = []
-        outcome = verify(data, after, edits, count_errors, compose_again)
+        outcome = verify(data, after, edits, front.errors, compose_again)
         if outcome.ok and Counter(map(identity, silenced)) - Counter(map(identity, still)):
             outcome.ok, outcome.reason = False, "the edits would change what a silenced finding says"
         if outcome.ok:
@@ -118,32 +137,59 @@ def _compose_file(root: Path, path: str, data: bytes, composer: Composer, rename
                 if finding.status is Status.FIXABLE:
                     finding.make_manual(f"the fix could not be verified: {outcome.reason}", Reason.UNVERIFIED)
     report.files_parsed += 1
-    report.launches += len(script.launches)
-    if script.partly_parsed:
+    report.launches += launches
+    if partial:
         from bot.lang.shell.front import error_regions
         from bot.rules.parse_reach import rules_reached
 
         report.partly_parsed.append(path)
-        report.unsure[path] = tuple(rules_reached(error_regions(script), [compose_rule()]))
+        report.unsure[path] = tuple(rules_reached([r for s in partial for r in error_regions(s)], [compose_rule()]))
     if change is not None:
         report.changes.append(change)
     report.findings.extend(findings)
     report.silenced.extend(silenced)
 
 
+def _composed(path: str, root: Path, front: ShellFamilyFront, data: bytes, composer: Composer,
+              renames: list[Rename]) -> tuple[list[Finding], int, list[ShellScript]]:
+    """(findings in the file's terms, launches composed, scripts partly parsed) of each of the file's views."""
+    findings: list[Finding] = []
+    launches = 0
+    partial: list[ShellScript] = []
+    for view in front.views(data):
+        script = front.script(view.text)
+        first = len(composer.stats.unresolved)
+        found = check_script(path, root, script, composer, renames, view.reports, front.kind in DOC_KINDS)
+        near = script.error_lines()
+        for finding in found:
+            if finding.edits and finding.line in near:
+                finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
+                finding.message += "; not edited: next to a part the shell parser could not read"
+        if view.host_at is not None:  # a doc's block, a notebook's cell: lines as the file numbers them
+            composer.stats.unresolved[first:] = [(p, view.host_line(line, data), why)
+                                                 for p, line, why in composer.stats.unresolved[first:]]
+        findings.extend(view.to_host(f, data) for f in found)
+        launches += sum(1 for launch in script.launches if view.reports(launch.site.node.start_byte))
+        if script.partly_parsed:
+            partial.append(script)
+    return findings, launches, partial
+
+
 def compose_scan(root: Path, label: str | None = None, since: str | None = None,
                  seconds: float | None = DEFAULT_SECONDS,
                  known: set[tuple[str, str, str | None]] | None = None,
                  baseline: Baseline | None = None) -> tuple[Report, ComposeStats]:
-    """Every launch of every shell file, composed; `+` fixes verified by composing again.
+    """Every launch of every shell-family file (scripts, docs, notebooks, workflows), composed; `+` fixes
+    verified by composing again.
 
     A file that fails or takes too long becomes an error entry; the others are still composed.
     `known`: failures (path, key, value) not to report: those older than a change (bot.engine.drift).
     `baseline`: as for bot.engine.scan.scan (None: the repository's own, if it has one).
     """
-    from bot.discover import read_source, shell_sources
+    from bot.discover import read_source, sources
     from bot.engine.consoles import use_consoles
     from bot.gitfiles import head_commit
+    from bot.lang.kinds import SHELL_FAMILY
     from bot.model import RuleInfo
 
     root = root.resolve()  # every path below is the repository's, whatever the working directory
@@ -154,7 +200,7 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
                     rules=[RuleInfo(RULE_ID, True, "Overrides compose with the repository's Hydra config")],
                     baseline=baseline if baseline is not None else default_baseline(root))
     packaging: list[str] = []
-    listed = list(shell_sources(root, report.skipped, packaging))
+    listed = list(sources(root, report.skipped, SHELL_FAMILY, packaging=packaging))
     use_consoles(root, packaging)
     for source in listed:
         report.files_scanned += 1
@@ -165,7 +211,7 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
             report.files_quiet[source.kind] = report.files_quiet.get(source.kind, 0) + 1
             continue
         counted = (composer.stats.launches, len(composer.stats.unresolved), composer.stats.readings)
-        work = partial(_compose_file, root, source.path, data, composer, renames, report, known)
+        work = partial(_compose_file, root, source.path, source.kind, data, composer, renames, report, known)
         _, error = isolated(source.path, "composing", work, seconds)
         if error is not None:
             composer.stats.launches, composer.stats.readings = counted[0], counted[2]

@@ -19,9 +19,10 @@ from bot.engine.readings import describe, failures, readings
 from bot.hydra.app import AppProblem, HydraApp, resolve_app
 from bot.hydra.compose import Composer
 from bot.hydra.shadow import ConfigShadow
-from bot.lang.kinds import YAML
+from bot.lang.kinds import SHELL, YAML
+from bot.lang.shell.front import ShellFamilyFront
 from bot.lang.shell.launchers import may_launch_python
-from bot.lang.shell.launches import Launch
+from bot.lang.shell.launches import Launch, line_column
 from bot.lang.shell.parse import ShellScript, analyse
 from bot.model import Finding, Outcome, Reason, Status
 
@@ -36,13 +37,16 @@ def forget_composed() -> None:
     _composer.cache_clear()
 
 
-def _failures(root: Path, path: str, data: bytes, shadow: ConfigShadow | None = None) -> tuple[int, dict[int, str]]:
+def _failures(root: Path, path: str, data: bytes, shadow: ConfigShadow | None = None,
+              kind: str = SHELL) -> tuple[int, dict[int, str]]:
     """(launches, Hydra's first message per launch that does not compose) for the file's bytes;
     `shadow`: composed with the config as the run's edits leave it."""
-    script = analyse(data, path=path)
+    found = _launches(root, path, kind, data)
+    if found is None:
+        return -1, {}
     composer = _composer(root)
     failing: dict[int, str] = {}
-    for index, launch in enumerate(script.launches):
+    for index, (script, launch, line) in enumerate(found):
         app = resolve_app(root, launch, explain=False)
         if isinstance(app, AppProblem):
             continue
@@ -53,9 +57,27 @@ def _failures(root: Path, path: str, data: bytes, shadow: ConfigShadow | None = 
                 override, message = problems[0]
                 where = f"{override.prefix}{override.key}: " if override is not None else ""
                 message = shadow.originals(message) if shadow is not None else message
-                failing[index] = f"line {launch.line}{describe(reading)}: {where}{message}"
+                failing[index] = f"line {line}{describe(reading)}: {where}{message}"
                 break
-    return len(script.launches), failing
+    return len(found), failing
+
+
+def _launches(root: Path, path: str, kind: str, data: bytes) -> list[tuple[ShellScript, Launch, int]] | None:
+    """Each launch of a shell-family file (a doc's blocks, a notebook's cells, a workflow's steps), with
+    the script it is read in and its line in the file; None when the bytes do not read as their kind."""
+    front = ShellFamilyFront(path, kind, root)
+    try:
+        views = front.views(data)
+    except ValueError:
+        return None
+    found = []
+    for view in views:
+        script = front.script(view.text)
+        for launch in script.launches:
+            at = launch.site.node.start_byte
+            if view.reports(at):  # a doc block read apart: the launches before it are another view's
+                found.append((script, launch, line_column(data, view.host(at))[0]))
+    return found
 
 
 @dataclass(frozen=True)
@@ -103,18 +125,19 @@ def _verdict(script: ShellScript, launch: Launch, app: HydraApp, composer: Compo
 
 
 def newly_failing(root: Path, path: str, before: bytes, after: bytes,
-                  known: tuple[int, dict[int, str]] | None = None, shadow: ConfigShadow | None = None) -> list[str]:
+                  known: tuple[int, dict[int, str]] | None = None, shadow: ConfigShadow | None = None,
+                  kind: str = SHELL) -> list[str]:
     """Hydra's messages for the launches that compose with `before` and not with `after` (with the config
     as the run's edits leave it, given a `shadow`)."""
-    count, failing = known if known is not None else _failures(root, path, before)
-    count_after, failing_after = _failures(root, path, after, shadow)
+    count, failing = known if known is not None else _failures(root, path, before, kind=kind)
+    count_after, failing_after = _failures(root, path, after, shadow, kind)
     if count_after != count:
         return []  # the edits moved launches: nothing to pair them with (verify judges the shell)
     return [message for index, message in sorted(failing_after.items()) if index not in failing]
 
 
 def keep_composing(root: Path, path: str, data: bytes, findings: list[Finding],
-                   shadow: ConfigShadow | None = None) -> bool:
+                   shadow: ConfigShadow | None = None, kind: str = SHELL) -> bool:
     """Take back, rule by rule, the fixes that would make one of the file's launches stop composing.
 
     `shadow`: the config as the run's own config edits leave it, which the edited launches run with
@@ -124,19 +147,19 @@ def keep_composing(root: Path, path: str, data: bytes, findings: list[Finding],
     edits = unique_edits(findings)
     if not edits or not may_launch_python(data):
         return False
-    before = _failures(root, path, data)
-    if not newly_failing(root, path, data, apply_edits(data, edits), before, shadow):
+    before = _failures(root, path, data, kind=kind)
+    if not newly_failing(root, path, data, apply_edits(data, edits), before, shadow, kind):
         return True
     rules = sorted({f.rule for f in findings if f.status is Status.FIXABLE})
     for rule in rules:
         mine = [f for f in findings if f.rule == rule and f.status is Status.FIXABLE]
-        broken = newly_failing(root, path, data, apply_edits(data, unique_edits(mine)), before, shadow)
+        broken = newly_failing(root, path, data, apply_edits(data, unique_edits(mine)), before, shadow, kind)
         for finding in mine if broken else []:
             finding.make_manual(f"not edited: the launch would no longer compose ({_nearest(finding, broken)})",
                                 Reason.UNCOMPOSED)
     left = [f for f in findings if f.status is Status.FIXABLE]
     together = unique_edits(left)
-    broken = newly_failing(root, path, data, apply_edits(data, together), before, shadow) if together else []
+    broken = newly_failing(root, path, data, apply_edits(data, together), before, shadow, kind) if together else []
     for finding in left if broken else []:
         finding.make_manual(f"not edited: with the other rules' fixes the launch would no longer compose "
                             f"({_nearest(finding, broken)})", Reason.UNCOMPOSED)
