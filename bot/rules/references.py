@@ -33,20 +33,25 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
                 continue
             inner = _unquoted(written)
             reference = config_reference(inner)
-            if reference is None:
-                named = [key for key in _INNER.findall(written) if _renamed(rule, key)]
-                if named:
-                    finding = ev.finding(rule, setting.line, setting.column, setting.key, written,
-                                         f"{setting.key} is {written}, which names {named[0]}", groups=[group])
-                    manual(finding, "an interpolation inside other text: a person must rewrite it")
+            if reference is None:  # `${data.root}/train`: each reference to a renamed key inside the text
+                inside = _inside(rule, inner)
+                if inside is None:
+                    continue
+                text, named = inside
+                new_key = renamed_key(rule, named)
+                finding = ev.finding(rule, setting.line, setting.column, setting.key, written,
+                                     f"{setting.key} is {written}, which names {named}", groups=[group])
+                if "\\" in inner:  # `\${...}` is no interpolation to OmegaConf: a person reads which is which
+                    manual(finding, "an interpolation inside text with escapes: a person must rewrite it")
                     findings.append(finding)
+                    continue
+            elif _renamed(rule, reference.key):
+                new_key = renamed_key(rule, reference.key)
+                text = with_reference(inner, new_key)  # the file's writer keeps the value's own quoting
+                finding = ev.finding(rule, setting.line, setting.column, setting.key, setting.text,
+                                     f"{setting.key} is {setting.text}, which the rule renames", groups=[group])
+            else:
                 continue
-            if not _renamed(rule, reference.key):
-                continue
-            new_key = renamed_key(rule, reference.key)
-            text = with_reference(inner, new_key)  # the file's writer keeps the value's own quoting
-            finding = ev.finding(rule, setting.line, setting.column, setting.key, setting.text,
-                                 f"{setting.key} is {setting.text}, which the rule renames", groups=[group])
             findings.append(finding)
             if not setting.keyed:
                 manual(finding, "the value is not written in one place")
@@ -60,7 +65,23 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
     return findings
 
 
-_INNER = re.compile(r"\$\{\s*(?:oc\.select\s*:\s*)?([A-Za-z_][\w\-]*(?:\.[\w\-]+)*)")  # `${key` anywhere in a text
+_INNER = re.compile(r"\$\{\s*(?:oc\.select\s*:\s*)?([A-Za-z_][\w\-]*(?:\.[\w\-]+)*)(?=\s*[},\[])")  # `${key}` in a text
+
+
+def _inside(rule: Rule, text: str) -> tuple[str, str] | None:
+    """(the text with each reference to a key the rule renames pointing at its new name, the first such
+    key); None when it names none. A resolver's name (`${oc.env:HOME}`) is not a key."""
+    parts: list[str] = []
+    first: str | None = None
+    end = 0
+    for match in _INNER.finditer(text):
+        key = match.group(1)
+        if not _renamed(rule, key):
+            continue
+        first = first or key
+        parts += [text[end : match.start(1)], renamed_key(rule, key)]
+        end = match.end(1)
+    return ("".join(parts) + text[end:], first) if first is not None else None
 
 
 def _renamed(rule: Rule, key: str) -> bool:
