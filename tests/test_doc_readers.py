@@ -117,3 +117,16 @@ def test_a_hash_line_inside_a_string_or_here_document_is_no_comment() -> None:
     result = check_file("run.sh", src, load_rules())
     lines = sorted((f.line, f.is_note) for f in result.findings)
     assert lines == [(2, False), (8, True)]  # the string's value is a setting; the here-document is text
+
+
+def test_a_docs_placeholder_is_a_value_the_reader_fills_in(tmp_path: Path) -> None:
+    from bot.engine.launches import collect
+
+    doc = ("```bash\npython3 train.py \\\n    run.id=<run_id> \\\n    plot.enabled=true \\\n"
+           "    out.dir='<kept as written>'\n```\n")
+    repo = make_repo(tmp_path / "repo", {"README.md": doc, "train.py": "print('x')\n"})
+    (launch,) = collect(repo, "repo").launches
+    assert [(o["text"], o["source"]) for o in launch.overrides] == [
+        ("run.id=<run_id>", "run time: <run_id>, a placeholder the reader fills in"),
+        ("plot.enabled=true", "literal"),  # bash would have taken it for a file to redirect to
+        ("out.dir=<kept as written>", "literal")]  # the word bash passes, quotes removed

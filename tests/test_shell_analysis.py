@@ -304,3 +304,12 @@ def test_a_single_quoted_bash_c_string_reads_what_the_inner_shell_inherits() -> 
     assert not analyse(b"timeout 60 ssh node bash -c 'python3 -m app a=1'\n").launches  # one line to ssh
     assert not analyse(b"srun echo bash -c 'python3 -m app a=1'\n").launches
     assert analyse(b"kubectl exec pod -- bash -c 'python3 -m app a=1'\n").launches
+
+
+def test_words_after_a_redirections_file_are_arguments() -> None:
+    """bash takes one word as a redirection's file and passes the words after it to the command;
+    tree-sitter hangs them on the redirection."""
+    script = analyse(b"python3 t.py > run.log a.b=1 2>&1 c.d=2\npython3 u.py e.f=3 >> out.txt\n"
+                     b"python3 v.py g.h=4 < <(cat in) i.j=5\n")
+    assert [[o.text for o in launch.overrides] for launch in script.launches] == [
+        ["a.b=1", "c.d=2"], ["e.f=3"], ["g.h=4", "i.j=5"]]

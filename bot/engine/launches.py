@@ -104,7 +104,15 @@ def _file(root: Path, path: str, kind: str, data: bytes) -> list[LaunchInfo]:
             at = launch.site.node.start_byte
             if not view.reports(at):
                 continue  # a doc block read apart: the launches before it are another view's
-            out.append(describe(root, path, kind, host_line(at), launch, host_line))
+            info = describe(root, path, kind, host_line(at), launch, host_line)
+            for item in info.overrides:  # a doc's `<placeholder>`, a workflow's `${{ expr }}`, as the file says
+                for name, original in view.names.items():
+                    if name not in item["text"]:
+                        continue
+                    item["text"] = item["text"].replace("$" + name, original)
+                    item["source"] = (f"run time: {original}, a placeholder the reader fills in"
+                                      if original.startswith("<") else item["source"].replace(name, original))
+            out.append(info)
     return out
 
 

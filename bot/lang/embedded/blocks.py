@@ -143,19 +143,21 @@ def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
     found = False
     hidden = 0
     apart: list[ShellView] = []
+    names: dict[str, str] = {}
     for block in doc.blocks:
         if not (block.shell and block.lines):
             continue
         found = True
         reveal_block(view, data, block.lines, block.language in PROMPT_LANGUAGES)
         start, end = block.lines[0][0], block.lines[-1][1]
+        stand_in_placeholders(view, start, end, names)
         text = bytes(view[start:end])
         root = parse_tree(text).root_node
         if not root.has_error:
             continue
         if _LAUNCH_LIKE.search(text) or _LAUNCHER_VARIABLE.search(text) or names_console_script(text):
             alone = bytearray(view[:end]) + blank(data[end:])  # the blocks before it, then it
-            apart.append(ShellView(bytes(alone), own=(start, end)))
+            apart.append(ShellView(bytes(alone), own=(start, end), names=names))
             view[start:end] = blank(data[start:end])
             continue
         hidden += len(error_spans(root))
@@ -167,7 +169,46 @@ def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
         else:
             masked = bytes(blank(text))
         view[start:end] = masked
-    return ([ShellView(bytes(view), hidden_errors=hidden)] if found else []) + apart
+    return ([ShellView(bytes(view), hidden_errors=hidden, names=names)] if found else []) + apart
+
+
+# `<run_id>`, `<path to model>`: what the reader fills in, not a redirection; one word, nothing but
+# letters, digits, `_ . - / :` and inner blanks
+PLACEHOLDER = re.compile(rb"<([A-Za-z][\w.\-/: ]*[\w.\-/]|[A-Za-z])>")
+
+
+def stand_in_placeholders(view: bytearray, start: int, end: int, names: dict[str, str]) -> None:
+    """A doc's `<placeholder>` outside quotes becomes a variable of its width that no line assigns, so its
+    value is known only at run time and the words after it stay the command's (bash would read `a=<x>`
+    then a continued line as two redirections, the next line's first word a file); `names` maps each
+    variable back to the doc's text."""
+    for match in PLACEHOLDER.finditer(view, start, end):
+        line_start = view.rfind(b"\n", start, match.start()) + 1
+        if _quoted_at(view[line_start : match.start()]):
+            continue  # inside quotes `<x>` is text the command gets as written
+        width = match.end() - match.start()
+        name = f"DOC_{len(names)}_".encode()
+        if len(name) > width - 1:
+            name = b"_" * (width - 1)
+        name += b"_" * (width - 1 - len(name))
+        names[name.decode()] = match.group().decode("utf-8", "replace")
+        view[match.start() : match.end()] = b"$" + name
+
+
+def _quoted_at(line: bytes | bytearray) -> bool:
+    """Whether a quote opened earlier on the line is still open at its end."""
+    quote = 0
+    escaped = False
+    for byte in line:
+        if escaped:
+            escaped = False
+        elif byte == 0x5C and quote != 0x27:  # a backslash escapes outside single quotes
+            escaped = True
+        elif quote == 0 and byte in (0x22, 0x27):
+            quote = byte
+        elif byte == quote:
+            quote = 0
+    return quote != 0
 
 
 def _blank_rest_of_line(text: bytes, spans: list[Span]) -> bytes:

@@ -93,15 +93,7 @@ def command_words(node: Node, env: object, walker: Walker) -> list[list[list[Fie
     """The command's argv after expansion, by word: each word's alternatives, each a list of fields."""
     words: list[list[list[Field]]] = []
     word = walker.expander.word
-    for child in node.children:
-        kind = child.type
-        if kind == "command_name":
-            inner = child.children
-            target = inner[0] if inner else child
-        elif kind in NOT_ARGUMENTS:
-            continue
-        else:
-            target = child
+    for target in _arguments(node):
         alternatives = []
         for alternative in word(target, env):  # type: ignore[arg-type]
             fields = split_fields(tilde(alternative, argument=True))
@@ -110,6 +102,24 @@ def command_words(node: Node, env: object, walker: Walker) -> list[list[list[Fie
             alternatives.append(fields)
         words.append(alternatives)
     return words
+
+
+def _arguments(node: Node) -> list[Node]:
+    """The nodes of the command's words, in order. A redirection takes one word as its file: tree-sitter
+    also hangs the words after it on the redirection (`python t.py > log a=1`), and bash passes them on."""
+    found: list[Node] = []
+    redirects = [c for c in node.children if c.type == "file_redirect"]
+    parent = node.parent
+    if parent is not None and parent.type == "redirected_statement" and parent.child_by_field_name("body") == node:
+        redirects += [c for c in parent.children if c.type == "file_redirect"]
+    for child in node.children:
+        if child.type == "command_name":
+            found.append(child.children[0] if child.children else child)
+        elif child.type not in NOT_ARGUMENTS:
+            found.append(child)
+    for redirect in redirects:
+        found += [c for c in redirect.children_by_field_name("destination")][1:]
+    return sorted(found, key=lambda n: n.start_byte) if redirects else found
 
 
 def analyse(src: bytes, all_exported: bool = False, path: str | None = None) -> ShellScript:
