@@ -42,3 +42,19 @@ def test_the_only_element_is_not_removed_and_python_that_does_not_parse_is_skipp
     assert finding.status is Status.MANUAL and "only element" in finding.message
     broken = check_file("t.py", b'compose(overrides=["critic.megatron.use_mbridge=False"]\n', rules)
     assert broken.unreadable is not None and python_errors(b"def (:\n") == 1
+
+
+def test_group_choices_without_a_dotted_key_are_read() -> None:
+    """`compose(overrides=["model=small", "seed=3"])` names no dotted key: it was never read."""
+    from pathlib import Path
+
+    import yaml
+
+    from bot.rules.loader import parse_rule
+
+    rule = parse_rule(yaml.safe_load("id: model-map\ntitle: small is tiny\nmatch: {key: [model]}\n"
+                                     "fix: {map: {small: tiny}}\n"), Path("model-map.yaml"))
+    src = b'from hydra import compose\ncfg = compose(config_name="train", overrides=["model=small", "seed=3"])\n'
+    result = check_file("t.py", src, [rule])
+    assert [(f.line, f.status) for f in result.findings] == [(2, Status.FIXABLE)]
+    assert result.change is not None and b'"model=tiny"' in result.change.after

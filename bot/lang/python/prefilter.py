@@ -16,8 +16,10 @@ import warnings
 
 from bot.lang.shell.launchers import PYTHON, RUNNERS, TORCHRUN, WRAPPERS, console_target
 
-# a string that starts like a dotted override: without one, libcst (slow) is not run at all
-LOOKS_LIKE_OVERRIDE = re.compile(rb"[\"'](\+\+|\+|~)?[A-Za-z_][\w\-]*(\.[\w\-]+)+(@[\w.\-]+)?[=\"']")
+# a string that starts like an override (a dotted key, or any key and `=`: a group choice `model=x`):
+# without one, libcst (slow) is not run at all
+LOOKS_LIKE_OVERRIDE = re.compile(
+    rb"[\"'](?:\+\+|\+|~)?[A-Za-z_][\w\-]*(?:(?:\.[\w\-]+)+(?:@[\w.\-]+)?[=\"']|(?:@[\w.\-]+)?=)")
 OVERRIDE_TEXT = re.compile(r"^(\+\+|\+|~)?[A-Za-z_][\w\-]*(\.[\w\-]+)*(@[\w.\-]+)?(=|$)")
 
 _OTHER_LAUNCHERS = {"env", "ray", "bash", "sh"}
