@@ -39,8 +39,8 @@ def console_scripts(files: Iterable[tuple[str, bytes]]) -> dict[str, str]:
     for path, data in sorted(files, key=lambda item: (item[0].count("/"), item[0])):
         name = path.rpartition("/")[2]
         reader = {"pyproject.toml": _pyproject, "setup.cfg": _setup_cfg, "setup.py": _setup_py}.get(name)
-        if reader is None:
-            continue
+        if reader is None or not (b"scripts" in data if name == "pyproject.toml" else b"console_scripts" in data):
+            continue  # declares none: not parsed
         try:
             text = data.decode("utf-8")
             found = reader(text)
