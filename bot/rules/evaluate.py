@@ -13,7 +13,19 @@ from dataclasses import dataclass, field
 
 from bot.hydra.grammar import bool_style, config_reference, format_value
 from bot.hydra.sweeps import Sweep
-from bot.ir import CALLER, COMMENT, EXCERPT, PROSE, SCRIPT, Action, Plan, Realise, Setting, SettingGroup
+from bot.ir import (
+    CALLER,
+    COMMENT,
+    EXCERPT,
+    PROSE,
+    SCRIPT,
+    STRANDED,
+    Action,
+    Plan,
+    Realise,
+    Setting,
+    SettingGroup,
+)
 from bot.model import NOTE, Finding, Status
 from bot.rules.entrypoints import KEY, EntryTargets, launches, moved_to, plan_move
 from bot.rules.fixes import ensure_conflict, manual, new_text, plan_branch_values, plan_fix, prefix_for, write_plans
@@ -103,6 +115,10 @@ class Evaluator:
             finding = self.finding(rule, first.line, first.column, first.key, first.text, describe(first),
                                    groups=site.groups)
             findings.append(finding)
+            if site.groups[0].role == STRANDED:
+                finding.value = None
+                manual(finding, site.groups[0].label)
+                continue
             if site.groups[0].role in (COMMENT, PROSE):
                 finding.severity = NOTE
                 if rule.comment_policy(site.groups[0].role == PROSE) == "note":
@@ -175,7 +191,8 @@ class Evaluator:
         findings: list[Finding] = []
         needs: list[tuple[SettingGroup, list[EnsureEntry]]] = []
         for group in self.groups:
-            if group.role in (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE) or not group_applies(rule, group, self.facts):
+            if group.role in (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE, STRANDED) or not group_applies(rule, group,
+                                                                                                   self.facts):
                 continue  # a script handed overrides may set the key itself; a doc shows a part; a comment
             present: dict[str, list[Setting]] = {}
             for setting in group.settings:
@@ -215,7 +232,7 @@ class Evaluator:
         findings: list[Finding] = []
         seen: set[object] = set()
         for group in self.groups:
-            if group.role in (CALLER, EXCERPT, COMMENT, PROSE) or not group_applies(rule, group, self.facts):
+            if group.role in (CALLER, EXCERPT, COMMENT, PROSE, STRANDED) or not group_applies(rule, group, self.facts):
                 continue
             sides = [Side(s.key, s.value, s) for s in group.settings if s.state == "static" and s.prefix != "~"]
             for left, _, message in violations(rule, sides):

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from bot.hydra.grammar import config_reference, with_reference
-from bot.ir import COMMENT, PROSE, Action, Plan, Setting
+from bot.ir import COMMENT, PROSE, STRANDED, Action, Plan, Setting
 from bot.model import Finding
 from bot.rules.fixes import manual, renamed_key, write_plans
 from bot.rules.matching import group_applies, key_matches, reads_value
@@ -25,7 +25,7 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
     findings: list[Finding] = []
     plans: list[Plan] = []
     for group in ev.groups:
-        if group.role in (COMMENT, PROSE) or not group_applies(rule, group, ev.facts):
+        if group.role in (COMMENT, PROSE, STRANDED) or not group_applies(rule, group, ev.facts):
             continue
         for setting in group.settings:
             written = setting.text if setting.state in ("static", "dynamic") else None

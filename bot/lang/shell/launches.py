@@ -111,6 +111,7 @@ class Launch:
     entry_field: Field | None = None  # the word that names the entry point, which ends with it (`-mMOD`)
     cut_short: int | None = None  # the line of a `\ ` meant to continue it (bot.lang.shell.continuations)
     console_target: str | None = None  # "module:function" a console script runs, from the repository's packaging
+    stranded: list[Override] = field(default_factory=list)  # overrides after the cut, run as a command of their own
 
     @property
     def module(self) -> str | None:

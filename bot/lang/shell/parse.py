@@ -11,7 +11,7 @@ from bot.lang.shell.calls import ScriptCall, script_call
 from bot.lang.shell.continuations import cut_short_at
 from bot.lang.shell.directories import tilde
 from bot.lang.shell.launchers import consoles_generation
-from bot.lang.shell.launches import SHELL_SCRIPT, Launch, build_launches
+from bot.lang.shell.launches import SHELL_SCRIPT, Launch, build_launches, parse_override_field
 from bot.lang.shell.quirks import masked
 from bot.lang.shell.text import Field, split_fields
 from bot.lang.shell.variables import Definition
@@ -104,6 +104,16 @@ def command_words(node: Node, env: object, walker: Walker) -> list[list[list[Fie
     return words
 
 
+def _strand(launches: list[Launch], fields: list[Field], src: bytes) -> None:
+    """The overrides on the lines after a launch cut short, which run as a command of their own (its name
+    the first of them): they never reach the launch."""
+    if not fields[0].static or parse_override_field(fields[0], src) is None:
+        return  # the launch ended where it meant to: the next command is another
+    found = [o for item in fields if (o := parse_override_field(item, src)) is not None]
+    for launch in launches:
+        launch.stranded = found
+
+
 def _arguments(node: Node) -> list[Node]:
     """The nodes of the command's words, in order. A redirection takes one word as its file: tree-sitter
     also hangs the words after it on the redirection (`python t.py > log a=1`), and bash passes them on."""
@@ -142,15 +152,21 @@ def _analyse(src: bytes, all_exported: bool, path: str | None, consoles: int) ->
     errors = sorted([*error_spans(tree.root_node), *result.too_deep], key=lambda s: (s.start, s.end))
     script = ShellScript(src=src, tree=tree, definitions=result.definitions, errors=errors,
                          statements=result.statements, reaching=result.reaching, inline_strings=result.inline_strings)
+    cut_launches: dict[int, list[Launch]] = {}  # the line after a cut: the launches it was meant to continue
     for site in result.commands:
         words = command_words(site.node, site.env, walker)
         fields = [f for alternatives in words for alternative in alternatives for f in alternative]
         if not fields:
             continue
+        stranded = cut_launches.pop(int(site.node.start_point[0]) + 1, None)
+        if stranded is not None:
+            _strand(stranded, fields, src)
         launches = build_launches(site, words, src, path)
         cut = cut_short_at(src, site.node)
         for launch in launches:
             launch.cut_short = cut
+        if cut is not None and launches:
+            cut_launches[cut + 1] = launches
         script.launches.extend(launches)
         if any(launch.entry_kind != SHELL_SCRIPT for launch in launches):
             continue

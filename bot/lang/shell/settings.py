@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.hydra.grammar import HydraSyntaxError, parse_override
-from bot.ir import CALLER, LAUNCH, SCRIPT, Setting, SettingGroup
+from bot.ir import CALLER, LAUNCH, SCRIPT, STRANDED, Setting, SettingGroup
 from bot.lang.shell.calls import EnvInput, EnvValue, ScriptCall
 from bot.lang.shell.launchers import CONSOLE
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, Override, line_column, line_of
@@ -30,6 +30,13 @@ def launch_groups(script: ShellScript) -> list[SettingGroup]:
                                    role=SCRIPT if launch.entry_kind == SHELL_SCRIPT else LAUNCH, launch=launch,
                                    handle=launch, lines=(min(launch.line, node.start_point[0] + 1), last),
                                    entry_site=_entry_site(launch), entry_written=launch.entry_kind != CONSOLE))
+        if launch.stranded:
+            first, end = launch.stranded[0], launch.stranded[-1]
+            groups.append(SettingGroup(
+                [override_setting(o) for o in launch.stranded], first.line, first.column,
+                label=f"not passed to the launch of {launch.entry} at line {launch.line}: the blank after the "
+                      f"backslash on line {launch.cut_short} ends it, and this line runs as a command of its own",
+                entry=launch.module, role=STRANDED, launch=launch, lines=(first.line, end.line), entry_written=False))
     return groups
 
 
