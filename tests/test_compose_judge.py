@@ -240,3 +240,19 @@ def _notebook(source: str) -> str:
     cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
             "source": ["!" + line for line in source.splitlines(keepends=True)]}
     return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+
+
+def test_a_rule_is_judged_with_its_own_config_edits_not_another_rules(tmp_path: Path) -> None:
+    """The rename edits the config; the tuning rule does not. Judged alone with the renamed config, the
+    tuning rule's fix would fail on the launch's old `layers` (which only the rename fixes): it is judged
+    with the config its own edits leave (none), and every fix together with every config edit."""
+    root = _repo(tmp_path)
+    rename = parse_rule(yaml.safe_load(RENAME), Path("layers-renamed.yaml"))
+    report = scan(root, [rename, _rule("++")])
+    assert {(f.rule, f.path, f.status.value) for f in report.findings} == {
+        ("layers-renamed", "run.sh", "fixable"), ("layers-renamed", "trainer/config/train.yaml", "fixable"),
+        ("tuning-flag", "run.sh", "fixable")}
+    for change in report.changes:
+        (root / change.path).write_bytes(change.after)
+    assert b"++reference.engine.tuning.flag=True" in (root / "run.sh").read_bytes()
+    assert compose_scan(root)[0].findings == []

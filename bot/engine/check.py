@@ -24,7 +24,7 @@ from bot.rules.model import Rule
 from bot.rules.parse_reach import rules_reached
 
 if TYPE_CHECKING:
-    from bot.hydra.shadow import ConfigShadow
+    from bot.engine.run_configs import RunConfigs
 
 
 def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
@@ -57,10 +57,10 @@ def read_findings(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts 
 def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
                kind: str | None = None, packages: dict[str, str] | None = None,
                root: Path | None = None, baseline: Baseline | None = None, focus: Focus | None = None,
-               shadow: ConfigShadow | None = None) -> FileResult:
+               configs: RunConfigs | None = None) -> FileResult:
     """Find, fix in memory and verify one file; nothing is written here. `root`: scripts it calls;
     `focus`: the parts of the file that can hold anything for the rules (the rest is not read);
-    `shadow`: the config as the run's config edits leave it, which Hydra judges edited launches with.
+    `configs`: the config as the run's config edits leave it, which Hydra judges edited launches with.
 
     Findings silenced by a comment in the file or by `baseline` are set aside before any fix is planned.
     """
@@ -93,7 +93,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
     if root is not None and kind in SHELL_FAMILY:  # launches in scripts, docs' blocks, notebooks, workflows
         from bot.engine.compose_judge import keep_composing
 
-        result.composed = keep_composing(root, path, data, findings, shadow, kind)
+        result.composed = keep_composing(root, path, data, findings, configs, kind)
         edits = unique_edits(findings)
         if not edits:
             return result

@@ -16,7 +16,7 @@ from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule
 
 if TYPE_CHECKING:
-    from bot.hydra.shadow import ConfigShadow
+    from bot.engine.run_configs import RunConfigs
 
 
 @dataclass
@@ -61,10 +61,10 @@ def scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
               facts: LaunchFacts | None, packages: dict[str, str] | None,
               config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS,
               baseline: Baseline | None = None, scripts: Scripts | None = None,
-              shadow: ConfigShadow | None = None) -> Outcome | Waiting | None:
+              configs: RunConfigs | None = None) -> Outcome | Waiting | None:
     """One file's outcome. A file whose worth depends on the scripts it may run is left for later
     (a Waiting, or None without the listing) until `scripts`, the listed scripts and which of them hold
-    a token, are known. `shadow`: the config as the run's edits leave it (bot.engine.compose_judge)."""
+    a token, are known. `configs`: the config as the run's edits leave it (bot.engine.run_configs)."""
     focus = replace(wanted, scripts=scripts, looked=[]) if wanted is not None else None
     outcome, data = screen(source, focus)
     if outcome is None or data is None or isinstance(outcome, Waiting):
@@ -74,7 +74,7 @@ def scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
         file_rules = schema_rules(file_rules)
     if file_rules:
         work = partial(check_file, source.path, data, file_rules, facts, kind=source.kind, packages=packages,
-                       root=source.root, baseline=baseline, focus=focus, shadow=shadow)
+                       root=source.root, baseline=baseline, focus=focus, configs=configs)
         result, outcome.error = isolated(source.path, "checking", work, seconds)
         if result is None:
             assert outcome.error is not None

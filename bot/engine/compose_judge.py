@@ -13,18 +13,22 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.engine.edits import apply_edits, unique_edits
 from bot.engine.readings import describe, failures, readings
 from bot.hydra.app import AppProblem, HydraApp, resolve_app
 from bot.hydra.compose import Composer
 from bot.hydra.shadow import ConfigShadow
-from bot.lang.kinds import SHELL, YAML
+from bot.lang.kinds import SHELL
 from bot.lang.shell.front import ShellFamilyFront
 from bot.lang.shell.launchers import may_launch_python
 from bot.lang.shell.launches import Launch, line_column
 from bot.lang.shell.parse import ShellScript, analyse
-from bot.model import Finding, Outcome, Reason, Status
+from bot.model import Finding, Reason, Status
+
+if TYPE_CHECKING:
+    from bot.engine.run_configs import RunConfigs
 
 
 @lru_cache(maxsize=4)
@@ -137,40 +141,36 @@ def newly_failing(root: Path, path: str, before: bytes, after: bytes,
 
 
 def keep_composing(root: Path, path: str, data: bytes, findings: list[Finding],
-                   shadow: ConfigShadow | None = None, kind: str = SHELL) -> bool:
+                   configs: RunConfigs | None = None, kind: str = SHELL) -> bool:
     """Take back, rule by rule, the fixes that would make one of the file's launches stop composing.
 
-    `shadow`: the config as the run's own config edits leave it, which the edited launches run with
-    (bot.engine.scan judges again with it the files whose fixes were taken back).
+    `configs`: the config as the run's own config edits leave it, which the edited launches run with
+    (bot.engine.scan judges again with it the files whose fixes were taken back): one rule's fixes
+    with that rule's config edits, all of them together with all of them.
     True when Hydra was asked (the result then depends on the repository's config tree).
     """
     edits = unique_edits(findings)
     if not edits or not may_launch_python(data):
         return False
     before = _failures(root, path, data, kind=kind)
-    if not newly_failing(root, path, data, apply_edits(data, edits), before, shadow, kind):
+    every = configs.shadow() if configs is not None else None
+    if not newly_failing(root, path, data, apply_edits(data, edits), before, every, kind):
         return True
     rules = sorted({f.rule for f in findings if f.status is Status.FIXABLE})
     for rule in rules:
         mine = [f for f in findings if f.rule == rule and f.status is Status.FIXABLE]
+        shadow = configs.shadow(rule) if configs is not None else None
         broken = newly_failing(root, path, data, apply_edits(data, unique_edits(mine)), before, shadow, kind)
         for finding in mine if broken else []:
             finding.make_manual(f"not edited: the launch would no longer compose ({_nearest(finding, broken)})",
                                 Reason.UNCOMPOSED)
     left = [f for f in findings if f.status is Status.FIXABLE]
     together = unique_edits(left)
-    broken = newly_failing(root, path, data, apply_edits(data, together), before, shadow, kind) if together else []
+    broken = newly_failing(root, path, data, apply_edits(data, together), before, every, kind) if together else []
     for finding in left if broken else []:
         finding.make_manual(f"not edited: with the other rules' fixes the launch would no longer compose "
                             f"({_nearest(finding, broken)})", Reason.UNCOMPOSED)
     return True
-
-
-def config_shadow(root: Path, outcomes: dict[str, Outcome]) -> ConfigShadow | None:
-    """The config as a scan's YAML edits leave it (None: it edits no YAML file)."""
-    edits = {path: o.result.change.after for path, o in outcomes.items()
-             if o.result is not None and o.result.change is not None and o.result.kind == YAML}
-    return ConfigShadow(root, edits) if edits else None
 
 
 def _nearest(finding: Finding, messages: list[str]) -> str:

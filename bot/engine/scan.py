@@ -92,19 +92,19 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         outcomes, scripts = batches.run(todo, hits, listed, root)
     report.reads.update(batches.layout_reads - {s.path for s in listed})  # included configs git ignores
     packages = batches.packages
-    shadow = None
+    configs = None
     if any(uncomposed(o) for o in outcomes.values()):
-        from bot.engine.compose_judge import config_shadow
+        from bot.engine.run_configs import RunConfigs
 
-        shadow = config_shadow(root, outcomes)
+        configs = RunConfigs(root, outcomes) or None
     try:
         for source in files:
             outcome = outcomes[source.path]
             known = scripts if scripts is not None else scripts_of(listed, outcomes, wanted)  # a cached caller
-            if shadow is not None and uncomposed(outcome):
+            if configs is not None and uncomposed(outcome):
                 # Hydra judged its fixes with the config as it is; the run edits that config too
                 again = scan_one(source, enabled, wanted, facts, packages, config_dirs, seconds, None, known,
-                                 shadow)
+                                 configs)
                 assert isinstance(again, Outcome)
                 outcome = again
             if reuse is not None and reuse.hit(source.path) is None:
@@ -112,13 +112,13 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
             if source.path in held and report.baseline is not None and _baselined(outcome, report.baseline):
                 # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
                 again = scan_one(source, enabled, wanted, facts, packages, config_dirs, seconds, report.baseline,
-                                 known, shadow)
+                                 known, configs)
                 assert isinstance(again, Outcome)
                 outcome = again
             _add_outcome(report, outcome, source.kind)
     finally:
-        if shadow is not None:
-            shadow.close()
+        if configs is not None:
+            configs.close()
     if reuse is not None:
         report.cache = reuse.finish(complete=paths is None)
     report.findings.sort(key=Finding.sort_key)
