@@ -372,3 +372,14 @@ def test_a_notebook_that_is_not_json_is_skipped_with_its_reason(tmp_path: Path) 
     report, _ = compose_scan(repo)
     assert report.findings == [] and report.errors == []
     assert [s.path for s in report.skipped if "cannot be read as notebook" in s.reason] == ["demo.ipynb"]
+
+
+def test_an_app_without_a_config_path_is_a_hydra_app_whose_config_is_made_at_run_time(tmp_path: Path) -> None:
+    from bot.engine.launches import collect
+
+    app = "import hydra\n\n\n@hydra.main(version_base=None)\ndef main(cfg):\n    print(cfg)\n"
+    repo = make_repo(tmp_path / "r", {"app.py": app, "run.sh": "python3 app.py +seed=1\n"})
+    (launch,) = collect(repo, "r").launches
+    assert launch.cls == "runtime" and "Hydra's config store" in launch.evidence  # it was "not-hydra"
+    _, stats = compose_scan(repo)
+    assert [why for _, _, why in stats.unresolved] == [launch.evidence]

@@ -121,7 +121,8 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
     if config_path == COMPUTED:
         return AppProblem(f"{source}: the app computes its config_path; it is known at run time", RUNTIME)
     if config_path is None:
-        return AppProblem(f"{source}: the app declares no config_path", NOT_HYDRA)
+        return AppProblem(f"{source}: the app declares no config_path: its config comes from Hydra's config store "
+                          "(structured configs registered when it runs) or from the overrides alone", RUNTIME)
     if name == COMPUTED:
         return AppProblem(f"{source}: the app computes its config_name; it is known at run time", RUNTIME)
     if launch.config_path_dir is not None:  # `--config-path=$(pwd)/conf`: where the script says
