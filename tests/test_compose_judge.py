@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import yaml
@@ -256,3 +257,46 @@ def test_a_rule_is_judged_with_its_own_config_edits_not_another_rules(tmp_path: 
         (root / change.path).write_bytes(change.after)
     assert b"++reference.engine.tuning.flag=True" in (root / "run.sh").read_bytes()
     assert compose_scan(root)[0].findings == []
+
+
+def test_a_config_edit_the_baseline_holds_back_judges_nothing(tmp_path: Path) -> None:
+    """The baseline silences the config's rename: the run does not write it, so the launches run with
+    the config as it is and their rename stays refused."""
+    from bot.engine.silence import read_baseline
+
+    root = _repo(tmp_path)
+    rule = parse_rule(yaml.safe_load(RENAME), Path("layers-renamed.yaml"))
+    held = tmp_path / "baseline.json"
+    held.write_text(json.dumps({"version": 1, "tool": "followup-bot", "findings": [
+        {"rule": "layers-renamed", "path": "trainer/config/train.yaml", "key": "policy.engine.layers", "value": "2"},
+        {"rule": "layers-renamed", "path": "trainer/config/train.yaml", "key": "reference.engine.layers",
+         "value": "2"}]}))
+    report = scan(root, [rule], baseline=read_baseline(held))
+    assert _statuses(report) == [("run.sh", "uncomposed"), ("run.sh", "uncomposed")]
+    assert report.changes == []
+
+
+def test_a_cached_judgement_is_not_used_by_a_run_that_leaves_the_config_as_it_is(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    rule = parse_rule(yaml.safe_load(RENAME), Path("layers-renamed.yaml"))
+
+    def warm(paths: set[str] | None = None) -> list[tuple[str, str]]:
+        cache = ResultCache(tmp_path / "cache", root, fingerprint([rule]))
+        return _statuses(scan(root, [rule], paths=paths, memo=CachedResults(cache, reuse_changes=True)))
+
+    assert [s for p, s in warm() if p == "run.sh"] == ["fixable", "fixable"]  # with the config's rename
+    assert warm({"run.sh"}) == [("run.sh", "uncomposed"), ("run.sh", "uncomposed")]  # the script alone
+    assert warm() == _statuses(scan(root, [rule]))
+
+
+def test_a_config_group_linked_inside_the_repository_is_composed_in_the_edited_copy(tmp_path: Path) -> None:
+    config = "defaults:\n  - engine@policy.engine: small\n  - _self_\nreference:\n  engine:\n    layers: 2\n"
+    root = make_repo(tmp_path / "repo", {"trainer/main.py": APP, "trainer/config/train.yaml": config,
+                                         "shared/engine/small.yaml": "tuning: {}\nlayers: 2\n",
+                                         "run.sh": SCRIPT})
+    (root / "trainer/config/engine").symlink_to("../../shared/engine")
+    rename = parse_rule(yaml.safe_load(RENAME.replace('["**.engine.layers"]', '["reference.engine.layers"]')),
+                        Path("layers-renamed.yaml"))
+    report = scan(root, [rename, _rule("++")])
+    assert {(f.rule, f.path, f.status.value) for f in report.findings if f.path == "run.sh"} == {
+        ("layers-renamed", "run.sh", "fixable"), ("tuning-flag", "run.sh", "fixable")}

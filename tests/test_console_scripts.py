@@ -176,3 +176,10 @@ def test_a_cached_result_is_not_kept_when_the_console_scripts_change(tmp_path: P
     assert run() == [("README.md", 4), ("scripts/run.sh", 3), ("scripts/run.sh", 4), ("scripts/run.sh", 5),
                      ("scripts/run.sh", 6)]
     assert run() == sorted((f.path, f.line) for f in scan(repo, rules).findings if f.path.endswith((".sh", ".md")))
+
+
+def test_a_shell_function_of_the_same_name_is_not_the_console_script(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "scripts/wrap.sh").write_text('#!/bin/bash\ntrainlab() { echo "+ $*"; "$@"; }\n'
+                                          "trainlab python3 tools/other.py trainer.epochs=3\n")
+    assert [i.entry for i in collect(repo, "repo").launches if i.path == "scripts/wrap.sh"] == []

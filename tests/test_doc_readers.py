@@ -130,3 +130,17 @@ def test_a_docs_placeholder_is_a_value_the_reader_fills_in(tmp_path: Path) -> No
         ("run.id=<run_id>", "run time: <run_id>, a placeholder the reader fills in"),
         ("plot.enabled=true", "literal"),  # bash would have taken it for a file to redirect to
         ("out.dir=<kept as written>", "literal")]  # the word bash passes, quotes removed
+
+
+def test_each_placeholder_keeps_its_own_name_and_a_word_it_starts(tmp_path: Path) -> None:
+    from bot.engine.launches import collect
+
+    doc = ("```bash\npython3 train.py a.lr=<lr> a.n=<N> \\\n    a.dir=<d>_run a.tag=<tag>_v2 b.c=1\n```\n\n"
+           "```bash\npython3 train.py a.m=<b>\n```\n")
+    repo = make_repo(tmp_path / "repo", {"README.md": doc, "train.py": "print('x')\n"})
+    first, second = collect(repo, "repo").launches
+    assert [(o["text"], o["source"].split(",")[0]) for o in first.overrides] == [
+        ("a.lr=<lr>", "run time: <lr>"), ("a.n=<N>", "run time: <N>"),
+        ("a.dir=", "literal"),  # `<d>` is too short for a name that ends before `_run`: read as bash reads it
+        ("a.tag=<tag>_v2", "run time: <tag>"), ("b.c=1", "literal")]
+    assert [(o["text"], o["source"].split(",")[0]) for o in second.overrides] == [("a.m=<b>", "run time: <b>")]

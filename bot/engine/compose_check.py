@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
-from bot.engine.readings import Reading, describe, failures, readings
+from bot.engine.readings import Reading, describe, elided, failures, readings
 from bot.engine.silence import default_baseline, identity, silence
 from bot.hydra.app import AppProblem, HydraApp, forget_files, resolve_app
 from bot.hydra.compose import Composer, ComposeStats
 from bot.hydra.renames import Rename, config_renames, rename_fix
-from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST
+from bot.lang.kinds import SHELL
 from bot.lang.shell.launchers import may_launch_python
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
@@ -31,19 +31,17 @@ if TYPE_CHECKING:
     from bot.lang.shell.front import ShellFamilyFront
 
 RULE_ID = "hydra-compose"
-DOC_KINDS = (MARKDOWN, RST, NOTEBOOK)
 
 
 ALREADY_THERE = "Could not append to config. An item is already at"
-ELISIONS = ("...", "\u2026")  # a doc's "and the rest of the arguments": the config they choose is unknown
 
 
 def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
                  renames: list[Rename] | None = None, reports: Callable[[int], bool] | None = None,
-                 doc: bool = False) -> list[Finding]:
+                 kind: str = SHELL) -> list[Finding]:
     """Each launch composed once per way through the script's branches (bot.engine.readings);
     `reports`: whether a launch, by its first byte, is this view's to report (bot.lang.embedded.views);
-    `doc`: the script is a doc's blocks, where `...` stands for arguments left out."""
+    `kind`: the file's (in a doc, `...` stands for arguments left out)."""
     findings: list[Finding] = []
     reported: set[object] = set()
     for launch in script.launches:
@@ -54,7 +52,7 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
         if isinstance(app, AppProblem):
             composer.stats.unresolved.append((path, launch.line, app.reason))
             continue
-        if doc and any(item.text in ELISIONS for item in launch.argv):
+        if elided(kind, launch):
             composer.stats.unresolved.append((path, launch.line, "the doc leaves some of its arguments out (`...`)"))
             continue
         found: dict[object, tuple[Override | None, str, list[Reading]]] = {}
@@ -159,7 +157,7 @@ def _composed(path: str, root: Path, front: ShellFamilyFront, data: bytes, compo
     for view in front.views(data):
         script = front.script(view.text)
         first = len(composer.stats.unresolved)
-        found = check_script(path, root, script, composer, renames, view.reports, front.kind in DOC_KINDS)
+        found = check_script(path, root, script, composer, renames, view.reports, front.kind)
         near = script.error_lines()
         for finding in found:
             if finding.edits and finding.line in near:

@@ -109,7 +109,7 @@ def _file(root: Path, path: str, kind: str, data: bytes) -> list[LaunchInfo]:
                 for name, original in view.names.items():
                     if name not in item["text"]:
                         continue
-                    item["text"] = item["text"].replace("$" + name, original)
+                    item["text"] = item["text"].replace("${" + name + "}", original).replace("$" + name, original)
                     item["source"] = (f"run time: {original}, a placeholder the reader fills in"
                                       if original.startswith("<") else item["source"].replace(name, original))
             out.append(info)

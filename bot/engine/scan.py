@@ -18,6 +18,7 @@ from bot.engine.silence import default_baseline
 from bot.engine.wanted import focus_for, listing_of, scripts_of
 from bot.errors import UserError
 from bot.gitfiles import head_commit
+from bot.lang.focus import Scripts
 from bot.lang.kinds import PYTHON, YAML
 from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Reason, Report, RuleInfo
 from bot.rules.model import Rule, consults_config
@@ -92,39 +93,53 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         outcomes, scripts = batches.run(todo, hits, listed, root)
     report.reads.update(batches.layout_reads - {s.path for s in listed})  # included configs git ignores
     packages = batches.packages
-    configs = None
-    if any(uncomposed(o) for o in outcomes.values()):
-        from bot.engine.run_configs import RunConfigs
-
-        configs = RunConfigs(root, outcomes) or None
-    try:
-        for source in files:
-            outcome = outcomes[source.path]
-            known = scripts if scripts is not None else scripts_of(listed, outcomes, wanted)  # a cached caller
-            if configs is not None and uncomposed(outcome):
-                # Hydra judged its fixes with the config as it is; the run edits that config too
-                again = scan_one(source, enabled, wanted, facts, packages, config_dirs, seconds, None, known,
-                                 configs)
-                assert isinstance(again, Outcome)
-                outcome = again
-            if reuse is not None and reuse.hit(source.path) is None:
-                reuse.record(source, outcome)
-            if source.path in held and report.baseline is not None and _baselined(outcome, report.baseline):
-                # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
-                again = scan_one(source, enabled, wanted, facts, packages, config_dirs, seconds, report.baseline,
-                                 known, configs)
-                assert isinstance(again, Outcome)
-                outcome = again
-            _add_outcome(report, outcome, source.kind)
-    finally:
-        if configs is not None:
-            configs.close()
+    final: dict[str, Outcome] = {}
+    known = scripts
+    for source in files:
+        outcome = outcomes[source.path]
+        if reuse is not None and reuse.hit(source.path) is None:
+            reuse.record(source, outcome)  # what the file alone says: a judgement with the run's config edits is not
+        if source.path in held and report.baseline is not None and _baselined(outcome, report.baseline):
+            # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
+            known = known if known is not None else scripts_of(listed, outcomes, wanted)  # a cached caller
+            again = scan_one(source, enabled, wanted, facts, packages, config_dirs, seconds, report.baseline, known)
+            assert isinstance(again, Outcome)
+            outcome = again
+        final[source.path] = outcome
+    if any(uncomposed(o) for o in final.values()):
+        _judge_with_config_edits(root, files, final, Setup(enabled, wanted, facts, config_dirs, seconds, packages),
+                                 held, report.baseline, known if known is not None else scripts_of(listed, outcomes,
+                                                                                                  wanted))
+    for source in files:
+        _add_outcome(report, final[source.path], source.kind)
     if reuse is not None:
         report.cache = reuse.finish(complete=paths is None)
     report.findings.sort(key=Finding.sort_key)
     report.silenced.sort(key=Finding.sort_key)
     report.errors.sort(key=lambda e: e.path)
     return report
+
+
+def _judge_with_config_edits(root: Path, files: list[SourceFile], final: dict[str, Outcome], setup: Setup,
+                             held: set[str], baseline: Baseline | None, scripts: Scripts) -> None:
+    """The files whose fixes Hydra refused, judged again with the config as the run's YAML edits (those
+    the run writes, after the baseline) leave it: the edited launches run with the edited config.
+    Never cached: the result rests on which other files this run edits."""
+    from bot.engine.run_configs import RunConfigs
+
+    configs = RunConfigs(root, final)
+    if not configs:
+        return
+    try:
+        for source in files:
+            if uncomposed(final[source.path]):
+                quiet = baseline if source.path in held else None
+                again = scan_one(source, setup.rules, setup.wanted, setup.facts, setup.packages, setup.config_dirs,
+                                 setup.seconds, quiet, scripts, configs)
+                assert isinstance(again, Outcome)
+                final[source.path] = again
+    finally:
+        configs.close()
 
 
 def uncomposed(outcome: Outcome) -> bool:

@@ -4,7 +4,7 @@ A rule that renames `trainer.epochs` edits the config that defines it and the la
 one run. Composed against the config as it is, every edited launch would fail ("Key 'max_epochs' is
 not in struct"); composed against the config as the run leaves it, it composes. Each config
 directory of an app that holds an edited file is copied once (its YAML files and directories; a
-symlink is not followed out of the repository) with the run's edits written over it.
+symlink is followed inside the repository, never out of it) with the run's edits written over it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from bot.hydra.app import HydraApp
@@ -63,8 +64,8 @@ class ConfigShadow:
             return directory
         if self._temp is None:
             self._temp = tempfile.TemporaryDirectory(prefix="bot-config-")
-        copy = os.path.join(self._temp.name, str(len(self._copies)))
-        shutil.copytree(directory, copy, ignore=_not_config)
+        copy = os.path.join(self._temp.name, f"{len(self._copies)}.d")  # no copy's path begins another's
+        shutil.copytree(directory, copy, ignore=partial(_not_config, str(self.root)))
         for inner, data in edited.items():
             target = os.path.join(copy, *inner.split("/"))
             if os.path.isfile(target):  # an edit of a file the copy holds (not one behind a symlink)
@@ -74,11 +75,14 @@ class ConfigShadow:
         return copy
 
 
-def _not_config(directory: str, names: list[str]) -> set[str]:
-    """What a copy leaves out: symlinks, git's own directory and files Hydra does not read as configs."""
+def _not_config(root: str, directory: str, names: list[str]) -> set[str]:
+    """What a copy leaves out: a symlink to outside the repository (one inside is copied as what it
+    points at, as Hydra reads it), git's own directory, files Hydra does not read as configs."""
     left = set()
+    inside = root.rstrip(os.sep) + os.sep
     for name in names:
         path = os.path.join(directory, name)
-        if os.path.islink(path) or name == ".git" or (not os.path.isdir(path) and not name.endswith((".yaml", ".yml"))):
+        outside = os.path.islink(path) and not os.path.realpath(path).startswith(inside)
+        if outside or name == ".git" or (not os.path.isdir(path) and not name.endswith((".yaml", ".yml"))):
             left.add(name)
     return left

@@ -41,8 +41,12 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
                 new_key = renamed_key(rule, named)
                 finding = ev.finding(rule, setting.line, setting.column, setting.key, written,
                                      f"{setting.key} is {written}, which names {named}", groups=[group])
-                if "\\" in inner:  # `\${...}` is no interpolation to OmegaConf: a person reads which is which
-                    manual(finding, "an interpolation inside text with escapes: a person must rewrite it")
+                why = ("an interpolation inside text with escapes" if "\\" in inner  # `\${` is no interpolation
+                       else "an interpolation inside quoted text" if inner != written  # Hydra's or the file's quotes
+                       else "an interpolation inside a list or mapping" if not isinstance(setting.value, str)
+                       else None)
+                if why is not None:
+                    manual(finding, f"{why}: a person must rewrite it")
                     findings.append(finding)
                     continue
             elif _renamed(rule, reference.key):

@@ -183,31 +183,51 @@ def stand_in_placeholders(view: bytearray, start: int, end: int, names: dict[str
     then a continued line as two redirections, the next line's first word a file); `names` maps each
     variable back to the doc's text."""
     for match in PLACEHOLDER.finditer(view, start, end):
-        line_start = view.rfind(b"\n", start, match.start()) + 1
-        if _quoted_at(view[line_start : match.start()]):
+        if _quoted_at(view[start : match.start()]):
             continue  # inside quotes `<x>` is text the command gets as written
         width = match.end() - match.start()
-        name = f"DOC_{len(names)}_".encode()
-        if len(name) > width - 1:
-            name = b"_" * (width - 1)
-        name += b"_" * (width - 1 - len(name))
-        names[name.decode()] = match.group().decode("utf-8", "replace")
-        view[match.start() : match.end()] = b"$" + name
+        if match.end() < end and (chr(view[match.end()]).isalnum() or view[match.end()] == ord("_")):
+            if width < 4:
+                continue  # `<x>_rest`: no name of this width ends before `_rest`
+            stand_in = b"${" + _stand_in_name(len(names), width - 3) + b"}"
+        else:
+            stand_in = b"$" + _stand_in_name(len(names), width - 1)
+        name = stand_in.strip(b"${}").decode()
+        said = match.group().decode("utf-8", "replace")
+        names[name] = said if names.get(name, said) == said else "a placeholder"  # a short name shared
+        view[match.start() : match.end()] = stand_in
 
 
-def _quoted_at(line: bytes | bytearray) -> bool:
-    """Whether a quote opened earlier on the line is still open at its end."""
+def _stand_in_name(number: int, width: int) -> bytes:
+    """A variable name of exactly `width` characters no doc assigns: DOC_<number>_ padded with `_`, or
+    `D<number>`, else underscores (a run-time value all the same)."""
+    for name in (f"DOC_{number}_", f"D{number}"):
+        if len(name) <= width:
+            return (name + "_" * (width - len(name))).encode()
+    return b"_" * width
+
+
+def _quoted_at(text: bytes | bytearray) -> bool:
+    """Whether a quote opened in the text (a block up to a place in it) is still open at its end; a
+    comment's quotes open none."""
     quote = 0
     escaped = False
-    for byte in line:
-        if escaped:
+    comment = False
+    previous = 0x0A
+    for byte in text:
+        if comment:
+            comment = byte != 0x0A
+        elif escaped:
             escaped = False
         elif byte == 0x5C and quote != 0x27:  # a backslash escapes outside single quotes
             escaped = True
+        elif quote == 0 and byte == 0x23 and previous in b" \t\n":
+            comment = True
         elif quote == 0 and byte in (0x22, 0x27):
             quote = byte
         elif byte == quote:
             quote = 0
+        previous = byte
     return quote != 0
 
 

@@ -50,7 +50,7 @@ class ShellView:
     def to_host(self, finding: Finding, host: bytes, lines_in_message: bool = True) -> Finding:
         """The finding in the file's terms; `lines_in_message`: "line N" in its message are view lines."""
         for name, original in self.names.items():
-            finding.message = finding.message.replace(name, original)
+            finding.message = finding.message.replace("${" + name + "}", original).replace(name, original)
         if self.host_at is None:
             return finding
         finding.line, finding.column = line_column(host, self.host(self.offset_of(finding.line, finding.column)))

@@ -170,6 +170,7 @@ class BranchWalking:
         name_node = next((c for c in node.children if c.type == "word"), None)
         previous = self._function
         self._function = (name_node.text or b"").decode() if name_node is not None else "function"
+        self.result.functions.add(self._function)
         body = [c for c in node.children if c.type in ("compound_statement", "subshell")]
         cwd = self._cwd
         self.block(body, dict(env))

@@ -10,7 +10,7 @@ from bot.lang.shell.arms import Statement
 from bot.lang.shell.calls import ScriptCall, script_call
 from bot.lang.shell.continuations import cut_short_at
 from bot.lang.shell.directories import tilde
-from bot.lang.shell.launchers import consoles_generation
+from bot.lang.shell.launchers import CONSOLE, consoles_generation
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, build_launches, parse_override_field
 from bot.lang.shell.quirks import masked
 from bot.lang.shell.text import Field, split_fields
@@ -161,7 +161,8 @@ def _analyse(src: bytes, all_exported: bool, path: str | None, consoles: int) ->
         stranded = cut_launches.pop(int(site.node.start_point[0]) + 1, None)
         if stranded is not None:
             _strand(stranded, fields, src)
-        launches = build_launches(site, words, src, path)
+        launches = [launch for launch in build_launches(site, words, src, path)
+                    if launch.entry_kind != CONSOLE or launch.entry not in result.functions]  # `run() {...}`: ours
         cut = cut_short_at(src, site.node)
         for launch in launches:
             launch.cut_short = cut

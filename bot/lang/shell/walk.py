@@ -47,6 +47,7 @@ class WalkResult:
     definitions: list[Definition] = field(default_factory=list)
     too_deep: list[Span] = field(default_factory=list)  # statements nested too deeply to follow
     inline_strings: list[tuple[int, int, bytes]] = field(default_factory=list)  # `bash -c` strings read, quote
+    functions: set[str] = field(default_factory=set)  # the names of the functions the script defines
     statements: dict[int, Statement] = field(default_factory=dict)  # `if`/`case` by start byte, with their arms
     reaching: dict[tuple[int, int], tuple[Definition, ...]] = field(default_factory=dict)  # at each use
 
