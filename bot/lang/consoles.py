@@ -20,6 +20,7 @@ PACKAGING_NAMES = ("pyproject.toml", "setup.cfg", "setup.py")
 _SPEC = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._+-]*)\s*=\s*([A-Za-z_][\w.]*)\s*(?::\s*([A-Za-z_][\w.]*))?\s*"
                    r"(?:\[[^\]]*\])?\s*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+_SCRIPTS_TABLE = re.compile(rb"\bscripts\s*[\].=]")  # `[project.scripts]`, `scripts = {`, `scripts.x =`
 _TARGET = re.compile(r"^([A-Za-z_][\w.]*)\s*(?::\s*([A-Za-z_][\w.]*))?$")
 
 
@@ -39,7 +40,8 @@ def console_scripts(files: Iterable[tuple[str, bytes]]) -> dict[str, str]:
     for path, data in sorted(files, key=lambda item: (item[0].count("/"), item[0])):
         name = path.rpartition("/")[2]
         reader = {"pyproject.toml": _pyproject, "setup.cfg": _setup_cfg, "setup.py": _setup_py}.get(name)
-        if reader is None or not (b"scripts" in data if name == "pyproject.toml" else b"console_scripts" in data):
+        declares = _SCRIPTS_TABLE.search(data) if name == "pyproject.toml" else b"console_scripts" in data
+        if reader is None or not declares:
             continue  # declares none: not parsed
         try:
             text = data.decode("utf-8")

@@ -118,15 +118,18 @@ def _arguments(node: Node) -> list[Node]:
     """The nodes of the command's words, in order. A redirection takes one word as its file: tree-sitter
     also hangs the words after it on the redirection (`python t.py > log a=1`), and bash passes them on."""
     found: list[Node] = []
-    redirects = [c for c in node.children if c.type == "file_redirect"]
-    parent = node.parent
-    if parent is not None and parent.type == "redirected_statement" and parent.child_by_field_name("body") == node:
-        redirects += [c for c in parent.children if c.type == "file_redirect"]
+    redirects: list[Node] = []
     for child in node.children:
-        if child.type == "command_name":
+        kind = child.type
+        if kind == "command_name":
             found.append(child.children[0] if child.children else child)
-        elif child.type not in NOT_ARGUMENTS:
+        elif kind == "file_redirect":
+            redirects.append(child)
+        elif kind not in NOT_ARGUMENTS:
             found.append(child)
+    parent = node.parent
+    if parent is not None and parent.type == "redirected_statement":  # the command is its body
+        redirects += [c for c in parent.children if c.type == "file_redirect"]
     for redirect in redirects:
         found += [c for c in redirect.children_by_field_name("destination")][1:]
     return sorted(found, key=lambda n: n.start_byte) if redirects else found
