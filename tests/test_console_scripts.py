@@ -183,3 +183,9 @@ def test_a_shell_function_of_the_same_name_is_not_the_console_script(tmp_path: P
     (repo / "scripts/wrap.sh").write_text('#!/bin/bash\ntrainlab() { echo "+ $*"; "$@"; }\n'
                                           "trainlab python3 tools/other.py trainer.epochs=3\n")
     assert [i.entry for i in collect(repo, "repo").launches if i.path == "scripts/wrap.sh"] == []
+
+
+def test_a_console_script_named_like_a_bash_builtin_is_the_builtin(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, PYPROJECT + 'test = "trainlab.cli:train"\n')
+    (repo / "scripts/check.sh").write_text('#!/bin/bash\ntest -f out.txt trainer.epochs=3 && echo ok\n')
+    assert [i.entry for i in collect(repo, "repo").launches if i.path == "scripts/check.sh"] == []

@@ -129,8 +129,15 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
     return None
 
 
+# bash runs its own builtin, whatever a package installs under the name (`test`, `source`, `wait`)
+_BUILTINS = {"test", "[", "echo", "printf", "cd", "export", "source", ".", "eval", "exec", "set", "unset", "read",
+             "true", "false", "wait", "kill", "type", "command", "builtin", "alias", "local", "declare", "shift",
+             "trap", "exit", "return", "let", "pwd", "help", "history", "jobs", "times", "ulimit", "umask"}
+
+
 def _is_console(words: list[str], fields: list[Field], i: int) -> bool:
-    return bool(_consoles) and fields[i].static is not False and _basename(words[i]) in _consoles
+    return (bool(_consoles) and fields[i].static is not False and _basename(words[i]) in _consoles
+            and words[i] not in _BUILTINS)
 
 
 def _launcher_word(word: str) -> bool:
