@@ -470,20 +470,32 @@ def test_launches_say_where_a_blank_after_the_backslash_cut_one_short(tmp_path: 
     assert "  cut short at line 5: a blank after its `\\` ends it" in out
 
 
-def test_a_config_path_joined_from_literals_is_read_and_a_computed_one_is_run_time(
+def test_a_config_path_written_as_a_path_expression_is_read_and_a_computed_one_is_run_time(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     joined = ('import os\nimport hydra\n\n\n@hydra.main(config_path=os.path.join("..", "conf"), '
               'config_name="base", version_base=None)\ndef main(cfg):\n    pass\n')
-    computed = ('import hydra\nfrom pathlib import Path\nHERE = Path(__file__).parent\n\n\n'
-                '@hydra.main(config_path=str(HERE / "conf"), config_name="base")\ndef main(cfg):\n    pass\n')
+    beside = ('import hydra\nfrom pathlib import Path\nHERE = Path(__file__).parent\n\n\n'
+              '@hydra.main(config_path=str(HERE / "conf"), config_name="base")\ndef main(cfg):\n    pass\n')
+    parents = ('import os\nimport hydra\nfrom pathlib import Path\nROOT = Path(__file__).resolve().parents[2]\n\n\n'
+               '@hydra.main(config_path=os.path.join(ROOT, "lab", "conf"), config_name="base")\n'
+               'def main(cfg):\n    pass\n')
+    from_env = ('import os\nimport hydra\n\n\n@hydra.main(config_path=os.environ["CONF"], config_name="base")\n'
+                'def main(cfg):\n    pass\n')
+    twice = ('import hydra\nCONF = "conf"\nCONF = "other"\n\n\n@hydra.main(config_path=CONF, config_name="base")\n'
+             'def main(cfg):\n    pass\n')
     repo = make_repo(tmp_path / "r", {"lab/cli/train.py": joined, "lab/conf/base.yaml": "lr: 1\n",
-                                      "lab/eval.py": computed, "lab/__init__.py": "", "lab/cli/__init__.py": "",
-                                      "run.sh": "python3 lab/cli/train.py lr=2\npython3 lab/eval.py lr=3\n"})
+                                      "lab/eval.py": beside, "lab/tools/sweep.py": parents, "lab/env.py": from_env,
+                                      "lab/twice.py": twice, "lab/__init__.py": "", "lab/cli/__init__.py": "",
+                                      "run.sh": "python3 lab/cli/train.py lr=2\npython3 lab/eval.py lr=3\n"
+                                                "python3 lab/tools/sweep.py lr=4\npython3 lab/env.py lr=5\n"
+                                                "python3 lab/twice.py lr=6\n"})
     code, out, err = run(capsys, "launches", "--repo", str(repo), "--format", "json")
     assert code == 0, err
     got = [(item["line"], item["class"], item["evidence"]) for item in json.loads(out)["launches"]]
-    assert got == [(1, "hydra", "@hydra.main in lab/cli/train.py"),
-                   (2, "runtime", "lab/eval.py: the app computes its config_path; it is known at run time")]
+    assert got == [(1, "hydra", "@hydra.main in lab/cli/train.py"), (2, "hydra", "@hydra.main in lab/eval.py"),
+                   (3, "hydra", "@hydra.main in lab/tools/sweep.py"),
+                   (4, "runtime", "lab/env.py: the app computes its config_path; it is known at run time"),
+                   (5, "runtime", "lab/twice.py: the app computes its config_path; it is known at run time")]
 
 
 def test_launches_output_reads_as_sentences(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

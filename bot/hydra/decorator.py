@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -15,6 +14,8 @@ def hydra_main_arguments(path: Path, function: str | None = None) -> tuple[str |
     of the first in the file (the function may call it: `def cli_main(): hydra_main()`)."""
     import libcst as cst
 
+    from bot.hydra.path_expr import PathReader
+
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -26,18 +27,16 @@ def hydra_main_arguments(path: Path, function: str | None = None) -> tuple[str |
     except cst.ParserSyntaxError:
         return None, None, False
 
+    paths = PathReader(module)
+
     def literal(node: cst.BaseExpression) -> str | None:
         if isinstance(node, cst.SimpleString):
             value = node.evaluated_value
             return value if isinstance(value, str) else None
         if isinstance(node, cst.Name) and node.value == "None":
             return None
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "join" \
-                and module.code_for_node(node.func.value) in ("os.path", "osp", "path", "posixpath"):
-            parts = [literal(arg.value) for arg in node.args]  # os.path.join("..", "config")
-            if parts and all(p is not None and p != COMPUTED for p in parts):
-                return os.path.join(*[p for p in parts if p is not None])
-        return COMPUTED
+        found = paths.directory(node)  # `os.path.join("..", "conf")`, `Path(__file__).parent / "conf"`
+        return found if found is not None else COMPUTED
 
     def arguments(node: cst.Decorator) -> tuple[str | None, str | None, bool] | None:
         call = node.decorator
