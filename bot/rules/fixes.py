@@ -149,7 +149,9 @@ def ensure_conflict(entries: list[EnsureEntry], present: dict[str, list[Setting]
 
 
 def item_action(rule: Rule, finding: Finding, variants: list[Setting]) -> Action | None:
-    """The list elements mapped and dropped (a duplicate a mapping makes is kept once); a scalar is mapped."""
+    """The list elements mapped and dropped; a scalar is mapped. A name the mapping makes equal to another
+    element that was a different name is kept once (`[tracking, wandb]` -> `[wandb]`); repeats the list
+    already had, and numbers (layer sizes are ordered), stay where they are (`[32, 32]` -> `[64, 64]`)."""
     assert rule.fix is not None
     fix, first = rule.fix, variants[0]
     if any(v.value != first.value for v in variants[1:]):
@@ -164,7 +166,7 @@ def item_action(rule: Rule, finding: Finding, variants: list[Setting]) -> Action
         return None
     replace: dict[int, Any] = {}
     drop: list[int] = []
-    kept: list[tuple[Any, bool]] = []
+    kept: list[tuple[Any, Any]] = []  # (the element now, what it was)
     for i, element in enumerate(first.value):
         new, mapped = element, False
         if not isinstance(element, (list, dict)):
@@ -172,10 +174,11 @@ def item_action(rule: Rule, finding: Finding, variants: list[Setting]) -> Action
                 drop.append(i)
                 continue
             new, mapped = next(((n, True) for old, n in fix.map_items if values_equal(old, element)), (element, False))
-        if any((mapped or was) and (values_equal(new, other) or values_equal(other, new)) for other, was in kept):
-            drop.append(i)  # the mapping made a duplicate: kept once
+        if isinstance(new, str) and any(isinstance(now, str) and now == new and not values_equal(was, element)
+                                        for now, was in kept):
+            drop.append(i)  # the mapping made two names one: kept once
             continue
-        kept.append((new, mapped))
+        kept.append((new, element))
         if mapped:
             replace[i] = new
     if not kept:

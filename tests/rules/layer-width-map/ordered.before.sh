@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# each element is a layer: repeats stay, and a mapped value equal to another element stays too
+python3 -m mylib.train "model.num_cells=[32,32]" critic.num_cells=[32,64,32] trainer.run=1
+python3 -m mylib.train model.num_cells=32 trainer.run=2
