@@ -44,8 +44,10 @@ def _lines(data: bytes, start: int = 0, end: int | None = None) -> list[tuple[in
 
 
 def reveal_block(view: bytearray, data: bytes, lines: list[tuple[int, int]], prompts: bool) -> None:
-    """Show a code block's lines; with prompts only `$ ` lines and their continuations, minus the `$ `."""
-    has_prompt = prompts or any(PROMPT.match(data, s) for s, _ in lines)
+    """Show a code block's lines; where a line starts with a `$ ` prompt, only those lines and their
+    continuations, minus the `$ ` (a session's other lines are output). A session block without a
+    prompt holds commands alone (`prompts` says it is a session block, which changes nothing then)."""
+    has_prompt = any(PROMPT.match(data, s) for s, _ in lines)
     continued = False
     for start, end in lines:
         if has_prompt and continued and CONTINUATION_PROMPT.match(data, start):
