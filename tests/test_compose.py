@@ -383,3 +383,11 @@ def test_an_app_without_a_config_path_is_a_hydra_app_whose_config_is_made_at_run
     assert launch.cls == "runtime" and "Hydra's config store" in launch.evidence  # it was "not-hydra"
     _, stats = compose_scan(repo)
     assert [why for _, _, why in stats.unresolved] == [launch.evidence]
+
+
+def test_a_multirun_sweep_is_not_composed_as_one_run(repo: Path) -> None:
+    (repo / "examples/sweep.sh").write_text("python3 -m verl.trainer.main_ppo -m trainer.total_epochs=1,2 "
+                                            "trainer.logger=[console]\n")
+    report, stats = compose_scan(repo)
+    assert not [f for f in report.findings if f.path == "examples/sweep.sh"]  # Hydra: "Ambiguous value"
+    assert ("examples/sweep.sh", 1, "a multirun sweep: Hydra composes each of its runs") in stats.unresolved

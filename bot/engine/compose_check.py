@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
-from bot.engine.readings import Reading, describe, elided, failures, readings
+from bot.engine.readings import Reading, describe, elided, failures, readings, sweeps
 from bot.engine.silence import default_baseline, identity, silence
 from bot.hydra.app import AppProblem, HydraApp, forget_files, resolve_app
 from bot.hydra.compose import Composer, ComposeStats
@@ -54,6 +54,9 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
             continue
         if elided(kind, launch):
             composer.stats.unresolved.append((path, launch.line, "the doc leaves some of its arguments out (`...`)"))
+            continue
+        if sweeps(launch):
+            composer.stats.unresolved.append((path, launch.line, "a multirun sweep: Hydra composes each of its runs"))
             continue
         found: dict[object, tuple[Override | None, str, list[Reading]]] = {}
         composed = 0

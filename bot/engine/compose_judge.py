@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.engine.edits import apply_edits, unique_edits
-from bot.engine.readings import describe, elided, failures, readings
+from bot.engine.readings import describe, elided, failures, readings, sweeps
 from bot.hydra.app import AppProblem, HydraApp, resolve_app
 from bot.hydra.compose import Composer
 from bot.hydra.shadow import ConfigShadow
@@ -52,7 +52,7 @@ def _failures(root: Path, path: str, data: bytes, shadow: ConfigShadow | None = 
     failing: dict[int, str] = {}
     for index, (script, launch, line) in enumerate(found):
         app = resolve_app(root, launch, explain=False)
-        if isinstance(app, AppProblem) or elided(kind, launch):
+        if isinstance(app, AppProblem) or elided(kind, launch) or sweeps(launch):
             continue
         app = shadow.app(app) if shadow is not None else app
         for reading in readings(script, launch, app, composer):

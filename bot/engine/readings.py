@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 
 from bot.hydra.app import HydraApp
 from bot.hydra.compose import Composer
+from bot.hydra.sweeps import Sweep
 from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST
 from bot.lang.shell.combinations import MAX_COMBINATIONS, Combination, combinations
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
+from bot.lang.shell.values import read_value
 
 MAX_CHOICES = 8  # group options composed for one reading whose choice the branches leave open
 ELISIONS = ("...", "\u2026")  # a doc's "and the rest of the arguments": the config they choose is unknown
@@ -27,6 +29,11 @@ DOC_KINDS = (MARKDOWN, RST, NOTEBOOK)
 def elided(kind: str, launch: Launch) -> bool:
     """A doc's launch that leaves some of its arguments out (`python -m m ... a=1`): not composed."""
     return kind in DOC_KINDS and any(item.text in ELISIONS for item in launch.argv)
+
+
+def sweeps(launch: Launch) -> bool:
+    """A multirun launch (`algorithm=a,b`, `seed=range(3)`): Hydra composes each of its runs, not the launch."""
+    return any(isinstance(read_value(o).value, Sweep) for o in launch.overrides)
 
 
 @dataclass
