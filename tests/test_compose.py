@@ -391,3 +391,23 @@ def test_a_multirun_sweep_is_not_composed_as_one_run(repo: Path) -> None:
     report, stats = compose_scan(repo)
     assert not [f for f in report.findings if f.path == "examples/sweep.sh"]  # Hydra: "Ambiguous value"
     assert ("examples/sweep.sh", 1, "a multirun sweep: Hydra composes each of its runs") in stats.unresolved
+
+
+def test_a_config_the_repository_stores_in_the_config_store_is_not_checked(tmp_path: Path) -> None:
+    """A task's schema is registered when the package is imported (`cs.store(name=f"{t}_config", ...)`):
+    composing here cannot load it, which is no finding. Without such a call it is one."""
+    app = ('import hydra\n\n\n@hydra.main(config_path="conf", config_name="config", version_base=None)\n'
+           'def main(cfg):\n    pass\n')
+    stores = ('from hydra.core.config_store import ConfigStore\n\nTASKS = {"walk": dict}\n\n\ndef load():\n'
+              '    cs = ConfigStore.instance()\n    for task, schema in TASKS.items():\n'
+              '        cs.store(name=f"{task}_config", group="task", node=schema)\n')
+    files = {"lab/run.py": app, "lab/conf/config.yaml": "defaults:\n  - task: ???\n  - _self_\nseed: 0\n",
+             "lab/conf/task/walk.yaml": "defaults:\n  - walk_config\n  - _self_\nsteps: 10\n",
+             "run.sh": "python3 lab/run.py task=walk seed=1\n"}
+    repo = make_repo(tmp_path / "stored", {**files, "lab/__init__.py": stores})
+    report, stats = compose_scan(repo)
+    assert report.findings == []
+    assert stats.unresolved == [("run.sh", 1, "its config names task/walk_config, which the repository registers "
+                                              "in Hydra's ConfigStore when it runs")]
+    plain = make_repo(tmp_path / "plain", files)
+    assert [f.key for f in compose_scan(plain)[0].findings] == ["task"]

@@ -7,33 +7,41 @@ by composing again. One file that fails is an error entry; the others are still 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.engine.compose_findings import RULE_ID as RULE_ID
+from bot.engine.compose_findings import launch_finding, override_finding
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.engine.readings import Reading, describe, elided, failures, readings, sweeps
 from bot.engine.silence import default_baseline, identity, silence
-from bot.hydra.app import AppProblem, HydraApp, forget_files, resolve_app
+from bot.hydra.app import AppProblem, forget_files, resolve_app
 from bot.hydra.compose import Composer, ComposeStats
-from bot.hydra.renames import Rename, config_renames, rename_fix
+from bot.hydra.renames import Rename, config_renames
+from bot.hydra.stores import StoredConfigs
 from bot.lang.kinds import SHELL
 from bot.lang.shell.launchers import may_launch_python
-from bot.lang.shell.launches import Launch, Override
+from bot.lang.shell.launches import Override
 from bot.lang.shell.parse import ShellScript
-from bot.model import Baseline, ComposeSummary, Edit, Finding, Reason, Report, Status
+from bot.model import Baseline, ComposeSummary, Finding, Reason, Report, Status
 from bot.rules.model import Rule
 
 if TYPE_CHECKING:
     from bot.lang.shell.front import ShellFamilyFront
 
-RULE_ID = "hydra-compose"
 
 
-ALREADY_THERE = "Could not append to config. An item is already at"
+_NOT_LOADED = re.compile(r"Could not load '([^']+)'")  # a defaults entry that names no file
+
+
+@lru_cache(maxsize=4)
+def _stored_configs(root: Path) -> StoredConfigs:
+    return StoredConfigs(root)  # one reading of the repository's ConfigStore calls per compose-check
 
 
 def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
@@ -66,6 +74,12 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
                 continue
             composed += 1
             for override, message in failures(reading, launch, app, composer):
+                stored = _NOT_LOADED.search(message)
+                if stored is not None and _stored_configs(root).may_register(stored.group(1)):
+                    composer.stats.unresolved.append((path, launch.line, f"its config names {stored.group(1)}, "
+                                                      "which the repository registers in Hydra's ConfigStore when "
+                                                      "it runs"))
+                    continue
                 place: object = override.key_span if override is not None else ("launch", launch.line)
                 found.setdefault(place, (override, message, []))[2].append(reading)
         composer.stats.readings += composed
@@ -75,9 +89,9 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
             reported.add(spot)
             override = failing
             if override is None:
-                finding = _launch_finding(path, script, launch, app, message)
+                finding = launch_finding(path, script, launch, app, message)
             else:
-                finding = _finding(path, script, override, message, launch, renames or [])
+                finding = override_finding(path, override, message, launch, renames or [])
             if len(where) < composed:  # not in every way the script runs: name the one
                 finding.message += describe(where[0])
             node = launch.site.node
@@ -195,6 +209,7 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
 
     root = root.resolve()  # every path below is the repository's, whatever the working directory
     forget_files()
+    _stored_configs.cache_clear()
     composer = Composer()
     renames = config_renames(root, since) if since else []
     report = Report(repo=label or str(root), commit=head_commit(root),
@@ -224,38 +239,6 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
     report.compose = ComposeSummary(composer.stats.launches, composer.stats.base_composes,
                                     list(composer.stats.unresolved), composer.stats.readings)
     return report, composer.stats
-
-
-def _launch_finding(path: str, script: ShellScript, launch: Launch, app: HydraApp, message: str) -> Finding:
-    """The launch's config itself does not compose (a config name that is not there, say)."""
-    from bot.lang.shell.launches import line_column
-
-    _, column = line_column(script.src, launch.site.node.start_byte)
-    where = f"launch of {launch.entry} at line {launch.line}" + (f" ({launch.branch})" if launch.branch else "")
-    return Finding(rule=RULE_ID, path=path, line=launch.line, column=column, key="", value=app.config_name,
-                   status=Status.MANUAL, message=f"{message} [{where}]")
-
-
-def _finding(path: str, script: ShellScript, override: Override, message: str, launch: Launch,
-             renames: list[Rename]) -> Finding:
-    where = f"launch of {launch.entry} at line {launch.line}"
-    if launch.branch:
-        where += f" ({launch.branch})"
-    finding = Finding(rule=RULE_ID, path=path, line=override.line, column=override.column, key=override.key,
-                      value=override.value_text, status=Status.MANUAL, message=f"{message} [{where}]")
-    if message.startswith(ALREADY_THERE) and override.prefix == "+" and override.prefix_span is not None:
-        finding.status = Status.FIXABLE
-        finding.message += "; the key exists now: drop the +"
-        finding.edits = [Edit(path, override.prefix_span, "", RULE_ID)]
-        finding.fix_site = (path, override.line)
-    rename = rename_fix(override, message, renames)
-    if rename is not None and override.key_span is not None:
-        new_key = override.key.rsplit(".", 1)[0] + "." + rename.new if "." in override.key else rename.new
-        finding.status = Status.FIXABLE
-        finding.message += f"; {rename.source} renamed {rename.old} to {rename.new}: use {new_key}"
-        finding.edits = [Edit(path, override.key_span, new_key, RULE_ID)]
-        finding.fix_site = (path, override.line)
-    return finding
 
 
 def compose_rule() -> Rule:

@@ -1,0 +1,45 @@
+"""compose-check's findings: an override Hydra rejects (with the fix for a `+` on a key that exists now,
+and for a key a config change renamed), or a launch whose config itself does not compose."""
+
+from __future__ import annotations
+
+from bot.hydra.app import HydraApp
+from bot.hydra.renames import Rename, rename_fix
+from bot.lang.shell.launches import Launch, Override
+from bot.lang.shell.parse import ShellScript
+from bot.model import Edit, Finding, Status
+
+RULE_ID = "hydra-compose"
+ALREADY_THERE = "Could not append to config. An item is already at"
+
+
+def launch_finding(path: str, script: ShellScript, launch: Launch, app: HydraApp, message: str) -> Finding:
+    """The launch's config itself does not compose (a config name that is not there, say)."""
+    from bot.lang.shell.launches import line_column
+
+    _, column = line_column(script.src, launch.site.node.start_byte)
+    where = f"launch of {launch.entry} at line {launch.line}" + (f" ({launch.branch})" if launch.branch else "")
+    return Finding(rule=RULE_ID, path=path, line=launch.line, column=column, key="", value=app.config_name,
+                   status=Status.MANUAL, message=f"{message} [{where}]")
+
+
+def override_finding(path: str, override: Override, message: str, launch: Launch,
+                     renames: list[Rename]) -> Finding:
+    where = f"launch of {launch.entry} at line {launch.line}"
+    if launch.branch:
+        where += f" ({launch.branch})"
+    finding = Finding(rule=RULE_ID, path=path, line=override.line, column=override.column, key=override.key,
+                      value=override.value_text, status=Status.MANUAL, message=f"{message} [{where}]")
+    if message.startswith(ALREADY_THERE) and override.prefix == "+" and override.prefix_span is not None:
+        finding.status = Status.FIXABLE
+        finding.message += "; the key exists now: drop the +"
+        finding.edits = [Edit(path, override.prefix_span, "", RULE_ID)]
+        finding.fix_site = (path, override.line)
+    rename = rename_fix(override, message, renames)
+    if rename is not None and override.key_span is not None:
+        new_key = override.key.rsplit(".", 1)[0] + "." + rename.new if "." in override.key else rename.new
+        finding.status = Status.FIXABLE
+        finding.message += f"; {rename.source} renamed {rename.old} to {rename.new}: use {new_key}"
+        finding.edits = [Edit(path, override.key_span, new_key, RULE_ID)]
+        finding.fix_site = (path, override.line)
+    return finding

@@ -1,0 +1,86 @@
+"""Configs a repository registers in Hydra's ConfigStore when it runs (`cs.store(name=..., group=..., node=...)`).
+
+Such a config is not a file, so composing here cannot find it: a launch whose config names one is "not
+checked", not a finding ("Could not load 'task/vmas_balance_config'" when the package registers every
+task's schema at import). The calls are read as text, never run; a name or group built at run time
+(`name=f"{algo}_config"`) may be any.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+ANY = "\0any"  # a name or group the call computes
+_STORE = re.compile(r"\.store\(")
+_ARGUMENT = re.compile(r"\b(name|group)\s*=\s*")
+_LITERAL = re.compile(r"""(?:[rRuU])?(["'])([^"'\\\n]*)\1\s*(?:[,)]|$)""")
+_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", ".tox"}
+_MAX_BYTES = 2 * 1024 * 1024
+
+
+class StoredConfigs:
+    """The (group, name) pairs a repository's Python registers, read once, when first asked."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._calls: list[tuple[str | None, str]] | None = None
+
+    def may_register(self, missing: str) -> bool:
+        """Whether `group/name` (or `name`) may be a config the repository stores in the ConfigStore."""
+        group, _, name = missing.rpartition("/")
+        for stored_group, stored_name in self.calls():
+            if stored_name not in (ANY, name, f"{name}.yaml"):
+                continue
+            if stored_group in (ANY, group) or (stored_group is None and not group):
+                return True
+        return False
+
+    def calls(self) -> list[tuple[str | None, str]]:
+        if self._calls is None:
+            self._calls = []
+            for path in self._python_files():
+                try:
+                    with open(path, "rb") as handle:
+                        data = handle.read(_MAX_BYTES)
+                except OSError:
+                    continue
+                if b"ConfigStore" in data or b"config_store" in data:
+                    self._calls += _store_calls(data.decode("utf-8", "replace"))
+        return self._calls
+
+    def _python_files(self) -> list[str]:
+        found = []
+        for directory, dirs, files in os.walk(self.root):  # symlinked directories are not followed
+            dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
+            found += [os.path.join(directory, f) for f in files
+                      if f.endswith(".py") and not os.path.islink(os.path.join(directory, f))]
+        return found
+
+
+def _store_calls(text: str) -> list[tuple[str | None, str]]:
+    """(group, name) of each `.store(...)` call: a literal, ANY when computed, None for a group not given."""
+    calls = []
+    for match in _STORE.finditer(text):
+        arguments = _call_text(text, match.end())
+        values: dict[str, str] = {}
+        for argument in _ARGUMENT.finditer(arguments):
+            literal = _LITERAL.match(arguments, argument.end())
+            values[argument.group(1)] = literal.group(2) if literal else ANY
+        if "name" in values or "node" in arguments:
+            calls.append((values.get("group"), values.get("name", ANY)))
+    return calls
+
+
+def _call_text(text: str, start: int) -> str:
+    """The text of a call's arguments, from after its `(` to the `)` that closes it (or 2,000 characters)."""
+    depth = 1
+    for i in range(start, min(len(text), start + 2000)):
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[start:i]
+    return text[start : start + 2000]
