@@ -189,3 +189,20 @@ def test_a_console_script_named_like_a_bash_builtin_is_the_builtin(tmp_path: Pat
     repo = _repo(tmp_path, PYPROJECT + 'test = "trainlab.cli:train"\n')
     (repo / "scripts/check.sh").write_text('#!/bin/bash\ntest -f out.txt trainer.epochs=3 && echo ok\n')
     assert [i.entry for i in collect(repo, "repo").launches if i.path == "scripts/check.sh"] == []
+
+
+def test_a_package_beside_its_own_packaging_in_a_monorepo_is_found(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "mono", {
+        "lab-core/pyproject.toml": '[project]\nname = "lab-core"\nversion = "1"\n',
+        "lab-core/src/lab_core/__init__.py": "",
+        "lab-core/src/lab_core/train.py": CLI.replace("def evaluate", "def other"),
+        "lab-core/src/lab_core/conf/train.yaml": TRAIN,
+        "lab-core/src/lab_core/conf/evaluate.yaml": EVALUATE,
+        "lab-tools/setup.py": "from setuptools import setup\nsetup(name='lab-tools')\n",
+        "lab-tools/lab_tools/__init__.py": "",
+        "README.md": "```bash\npython -m lab_core.train trainer.epochs=3\npython -m lab_tools.nothing a=1\n```\n",
+    })
+    found = [(i.entry, i.cls, i.evidence) for i in collect(repo, "mono").launches]
+    assert found == [("lab_core.train", "hydra", "@hydra.main in lab-core/src/lab_core/train.py"),
+                     ("lab_tools.nothing", "outside", "module lab_tools.nothing is not in the repository, "
+                                                      "though its package lab_tools is (moved or removed?)")]

@@ -1,12 +1,15 @@
-"""The repository's console scripts, handed to the launch readers before a scan, listing or compose-check."""
+"""The repository's packaging, read before a scan, listing or compose-check: its console scripts are
+launches (bot.lang.shell.launchers), and a package of a monorepo lives beside its own packaging file."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 from pathlib import Path
 
 from bot.discover import SourceFile, read_source
+from bot.hydra.entry import set_package_roots
 from bot.lang.consoles import console_scripts
 from bot.lang.shell.launchers import set_console_scripts
 from bot.model import Skipped
@@ -29,4 +32,6 @@ def use_consoles(root: Path, packaging: list[str]) -> str:
             files.append((path, data))
     table = console_scripts(files)
     set_console_scripts(table)
-    return hashlib.sha256(repr(sorted(table.items())).encode()).hexdigest()
+    roots = [posixpath.dirname(path) for path in packaging]
+    set_package_roots(roots)
+    return hashlib.sha256(repr((sorted(table.items()), sorted(set(roots)))).encode()).hexdigest()

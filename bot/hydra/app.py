@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.decorator import COMPUTED, hydra_main_arguments
-from bot.hydra.entry import SOURCE_ROOTS, entry_file, inside, missing_reason, repository_dir, run_dir
+from bot.hydra.entry import entry_file, inside, missing_reason, repository_dir, run_dir, source_roots
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def search_dir(root: Path, entry: str, relative_to: Path) -> Path | None:
     """
     if entry.startswith("pkg://"):
         parts = [p for p in entry.removeprefix("pkg://").replace("/", ".").split(".") if p]
-        for source_root in SOURCE_ROOTS:
+        for source_root in source_roots():
             candidate = root.joinpath(source_root, *parts) if source_root else root.joinpath(*parts)
             if candidate.is_dir() and inside(root, candidate):
                 return candidate.resolve()

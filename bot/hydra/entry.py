@@ -17,6 +17,18 @@ from bot.lang.shell.launchers import CONSOLE, moved_entry
 from bot.lang.shell.launches import Launch
 
 SOURCE_ROOTS = ("", "src")  # where `python -m pkg.mod` finds pkg: the repository root, or a src/ layout
+_package_roots: tuple[str, ...] = ()  # and where a package of a monorepo lives (a directory with its packaging)
+
+
+def set_package_roots(directories: list[str]) -> None:
+    """The directories of the repository's packaging files below its root (`habitat-baselines/setup.py`):
+    an installed package of theirs is found there or in their src/."""
+    global _package_roots
+    _package_roots = tuple(r for d in sorted(set(directories)) if d for r in (d, f"{d}/src"))
+
+
+def source_roots() -> tuple[str, ...]:
+    return (*SOURCE_ROOTS, *_package_roots)
 
 
 def inside(root: Path, path: Path) -> bool:
@@ -56,7 +68,7 @@ def module_file(root: Path, module: str, directory: str | None = None) -> Path |
         return None
     places = [directory] if directory and not directory.startswith("/") else []
     top = os.fspath(root)
-    for source_root in (*places, *SOURCE_ROOTS):  # python -m looks in its working directory first
+    for source_root in (*places, *source_roots()):  # python -m looks in its working directory first
         base = os.path.join(top, *source_root.split("/"), *parts) if source_root else os.path.join(top, *parts)
         for candidate in (base + ".py", os.path.join(base, "__main__.py")):
             if os.path.isfile(candidate) and inside(root, Path(candidate)):
@@ -123,7 +135,7 @@ def missing_reason(root: Path, launch: Launch) -> str:
         return f"{text}; a module of that name is (`-m` missing?)"
     top = launch.entry.split(".")[0]
     if launch.entry_kind == "module" and "." in launch.entry and any(
-            (root / r / top).is_dir() for r in SOURCE_ROOTS):
+            (root / r / top).is_dir() for r in source_roots()):
         return f"{text}, though its package {top} is (moved or removed?)"
     return text
 
@@ -160,5 +172,5 @@ class RepositoryEntries:
             self.looked.add(found.resolve().relative_to(self.root.resolve()).as_posix())
         elif moved.module is not None:
             path = moved.module.replace(".", "/")
-            self.looked.update(posixpath.join(base, path + ".py") for base in SOURCE_ROOTS)
+            self.looked.update(posixpath.join(base, path + ".py") for base in source_roots())
         return found is not None
