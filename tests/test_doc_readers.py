@@ -123,13 +123,16 @@ def test_a_docs_placeholder_is_a_value_the_reader_fills_in(tmp_path: Path) -> No
     from bot.engine.launches import collect
 
     doc = ("```bash\npython3 train.py \\\n    run.id=<run_id> \\\n    plot.enabled=true \\\n"
-           "    out.dir='<kept as written>'\n```\n")
+           "    out.dir='<kept as written>' \\\n    names='[\"<NAME_1>\",\"</abs/dir>\"]' \\\n"
+           "    paths=[\"<NAME_1>\",\"</abs/dir>\"]\n```\n")
     repo = make_repo(tmp_path / "repo", {"README.md": doc, "train.py": "print('x')\n"})
     (launch,) = collect(repo, "repo").launches
     assert [(o["text"], o["source"]) for o in launch.overrides] == [
         ("run.id=<run_id>", "run time: <run_id>, a placeholder the reader fills in"),
         ("plot.enabled=true", "literal"),  # bash would have taken it for a file to redirect to
-        ("out.dir=<kept as written>", "literal")]  # the word bash passes, quotes removed
+        ("out.dir=<kept as written>", "literal"),  # the word bash passes, quotes removed
+        ('names=["<NAME_1>","</abs/dir>"]', "literal"),  # in single quotes: text
+        ('paths=[<NAME_1>,</abs/dir>]', "run time: <NAME_1>, a placeholder the reader fills in")]
 
 
 def test_each_placeholder_keeps_its_own_name_and_a_word_it_starts(tmp_path: Path) -> None:

@@ -110,8 +110,9 @@ def _file(root: Path, path: str, kind: str, data: bytes) -> list[LaunchInfo]:
                     if name not in item["text"]:
                         continue
                     item["text"] = item["text"].replace("${" + name + "}", original).replace("$" + name, original)
-                    item["source"] = (f"run time: {original}, a placeholder the reader fills in"
-                                      if original.startswith("<") else item["source"].replace(name, original))
+                    if name in item["source"]:  # the value's origin names this one
+                        item["source"] = (f"run time: {original}, a placeholder the reader fills in"
+                                          if original.startswith("<") else item["source"].replace(name, original))
             out.append(info)
     return out
 

@@ -172,19 +172,19 @@ def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
     return ([ShellView(bytes(view), hidden_errors=hidden, names=names)] if found else []) + apart
 
 
-# `<run_id>`, `<path to model>`: what the reader fills in, not a redirection; one word, nothing but
-# letters, digits, `_ . - / :` and inner blanks
-PLACEHOLDER = re.compile(rb"<([A-Za-z][\w.\-/: ]*[\w.\-/]|[A-Za-z])>")
+# `<run_id>`, `<path to model>`, `</abs/path>`: what the reader fills in, not a redirection; one word,
+# nothing but letters, digits, `_ . - / :` and inner blanks
+PLACEHOLDER = re.compile(rb"<([A-Za-z/][\w.\-/: ]*[\w.\-/]|[A-Za-z])>")
 
 
 def stand_in_placeholders(view: bytearray, start: int, end: int, names: dict[str, str]) -> None:
-    """A doc's `<placeholder>` outside quotes becomes a variable of its width that no line assigns, so its
+    """A doc's `<placeholder>` outside single quotes becomes a variable of its width that no line assigns, so its
     value is known only at run time and the words after it stay the command's (bash would read `a=<x>`
     then a continued line as two redirections, the next line's first word a file); `names` maps each
     variable back to the doc's text."""
     for match in PLACEHOLDER.finditer(view, start, end):
-        if _quoted_at(view[start : match.start()]):
-            continue  # inside quotes `<x>` is text the command gets as written
+        if _quoted_at(view[start : match.start()]) == 0x27:
+            continue  # in single quotes no variable is expanded: `'<x>'` stays the text it is
         width = match.end() - match.start()
         if match.end() < end and (chr(view[match.end()]).isalnum() or view[match.end()] == ord("_")):
             if width < 4:
@@ -207,8 +207,8 @@ def _stand_in_name(number: int, width: int) -> bytes:
     return b"_" * width
 
 
-def _quoted_at(text: bytes | bytearray) -> bool:
-    """Whether a quote opened in the text (a block up to a place in it) is still open at its end; a
+def _quoted_at(text: bytes | bytearray) -> int:
+    """The quote opened in the text (a block up to a place in it) still open at its end (0: none); a
     comment's quotes open none."""
     quote = 0
     escaped = False
@@ -228,7 +228,7 @@ def _quoted_at(text: bytes | bytearray) -> bool:
         elif byte == quote:
             quote = 0
         previous = byte
-    return quote != 0
+    return quote
 
 
 def _blank_rest_of_line(text: bytes, spans: list[Span]) -> bytes:
