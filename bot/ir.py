@@ -23,6 +23,7 @@ CONFIG = "config"  # a config document or a Python override list: every rule, no
 EXCERPT = "excerpt"  # config shown in a doc's YAML block: keys may be a config's last segments; no ensure
 COMMENT = "comment"  # overrides in a comment: notes (the rule's `comments`), no ensure
 PROSE = "prose"  # an override literal in running text: as COMMENT, and a `set` is only noted by default
+HYDRA_NODE = "hydra-node"  # a config's `hydra:` node (Hydra's own settings): only a rename's interpolations there
 STRANDED = "stranded"  # overrides after a launch a blank after its `\` cut short: they never reach it (manual)
 
 

@@ -17,6 +17,7 @@ from bot.ir import (
     CALLER,
     COMMENT,
     EXCERPT,
+    HYDRA_NODE,
     PROSE,
     SCRIPT,
     STRANDED,
@@ -82,7 +83,8 @@ class Evaluator:
     def sites(self, rule: Rule) -> list[Site]:
         sites: dict[object, Site] = {}
         for group in self.groups:
-            if group.role in (COMMENT, PROSE) and rule.comment_policy(group.role == PROSE) == "off":
+            if group.role == HYDRA_NODE or (group.role in (COMMENT, PROSE)
+                                            and rule.comment_policy(group.role == PROSE) == "off"):
                 continue
             for setting in group.settings:
                 if not key_matches(rule, setting):
@@ -191,8 +193,8 @@ class Evaluator:
         findings: list[Finding] = []
         needs: list[tuple[SettingGroup, list[EnsureEntry]]] = []
         for group in self.groups:
-            if group.role in (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE, STRANDED) or not group_applies(rule, group,
-                                                                                                   self.facts):
+            if group.role in (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE) \
+                    or not group_applies(rule, group, self.facts):
                 continue  # a script handed overrides may set the key itself; a doc shows a part; a comment
             present: dict[str, list[Setting]] = {}
             for setting in group.settings:
@@ -232,7 +234,8 @@ class Evaluator:
         findings: list[Finding] = []
         seen: set[object] = set()
         for group in self.groups:
-            if group.role in (CALLER, EXCERPT, COMMENT, PROSE, STRANDED) or not group_applies(rule, group, self.facts):
+            if group.role in (CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE) \
+                    or not group_applies(rule, group, self.facts):
                 continue
             sides = [Side(s.key, s.value, s) for s in group.settings if s.state == "static" and s.prefix != "~"]
             for left, _, message in violations(rule, sides):

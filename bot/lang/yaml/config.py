@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import format_value
-from bot.ir import Setting, SettingGroup
+from bot.ir import HYDRA_NODE, Setting, SettingGroup
 from bot.lang.yaml.document import MERGE_TAG, Doc, Entry, Text, indent_step, merged_mappings, spaced
 from bot.lang.yaml.packages import header_package, yaml_packages
 
@@ -147,6 +147,15 @@ def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None) -> li
         if walker.settings:
             first = walker.settings[0]
             groups.append(SettingGroup(walker.settings, first.line, first.column, handle=doc))
+        hydra = next((v for k, v in root.value if _is_key(k) and k.value == "hydra"), None)
+        if isinstance(hydra, MappingNode):  # always at the config's root, whatever its package
+            node_doc = Doc(text, root, "", indent_step(root), spaced(text, root))
+            node_walker = _Walker(node_doc)
+            node_walker.mapping(hydra, ("hydra",), shared=hydra.anchor is not None, flow=bool(hydra.flow_style))
+            if node_walker.settings:
+                first = node_walker.settings[0]
+                groups.append(SettingGroup(node_walker.settings, first.line, first.column, role=HYDRA_NODE,
+                                           handle=node_doc))
     return groups
 
 
