@@ -125,7 +125,8 @@ def test_every_key_is_a_setting_with_its_text_state_and_place() -> None:
     src = ("defaults:\n  - ppo_trainer\nhydra:\n  run: {dir: out}\n"
            "actor_rollout_ref:\n  actor:\n    lr: 1e-6   # small\n    name: 'x'\n"
            "    ref: ${actor_rollout_ref.model.path}\n    loggers: [console, wandb]\n    none:\n")
-    (group,) = yaml_groups(src.encode(), "")
+    group, hydra_node = yaml_groups(src.encode(), "")
+    assert (hydra_node.role, [s.key for s in hydra_node.settings]) == ("hydra-node", ["hydra.run", "hydra.run.dir"])
     got = {s.key: (s.state, s.text, s.value, s.line, s.column) for s in group.settings}
     assert got == {
         "actor_rollout_ref": ("mapping", None, None, 5, 1),
