@@ -410,3 +410,25 @@ def test_yaml_packages_place_every_option_of_a_group_where_the_group_goes(tmp_pa
         "conf/data/small.yaml": "data", "conf/data/large.yaml": "data", "conf/data/huge.yaml": "data",
         "conf/experiment/full.yaml": "", "conf/model/tiny.yaml": "scorer",  # included twice: the first place
     }  # and model/wide.yaml is left out
+
+
+def test_yaml_packages_read_option_paths_schema_options_and_rooted_groups(tmp_path: Path) -> None:
+    """`- model: layers/mlp` puts mlp.yaml at `model` (the group's package, not `model.layers`); an option
+    with its own schema defaults, of a group each run chooses (`task: ???`), is the group's, not a primary;
+    a primary below the config root (`bench/nav/run.yaml`) writes `/lab/task: walk` from that root."""
+    files = {
+        "conf/config.yaml": "defaults:\n  - model: layers/mlp\n  - task: ???\n  - _self_\nseed: 0\n",
+        "conf/model/layers/mlp.yaml": "num_cells: [32, 32]\n",
+        "conf/model/layers/cnn.yaml": "num_cells: [16]\n",  # no list names it: an option of `model` all the same
+        "conf/task/vmas/balance.yaml": "defaults:\n  - balance_schema\n  - _self_\nn_agents: 3\n",
+        "conf/bench/nav/run.yaml": "# @package _global_\ndefaults:\n  - /lab/task: walk\n  - _self_\n",
+        "conf/lab/task/walk.yaml": "end_on_success: true\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    packages = yaml_packages(tmp_path, list(files))
+    assert packages == {
+        "conf/model/layers/mlp.yaml": "model", "conf/model/layers/cnn.yaml": "model",
+        "conf/task/vmas/balance.yaml": "task", "conf/lab/task/walk.yaml": "lab.task",
+    }

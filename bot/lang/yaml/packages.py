@@ -60,6 +60,7 @@ class Include:
     default_package: str  # from the group path as written
     override: bool
     group: str  # absolute group path ("" for a plain config entry)
+    rooted: bool = False  # written from the config root (`/habitat/task: x`)
 
 
 def includes(defaults: Any, base: str) -> list[Include]:
@@ -76,13 +77,25 @@ def includes(defaults: Any, base: str) -> list[Include]:
                 continue
             group, _, package = words[-1].partition("@")
             options = value if isinstance(value, list) else [value]
-            if value is None:  # `- experiment: null`: no option by default, but the group is placed
-                out.append(_include(f"{group}/{NO_OPTION}", base, package or None, override="override" in words[:-1]))
+            override = "override" in words[:-1]
+            if value is None or value == "???":  # no option by default (or each run gives one): the group is placed
+                out.append(_group_include(group, NO_OPTION, base, package or None, override))
             for option in options:
                 if isinstance(option, str) and option != "???" and "${" not in option:
-                    path = f"{group}/{option.removesuffix('.yaml')}"  # Hydra accepts `- env: default.yaml`
-                    out.append(_include(path, base, package or None, override="override" in words[:-1]))
+                    # Hydra accepts `- env: default.yaml`; an option may be a path below the group (`layers/mlp`)
+                    out.append(_group_include(group, option.removesuffix(".yaml"), base, package or None, override))
     return [i for i in out if i.config and i.config.split("/")[0] != "hydra"]
+
+
+def _group_include(group: str, option: str, base: str, package: str | None, override: bool) -> Include:
+    """`- group@package: option`: the option's file is below the group's directory, and its default
+    package is the group's, whatever directories the option's own path has."""
+    rooted = group.startswith("/")
+    full_group = posixpath.normpath(group.lstrip("/") if rooted or not base else f"{base}/{group}")
+    if full_group.startswith("..") or full_group == ".":
+        return Include("", package, "", override, "")
+    default = ".".join(s for s in group.split("/") if s not in ("", ".", ".."))
+    return Include(posixpath.normpath(f"{full_group}/{option}"), package, default, override, full_group, rooted)
 
 
 def _include(path: str, base: str, package: str | None, override: bool) -> Include:
@@ -92,7 +105,7 @@ def _include(path: str, base: str, package: str | None, override: bool) -> Inclu
         full = ""
     written_group = posixpath.dirname(path.lstrip("/"))
     default = ".".join(s for s in written_group.split("/") if s not in ("", ".", ".."))
-    return Include(full, package, default, override, posixpath.dirname(full))
+    return Include(full, package, default, override, posixpath.dirname(full), rooted)
 
 
 class _Configs:
@@ -101,6 +114,12 @@ class _Configs:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.cache: dict[str, tuple[bool, Any, str | None]] = {}
+
+    def group_exists(self, home: str, group: str) -> bool:
+        if not group:
+            return False
+        target = self.root.joinpath(*[p for p in (home.split("/") if home else [])], *group.split("/"))
+        return target.is_dir() and not target.is_symlink()
 
     def read(self, rel: str) -> tuple[bool, Any, str | None]:
         """(exists, defaults list or None, header package)."""
@@ -157,28 +176,32 @@ def _packages(configs: _Configs, paths: list[str]) -> dict[str, str]:
             named.add(_file(home, inc.config))
             if inc.group:
                 group_dirs.add(posixpath.join(home, inc.group))
-    in_dir: dict[str, list[str]] = {}
+    below: dict[str, list[str]] = {}  # directory -> the configs at any depth below it
     for path in paths:
-        in_dir.setdefault(posixpath.dirname(path), []).append(path)
+        directory = posixpath.dirname(path)
+        while directory:
+            below.setdefault(directory, []).append(path)
+            directory = posixpath.dirname(directory)
     packages: dict[str, str] = {}
     groups: dict[tuple[str, str], list[tuple[str, Include]]] = {}  # (config root, group) -> its entries
     seen: set[tuple[str, str]] = set()
     # a config in a group's directory is an option of the group (chosen by an `override` entry, an
     # experiment config or the command line), not a primary config of its own
     todo = [(path, posixpath.dirname(path), "", configs.read(path)[2] or "") for path in with_defaults
-            if path not in named and posixpath.dirname(path) not in group_dirs]
+            if path not in named and not _below_any(posixpath.dirname(path), group_dirs)]
     while todo:
         _follow(configs, todo, seen, packages, groups)
         for (home, group), entries in list(groups.items()):  # every option of a placed group goes with it
             if not group or len({_final(parent, inc, None) for parent, inc in entries}) != 1:
                 continue  # a group placed at several packages: which one an option is used at is unknown
             parent, inc = entries[0]
-            for target in in_dir.get(posixpath.join(home, group), []):
+            directory = posixpath.join(home, group) if home else group
+            for target in below.get(directory, []):
                 if target in packages or not target.endswith(".yaml"):
                     continue
                 final = _final(parent, inc, configs.read(target)[2])
                 packages[target] = final
-                option = posixpath.join(group, posixpath.basename(target)[: -len(".yaml")])
+                option = posixpath.join(group, target[len(directory) + 1 : -len(".yaml")])
                 todo.append((target, home, posixpath.dirname(option), final))
     return packages
 
@@ -194,13 +217,38 @@ def _follow(configs: _Configs, todo: list[tuple[str, str, str, str]], seen: set[
         for inc in includes(configs.read(path)[1], base):
             if inc.override:
                 continue  # an option of a group another entry places: placed with its group
-            target = _file(home, inc.config)
+            root = _root_of(configs, home, inc)
+            target = _file(root, inc.config)
             exists, _, header = configs.read(target)
-            groups.setdefault((home, inc.group), []).append((package, inc))
+            groups.setdefault((root, inc.group), []).append((package, inc))
             if exists:
                 final = _final(package, inc, header)
                 packages.setdefault(target, final)
-                todo.append((target, home, posixpath.dirname(inc.config), final))
+                todo.append((target, root, posixpath.dirname(inc.config), final))
+
+
+def _root_of(configs: _Configs, home: str, inc: Include) -> str:
+    """The config root a rooted entry (`/habitat/task: x`) is written from: a primary config may sit in
+    a directory below its app's config root (`benchmark/nav/x.yaml`), so the nearest directory up from
+    it that holds the entry's file or group (else `home`)."""
+    if not inc.rooted:
+        return home
+    directory = home
+    while True:
+        if configs.read(_file(directory, inc.config))[0] or configs.group_exists(directory, inc.group):
+            return directory
+        if not directory:
+            return home
+        directory = posixpath.dirname(directory)
+
+
+def _below_any(directory: str, group_dirs: set[str]) -> bool:
+    """Whether a directory is a group's directory or one below it (an option `vmas/balance` of `task`)."""
+    while directory:
+        if directory in group_dirs:
+            return True
+        directory = posixpath.dirname(directory)
+    return False
 
 
 def _final(parent: str, inc: Include, header: str | None) -> str:
