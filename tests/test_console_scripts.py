@@ -47,6 +47,7 @@ trainlab trainer.epochs=3 trainer.seed=7
 uv run trainlab-eval trainer.epochs=3 split=dev
 srun -J trainlab python3 tools/other.py trainer.epochs=3
 trainlab-tools trainer.epochs=3
+srun --exclusive trainlab trainer.epochs=3
 """
 README = """\
 # Training
@@ -131,6 +132,7 @@ def test_console_scripts_are_launches_of_their_function(tmp_path: Path) -> None:
         ("scripts/run.sh", 4, "trainlab-eval", "console-script", "hydra", "evaluate"),  # its own function's
         ("scripts/run.sh", 5, "tools/other.py", "script", "outside", None),  # `-J trainlab` names no launch
         ("scripts/run.sh", 6, "trainlab-tools", "console-script", "not-hydra", None),
+        ("scripts/run.sh", 7, "trainlab", "console-script", "hydra", "train"),  # after a flag without a value
     ]
 
 
@@ -147,7 +149,7 @@ def test_a_rule_fixes_console_launches_and_a_move_leaves_them_to_the_packaging(t
     capped = sorted((f.path, f.line, f.status) for f in report.findings if f.rule == "epochs-capped")
     assert capped == [("README.md", 4, Status.FIXABLE), ("scripts/run.sh", 3, Status.FIXABLE),
                       ("scripts/run.sh", 4, Status.FIXABLE), ("scripts/run.sh", 5, Status.FIXABLE),
-                      ("scripts/run.sh", 6, Status.FIXABLE)]
+                      ("scripts/run.sh", 6, Status.FIXABLE), ("scripts/run.sh", 7, Status.FIXABLE)]
     write_changes(repo, report)
     assert "trainlab trainer.epochs=2 trainer.seed=7\n" in (repo / "scripts/run.sh").read_text()
     assert "trainlab trainer.epochs=2\n" in (repo / "README.md").read_text()
@@ -174,7 +176,7 @@ def test_a_cached_result_is_not_kept_when_the_console_scripts_change(tmp_path: P
     (repo / "pyproject.toml").write_text(PYPROJECT)
     git(repo, "commit", "-qam", "declare the console scripts")
     assert run() == [("README.md", 4), ("scripts/run.sh", 3), ("scripts/run.sh", 4), ("scripts/run.sh", 5),
-                     ("scripts/run.sh", 6)]
+                     ("scripts/run.sh", 6), ("scripts/run.sh", 7)]
     assert run() == sorted((f.path, f.line) for f in scan(repo, rules).findings if f.path.endswith((".sh", ".md")))
 
 

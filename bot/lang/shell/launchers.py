@@ -107,8 +107,10 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
             launcher = launcher or base
             i += 1
             while i < n and not (PYTHON.match(_basename(words[i])) or TORCHRUN.match(_basename(words[i]))):
-                if _is_console(words, fields, i) and not words[i - 1].startswith("-"):
-                    return launcher, words[i], CONSOLE, i + 1  # `uv run sheeprl ...`; not an option's value
+                if _is_console(words, fields, i) and (not words[i - 1].startswith("-") or (
+                        i + 1 < n and "=" in words[i + 1] and not words[i + 1].startswith("-"))):
+                    # `uv run sheeprl ...`, `srun --exclusive sheeprl a=1`; not an option's value (`-J sheeprl`)
+                    return launcher, words[i], CONSOLE, i + 1
                 if words[i].endswith(".py") and not words[i].startswith("-"):
                     return launcher, words[i], "script", i + 1  # deepspeed / accelerate launch run a script
                 if words[i] in ("-m", "--module") and i + 1 < n and base in ("deepspeed", "accelerate", "uv"):
