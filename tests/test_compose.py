@@ -411,3 +411,17 @@ def test_a_config_the_repository_stores_in_the_config_store_is_not_checked(tmp_p
                                               "in Hydra's ConfigStore when it runs")]
     plain = make_repo(tmp_path / "plain", files)
     assert [f.key for f in compose_scan(plain)[0].findings] == ["task"]
+
+
+def test_a_store_call_computing_group_and_name_hides_no_misspelt_defaults_entry(tmp_path: Path) -> None:
+    app = ('import hydra\n\n\n@hydra.main(config_path="conf", config_name="config", version_base=None)\n'
+           'def main(cfg):\n    pass\n')
+    stores = ('from hydra.core.config_store import ConfigStore\n\n\ndef load(schemas):\n'
+              '    cs = ConfigStore.instance()\n    for key, node in schemas.items():\n'
+              '        cs.store(name=key, node=Node(name=key, group="x"))\n')
+    repo = make_repo(tmp_path / "r", {"lab/run.py": app, "lab/schemas.py": stores,
+                                      "lab/conf/config.yaml": "defaults:\n  - base_confg\n  - _self_\n",
+                                      "lab/conf/base_config.yaml": "seed: 0\n",
+                                      "run.sh": "python3 lab/run.py seed=1\n"})
+    report, _ = compose_scan(repo)
+    assert ["Could not load 'base_confg'" in f.message for f in report.findings] == [True]

@@ -208,3 +208,16 @@ def test_a_package_beside_its_own_packaging_in_a_monorepo_is_found(tmp_path: Pat
     assert found == [("lab_core.train", "hydra", "@hydra.main in lab-core/src/lab_core/train.py"),
                      ("lab_tools.nothing", "outside", "module lab_tools.nothing is not in the repository, "
                                                       "though its package lab_tools is (moved or removed?)")]
+
+
+def test_a_package_found_twice_or_only_under_docs_is_not_chosen(tmp_path: Path) -> None:
+    app = CLI.replace("def evaluate", "def other")
+    files = {"pkgs/one/pyproject.toml": "[project]\nname = 'one'\n", "pkgs/one/lab/__init__.py": "",
+             "pkgs/one/lab/train.py": app, "pkgs/two/setup.py": "from setuptools import setup\nsetup()\n",
+             "pkgs/two/lab/__init__.py": "", "pkgs/two/lab/train.py": app,
+             "docs/example/pyproject.toml": "[project]\nname = 'demo'\n", "docs/example/demo/__init__.py": "",
+             "docs/example/demo/train.py": app,
+             "run.sh": "python -m lab.train trainer.epochs=3\npython -m demo.train trainer.epochs=3\n"}
+    repo = make_repo(tmp_path / "r", files)
+    assert [(i.entry, i.cls) for i in collect(repo, "r").launches] == [("lab.train", "outside"),
+                                                                       ("demo.train", "outside")]

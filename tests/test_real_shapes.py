@@ -481,7 +481,7 @@ def test_a_config_path_written_as_a_path_expression_is_read_and_a_computed_one_i
                'def main(cfg):\n    pass\n')
     from_env = ('import os\nimport hydra\n\n\n@hydra.main(config_path=os.environ["CONF"], config_name="base")\n'
                 'def main(cfg):\n    pass\n')
-    twice = ('import hydra\nCONF = "conf"\nCONF = "other"\n\n\n@hydra.main(config_path=CONF, config_name="base")\n'
+    twice = ('import hydra\nCONF = "conf"\nCONF += "_v2"\n\n\n@hydra.main(config_path=CONF, config_name="base")\n'
              'def main(cfg):\n    pass\n')
     repo = make_repo(tmp_path / "r", {"lab/cli/train.py": joined, "lab/conf/base.yaml": "lr: 1\n",
                                       "lab/eval.py": beside, "lab/tools/sweep.py": parents, "lab/env.py": from_env,

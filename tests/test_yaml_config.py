@@ -432,3 +432,18 @@ def test_yaml_packages_read_option_paths_schema_options_and_rooted_groups(tmp_pa
         "conf/model/layers/mlp.yaml": "model", "conf/model/layers/cnn.yaml": "model",
         "conf/task/vmas/balance.yaml": "task", "conf/lab/task/walk.yaml": "lab.task",
     }
+
+
+def test_yaml_packages_give_an_option_of_a_nested_group_the_nested_groups_package(tmp_path: Path) -> None:
+    files = {
+        "conf/config.yaml": "defaults:\n  - model: big\n  - _self_\n",
+        "conf/model/big.yaml": "defaults:\n  - layers: mlp\n  - _self_\nwidth: 8\n",
+        "conf/model/layers/mlp.yaml": "depth: 2\n",
+        "conf/model/layers/conv.yaml": "depth: 4\n",  # chosen on the command line: model/layers=conv
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert yaml_packages(tmp_path, list(files)) == {
+        "conf/model/big.yaml": "model", "conf/model/layers/mlp.yaml": "model.layers",
+        "conf/model/layers/conv.yaml": "model.layers"}  # the nearest group, not `model`

@@ -18,13 +18,17 @@ from bot.lang.shell.launches import Launch
 
 SOURCE_ROOTS = ("", "src")  # where `python -m pkg.mod` finds pkg: the repository root, or a src/ layout
 _package_roots: tuple[str, ...] = ()  # and where a package of a monorepo lives (a directory with its packaging)
+# packaging under these is an example, a fixture or a template, not a package the repository installs
+_NOT_PACKAGES = {"docs", "doc", "examples", "example", "tests", "test", "testing", "fixtures", "templates",
+                 "template", "benchmarks", "third_party", "vendor"}
 
 
 def set_package_roots(directories: list[str]) -> None:
     """The directories of the repository's packaging files below its root (`habitat-baselines/setup.py`):
     an installed package of theirs is found there or in their src/."""
     global _package_roots
-    _package_roots = tuple(r for d in sorted(set(directories)) if d for r in (d, f"{d}/src"))
+    _package_roots = tuple(r for d in sorted(set(directories)) if d and not (set(d.split("/")) & _NOT_PACKAGES)
+                           for r in (d, f"{d}/src"))
 
 
 def source_roots() -> tuple[str, ...]:
@@ -68,12 +72,19 @@ def module_file(root: Path, module: str, directory: str | None = None) -> Path |
         return None
     places = [directory] if directory and not directory.startswith("/") else []
     top = os.fspath(root)
-    for source_root in (*places, *source_roots()):  # python -m looks in its working directory first
+
+    def found(source_root: str) -> Path | None:
         base = os.path.join(top, *source_root.split("/"), *parts) if source_root else os.path.join(top, *parts)
         for candidate in (base + ".py", os.path.join(base, "__main__.py")):
             if os.path.isfile(candidate) and inside(root, Path(candidate)):
                 return Path(candidate)
-    return None
+        return None
+
+    for source_root in (*places, *SOURCE_ROOTS):  # python -m looks in its working directory first
+        if (hit := found(source_root)) is not None:
+            return hit
+    hits = {hit for r in _package_roots if (hit := found(r)) is not None}
+    return hits.pop() if len(hits) == 1 else None  # two packages of the monorepo hold it: which one is unknown
 
 
 def script_file(root: Path, launch: Launch) -> Path | None:

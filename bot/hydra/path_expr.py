@@ -23,6 +23,25 @@ _JOIN = {"os.path.join", "osp.join", "path.join", "posixpath.join"}
 _SAME = {"resolve", "absolute", "expanduser", "as_posix"}  # methods that keep the directory a path names
 
 
+def _stores(code: str) -> dict[str, int]:
+    """How many times each name is bound anywhere in the module (every assignment form, `global`
+    declarations counting twice, as a function may rebind it)."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError):
+        return {}
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+        elif isinstance(node, ast.Global):
+            for name in node.names:
+                counts[name] = counts.get(name, 0) + 2
+    return counts
+
+
 class PathReader:
     """Reads path expressions of one module; `bound` are its module-level names assigned once."""
 
@@ -41,9 +60,10 @@ class PathReader:
                         name = target.target.value
                         seen[name] = seen.get(name, 0) + 1
                         self.bound[name] = small.value
+        stored = _stores(module.code)
         for name, count in seen.items():
-            if count > 1:
-                del self.bound[name]  # assigned twice: which one holds depends on how the module runs
+            if count > 1 or stored.get(name, 0) != 1:
+                del self.bound[name]  # assigned again (`+=`, in a block, a loop, a function's global): run time
 
     def directory(self, node: cst.BaseExpression) -> str | None:
         """The path, relative to the app file's directory (normalised), or None when it is not one."""

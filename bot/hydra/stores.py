@@ -14,7 +14,7 @@ from pathlib import Path
 
 ANY = "\0any"  # a name or group the call computes
 _STORE = re.compile(r"\.store\(")
-_ARGUMENT = re.compile(r"\b(name|group)\s*=\s*")
+_ARGUMENT = re.compile(r"(name|group)\s*=\s*")
 _LITERAL = re.compile(r"""(?:[rRuU])?(["'])([^"'\\\n]*)\1\s*(?:[,)]|$)""")
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", ".tox"}
 _MAX_BYTES = 2 * 1024 * 1024
@@ -31,11 +31,12 @@ class StoredConfigs:
         """Whether `group/name` (or `name`) may be a config the repository stores in the ConfigStore."""
         group, _, name = missing.rpartition("/")
         for stored_group, stored_name in self.calls():
-            if stored_name not in (ANY, name, f"{name}.yaml"):
-                continue
-            if stored_group in (ANY, group) or (stored_group is None and not group):
+            if stored_name in (name, f"{name}.yaml"):  # the name as written: any group the call may give
+                if stored_group in (ANY, group) or (stored_group is None and not group):
+                    return True
+            elif stored_name == ANY and group and stored_group == group:  # a computed name in that group
                 return True
-        return False
+        return False  # a call computing both says nothing of which: a misspelt entry stays a finding
 
     def calls(self) -> list[tuple[str | None, str]]:
         if self._calls is None:
@@ -63,14 +64,34 @@ def _store_calls(text: str) -> list[tuple[str | None, str]]:
     """(group, name) of each `.store(...)` call: a literal, ANY when computed, None for a group not given."""
     calls = []
     for match in _STORE.finditer(text):
-        arguments = _call_text(text, match.end())
+        arguments = _top_level(_call_text(text, match.end()))
         values: dict[str, str] = {}
-        for argument in _ARGUMENT.finditer(arguments):
-            literal = _LITERAL.match(arguments, argument.end())
-            values[argument.group(1)] = literal.group(2) if literal else ANY
-        if "name" in values or "node" in arguments:
+        for argument in arguments:
+            keyword = _ARGUMENT.match(argument.strip())
+            if keyword is not None:
+                literal = _LITERAL.match(argument.strip() + ")", keyword.end())
+                values[keyword.group(1)] = literal.group(2) if literal else ANY
+        if "name" in values or any(a.strip().startswith("node") for a in arguments):
             calls.append((values.get("group"), values.get("name", ANY)))
     return calls
+
+
+def _top_level(arguments: str) -> list[str]:
+    """A call's arguments, split at its own commas (not those of a call or literal nested in it)."""
+    parts, depth, start, quote = [], 0, 0, ""
+    for i, char in enumerate(arguments):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(arguments[start:i])
+            start = i + 1
+    return [*parts, arguments[start:]]
 
 
 def _call_text(text: str, start: int) -> str:

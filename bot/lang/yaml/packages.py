@@ -191,13 +191,15 @@ def _packages(configs: _Configs, paths: list[str]) -> dict[str, str]:
             if path not in named and not _below_any(posixpath.dirname(path), group_dirs)]
     while todo:
         _follow(configs, todo, seen, packages, groups)
+        placed_dirs = {posixpath.join(home, group) if home else group for home, group in groups if group}
         for (home, group), entries in list(groups.items()):  # every option of a placed group goes with it
             if not group or len({_final(parent, inc, None) for parent, inc in entries}) != 1:
                 continue  # a group placed at several packages: which one an option is used at is unknown
             parent, inc = entries[0]
             directory = posixpath.join(home, group) if home else group
             for target in below.get(directory, []):
-                if target in packages or not target.endswith(".yaml"):
+                if target in packages or not target.endswith(".yaml") or _in_deeper_group(target, directory,
+                                                                                        placed_dirs):
                     continue
                 final = _final(parent, inc, configs.read(target)[2])
                 packages[target] = final
@@ -240,6 +242,17 @@ def _root_of(configs: _Configs, home: str, inc: Include) -> str:
         if not directory:
             return home
         directory = posixpath.dirname(directory)
+
+
+def _in_deeper_group(target: str, directory: str, group_dirs: set[str]) -> bool:
+    """Whether a config below a group's directory is an option of a group nested in it (`model/layers`
+    inside `model`): the nearest group is its group."""
+    parent = posixpath.dirname(target)
+    while parent and parent != directory:
+        if parent in group_dirs:
+            return True
+        parent = posixpath.dirname(parent)
+    return False
 
 
 def _below_any(directory: str, group_dirs: set[str]) -> bool:
