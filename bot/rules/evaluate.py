@@ -21,6 +21,7 @@ from bot.ir import (
     PROSE,
     SCRIPT,
     STRANDED,
+    SWEEP_PARAMS,
     Action,
     Plan,
     Realise,
@@ -193,7 +194,7 @@ class Evaluator:
         findings: list[Finding] = []
         needs: list[tuple[SettingGroup, list[EnsureEntry]]] = []
         for group in self.groups:
-            if group.role in (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE) \
+            if group.role in (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEEP_PARAMS) \
                     or not group_applies(rule, group, self.facts):
                 continue  # a script handed overrides may set the key itself; a doc shows a part; a comment
             present: dict[str, list[Setting]] = {}
@@ -234,7 +235,7 @@ class Evaluator:
         findings: list[Finding] = []
         seen: set[object] = set()
         for group in self.groups:
-            if group.role in (CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE) \
+            if group.role in (CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEEP_PARAMS) \
                     or not group_applies(rule, group, self.facts):
                 continue
             sides = [Side(s.key, s.value, s) for s in group.settings if s.state == "static" and s.prefix != "~"]

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from bot.hydra.grammar import config_reference, with_reference
-from bot.ir import COMMENT, PROSE, STRANDED, Action, Plan, Setting
+from bot.ir import COMMENT, PROSE, STRANDED, SWEEP_PARAMS, Action, Plan, Setting
 from bot.model import Finding
 from bot.rules.fixes import manual, renamed_key, write_plans
 from bot.rules.matching import group_applies, key_matches, reads_value
@@ -25,8 +25,8 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
     findings: list[Finding] = []
     plans: list[Plan] = []
     for group in ev.groups:
-        if group.role in (COMMENT, PROSE, STRANDED) or not group_applies(rule, group, ev.facts):
-            continue
+        if group.role in (COMMENT, PROSE, STRANDED, SWEEP_PARAMS) or not group_applies(rule, group, ev.facts):
+            continue  # a sweep's params are also in their config's hydra node, whose interpolations follow
         for setting in group.settings:
             written = setting.text if setting.state in ("static", "dynamic") else None
             if not written or "${" not in written:

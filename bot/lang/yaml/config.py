@@ -13,6 +13,7 @@ from bot.hydra.grammar import format_value
 from bot.ir import HYDRA_NODE, Setting, SettingGroup
 from bot.lang.yaml.document import MERGE_TAG, Doc, Entry, Text, indent_step, merged_mappings, spaced
 from bot.lang.yaml.packages import header_package, yaml_packages
+from bot.lang.yaml.sweeper import sweeper_group
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import MappingNode, Node
@@ -156,6 +157,9 @@ def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None) -> li
                 first = node_walker.settings[0]
                 groups.append(SettingGroup(node_walker.settings, first.line, first.column, role=HYDRA_NODE,
                                            handle=node_doc))
+            sweep = sweeper_group(node_doc)
+            if sweep is not None:
+                groups.append(sweep)
     return groups
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import bool_style
-from bot.ir import Action, Plan
+from bot.ir import SWEEP_PARAMS, Action, Plan
 from bot.lang.yaml.document import Doc, Edits, Entry, Text, merged_mappings
 from bot.lang.yaml.entry_lines import entry_lines, past_blank, refuse
 from bot.lang.yaml.format import yaml_key, yaml_value
 from bot.lang.yaml.insert import insert
+from bot.lang.yaml.sweeper import sweep_edits
 from bot.model import Span
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def realise(plans: list[Plan]) -> None:
     """Each plan as edits of its document, in order (an added key may make the mapping a later one goes in)."""
     for plan in plans:
         doc: Doc = plan.group.handle
-        result = _plan(plan.actions, doc)
+        result = sweep_edits(plan.actions, doc) if plan.group.role == SWEEP_PARAMS else _plan(plan.actions, doc)
         if isinstance(result, str):
             plan.refusal = result
         else:

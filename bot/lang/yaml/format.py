@@ -18,6 +18,14 @@ def yaml_key(key: str, old: str | None) -> str:
     return _quoted(key, quote or "'")
 
 
+def yaml_word_key(key: str, old: str | None) -> str:
+    """A key that is any one word (`model.optimizer.lr`, `+extra`), plain where YAML reads it back as itself."""
+    quote = old[0] if old and old[0] in "'\"" else None
+    if quote is None and key and not key[0].isspace() and _reads_back(key, key, flow=False):
+        return key
+    return _quoted(key, quote or "'")
+
+
 def yaml_value(value: Any, old: str | None, style: str = "title", flow: bool = False) -> str:
     """`value` in YAML syntax, in the old text's style: bool case, quotes kept around a scalar."""
     quote = old[0] if old and old[0] in "'\"" else None
