@@ -179,6 +179,14 @@ def test_pre_commit_hook_checks_only_the_files_it_is_given(tmp_path: Path, monke
     assert code == 1 and "old.sh:1" in out
 
 
+def test_files_of_another_repository_are_read_relative_to_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {"scripts/old.sh": "python3 -m m critic.megatron.use_mbridge=False\n"})
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "run", "--repo", str(repo), "--dry-run", "--files", "scripts/old.sh")
+    assert code == 0 and "scripts/old.sh:1" in out
+
+
 def test_many_repositories_one_failing_and_shards(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from bot.repolist import repositories, shard_of
 

@@ -385,12 +385,34 @@ def test_an_app_without_a_config_path_is_a_hydra_app_whose_config_is_made_at_run
     assert [why for _, _, why in stats.unresolved] == [launch.evidence]
 
 
-def test_a_multirun_sweep_is_not_composed_as_one_run(repo: Path) -> None:
-    (repo / "examples/sweep.sh").write_text("python3 -m verl.trainer.main_ppo -m trainer.total_epochs=1,2 "
-                                            "trainer.logger=[console]\n")
+def test_a_multirun_sweep_is_composed_in_runs_that_take_each_of_its_values(repo: Path) -> None:
+    """Hydra composes each run of `-m`, not the launch (`a=1,2` as one value is "Ambiguous value"); each
+    value of every sweep is in some run, so a stale key and a missing group option are both found."""
+    (repo / "examples/sweep.sh").write_text(
+        "python3 -m verl.trainer.main_ppo -m trainer.total_epochs=1,2 trainer.logger=[console]\n"
+        "python3 -m verl.trainer.main_ppo -m trainer.total_epochs=1,2 trainer.stale_key=3,4\n"
+        "python3 -m verl.trainer.main_ppo --multirun actor@actor_rollout_ref.actor=dp_actor,tp_actor "
+        "trainer.total_epochs='range(1,40)'\n"
+        "python3 -m verl.trainer.main_ppo -m trainer.total_epochs='interval(1,2)' trainer.gone=1\n"
+        "python3 -m verl.trainer.main_ppo -m 'actor@actor_rollout_ref.actor=glob(*)'\n")
     report, stats = compose_scan(repo)
-    assert not [f for f in report.findings if f.path == "examples/sweep.sh"]  # Hydra: "Ambiguous value"
-    assert ("examples/sweep.sh", 1, "a multirun sweep: Hydra composes each of its runs") in stats.unresolved
+    found = sorted((f.line, f.key) for f in report.findings if f.path == "examples/sweep.sh")
+    assert found == [(2, "trainer.stale_key"), (3, "actor"), (4, "trainer.gone")]
+    (option,) = [f for f in report.findings if f.line == 3]
+    assert "tp_actor" in option.message and "the sweep's run" in option.message
+    why = {line: reason for path, line, reason in stats.unresolved if path == "examples/sweep.sh"}
+    assert why == {5: "a multirun sweep over actor=glob(*): Hydra composes each of its runs"}
+
+
+def test_a_sweep_of_numbers_is_composed_once_per_type_and_its_options_each(tmp_path: Path) -> None:
+    from bot.engine.readings import sweep_runs
+    from bot.lang.shell.parse import analyse
+
+    script = analyse(b"python3 t.py -m 'seed=range(1,100)' opt=adam,sgd,lamb lr=0.1,0.2\n", path="x.sh")
+    runs, partly = sweep_runs(script.launches[0])
+    assert partly is None
+    assert [sorted(replaced.values()) for _, replaced in runs] == [
+        ["lr=0.1", "opt=adam", "seed=1"], ["lr=0.1", "opt=sgd", "seed=1"], ["lr=0.1", "opt=lamb", "seed=1"]]
 
 
 def test_a_config_the_repository_stores_in_the_config_store_is_not_checked(tmp_path: Path) -> None:
@@ -425,3 +447,18 @@ def test_a_store_call_computing_group_and_name_hides_no_misspelt_defaults_entry(
                                       "run.sh": "python3 lab/run.py seed=1\n"})
     report, _ = compose_scan(repo)
     assert ["Could not load 'base_confg'" in f.message for f in report.findings] == [True]
+
+
+def test_a_script_run_by_its_bare_name_is_found_beside_the_script_when_the_root_has_none(tmp_path: Path) -> None:
+    """`python train.py` in examples/run.sh, with examples/train.py and no train.py at the root: the
+    script is meant to be run from its own directory; with a `cd` elsewhere it is not guessed."""
+    from bot.engine.launches import collect
+
+    app = ('import hydra\n\n\n@hydra.main(config_path="conf", config_name="c", version_base=None)\n'
+           'def main(cfg):\n    pass\n')
+    repo = make_repo(tmp_path / "r", {"examples/train.py": app, "examples/conf/c.yaml": "trainer:\n  epochs: 1\n",
+                                      "examples/run.sh": "python train.py trainer.epochs=2 trainer.bogus=1\n"
+                                                         "cd /srv\npython train.py trainer.epochs=3\n"})
+    assert [launch.cls for launch in collect(repo, "r").launches] == ["hydra", "outside"]
+    report, _ = compose_scan(repo)
+    assert [(f.line, f.key) for f in report.findings] == [(1, "trainer.bogus")]

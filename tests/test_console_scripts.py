@@ -221,3 +221,22 @@ def test_a_package_found_twice_or_only_under_docs_is_not_chosen(tmp_path: Path) 
     repo = make_repo(tmp_path / "r", files)
     assert [(i.entry, i.cls) for i in collect(repo, "r").launches] == [("lab.train", "outside"),
                                                                        ("demo.train", "outside")]
+
+
+def test_script_files_the_packaging_installs_are_commands_that_run_that_file(tmp_path: Path) -> None:
+    """setuptools' `script-files`, setup.py's `scripts=[...]` and setup.cfg's `scripts =` install a file
+    under its own name: `lab_eval a=1` runs the file, with the `@hydra.main` in it."""
+    table = console_scripts([
+        ("pyproject.toml", b'[project]\nname = "a"\n\n[tool.setuptools]\nscript-files = ["scripts/lab_eval"]\n'),
+        ("sub/setup.py", b'from setuptools import setup\nsetup(name="b", scripts=["bin/b_run", "../../out"])\n'),
+        ("other/setup.cfg", b"[options]\nscripts =\n    tools/c_run.py\n"),
+    ])
+    assert table == {"lab_eval": "./scripts/lab_eval", "b_run": "./sub/bin/b_run", "c_run.py": "./other/tools/c_run.py"}
+    app = ('#!/usr/bin/env python\nimport hydra\n\n\n@hydra.main(config_path="../conf", config_name="c", '
+           'version_base=None)\ndef main(cfg):\n    pass\n\n\nif __name__ == "__main__":\n    main()\n')
+    repo = make_repo(tmp_path / "lab", {
+        "scripts/lab_eval": app, "conf/c.yaml": "a:\n  x: 1\n", "run.sh": "lab_eval a.x=2\n",
+        "pyproject.toml": ('[project]\nname = "lab"\nversion = "1"\n\n[tool.setuptools]\n'
+                           'script-files = ["scripts/lab_eval"]\n')})
+    (launch,) = collect(repo, "lab").launches
+    assert (launch.cls, launch.evidence) == ("hydra", "@hydra.main in scripts/lab_eval")

@@ -147,3 +147,22 @@ def test_each_placeholder_keeps_its_own_name_and_a_word_it_starts(tmp_path: Path
         ("a.dir=", "literal"),  # `<d>` is too short for a name that ends before `_run`: read as bash reads it
         ("a.tag=<tag>_v2", "run time: <tag>"), ("b.c=1", "literal")]
     assert [(o["text"], o["source"].split(",")[0]) for o in second.overrides] == [("a.m=<b>", "run time: <b>")]
+
+
+def test_a_fence_without_a_language_is_read_when_it_starts_with_any_launcher_or_a_console_script(
+        tmp_path: Path) -> None:
+    """`nohup`, `uv run`, `./train.py`, `CUDA_VISIBLE_DEVICES=0 lab-train` (a console script of the
+    repository) begin commands as surely as `python`; output that merely mentions `time` is no launch."""
+    from bot.engine.launches import collect
+
+    app = ('import hydra\n\n\n@hydra.main(config_path="conf", config_name="c", version_base=None)\n'
+           'def main(cfg):\n    pass\n')
+    readme = ("# Lab\n\n```\nCUDA_VISIBLE_DEVICES=0 lab-train a.x=2\n```\n\n```\nnohup python lab/train.py a.x=3 &\n"
+              "```\n\n```\nuv run python lab/train.py a.x=4\n```\n\n```\n./lab/train.py a.x=5\n```\n\n"
+              "```\ntime elapsed: 3 s\n```\n")
+    repo = make_repo(tmp_path / "lab", {
+        "lab/train.py": app, "lab/conf/c.yaml": "a:\n  x: 1\n", "README.md": readme,
+        "pyproject.toml": ('[project]\nname = "lab"\nversion = "1"\n\n[project.scripts]\n'
+                           'lab-train = "lab.train:main"\n')})
+    found = [(launch.line, launch.cls) for launch in collect(repo, "lab").launches if launch.path == "README.md"]
+    assert found == [(4, "hydra"), (8, "hydra"), (12, "hydra"), (16, "hydra")]

@@ -32,6 +32,21 @@ def test_a_fix_that_keeps_firing_is_refused_and_nothing_is_written(tmp_path: Pat
     assert "could not be verified" in finding.message and "second run" in finding.message
 
 
+def test_a_rule_whose_edits_break_the_file_costs_only_its_own_fixes(tmp_path: Path) -> None:
+    """Two keys renamed to one name make a YAML duplicate key: that rule is manual, the other is written."""
+    rules = rules_from(
+        tmp_path,
+        paths="id: paths\nmatch: {key: ['data.train_path', 'data.valid_path']}\nfix: {rename: path}\n",
+        devices="id: devices\nmatch: {key: ['trainer.devices']}\nfix: {rename: gpus}\n",
+    )
+    data = b"data:\n  train_path: a\n  valid_path: b\ntrainer:\n  devices: 1\n"
+    result = check_file("c.yaml", data, rules)
+    assert result.change is not None
+    assert result.change.after == data.replace(b"devices", b"gpus")
+    assert {(f.rule, f.status) for f in result.findings} == {("paths", Status.MANUAL), ("devices", Status.FIXABLE)}
+    assert all("no longer reads as its kind" in f.message for f in result.findings if f.rule == "paths")
+
+
 def test_conflicting_fixes_from_two_rules_are_refused(tmp_path: Path) -> None:
     rules = rules_from(
         tmp_path,

@@ -43,6 +43,35 @@ python3 -c 'print(1)' nope=2
     assert found[3].launcher == "ray job submit"
 
 
+def test_runners_of_containers_clusters_and_trainers_reach_the_entry_point() -> None:
+    script = """\
+composer train.py trainer.epochs=1
+composer -n 8 train.py a=2
+horovodrun -np 4 -H localhost:4 python train.py a=3
+singularity exec --nv img.sif python3 -m lab.train a=4
+apptainer exec img.sif torchrun --nproc_per_node 2 lab/train.py a=5
+docker run --rm -v $PWD:/w img python3 lab/train.py a=6
+python -m composer.cli.launcher -n 8 train.py a=7
+python -m composer.cli.launcher -n 8 python3 -m lab.train a=8
+uv run pytest tests/test_train.py -o log_cli=true
+srun --exclusive pytest tests/test_train.py
+poetry run mypy lab/train.py
+conda create -n lab python=3.10 -y
+docker build -f lab/train.py .
+"""
+    found = launches(script)
+    assert [(launch.launcher, launch.entry, keys(launch)) for launch in found] == [
+        ("composer", "train.py", ["trainer.epochs"]),
+        ("composer", "train.py", ["a"]),
+        ("horovodrun", "train.py", ["a"]),
+        ("singularity", "lab.train", ["a"]),
+        ("apptainer", "lab/train.py", ["a"]),
+        ("docker", "lab/train.py", ["a"]),
+        ("python -m composer.cli.launcher", "train.py", ["a"]),
+        ("python -m composer.cli.launcher", "lab.train", ["a"]),
+    ]  # pytest and mypy take `.py` words and launch nothing; conda and docker launch only through `run`
+
+
 def test_hydra_flags_are_not_overrides() -> None:
     (launch,) = launches(
         "python3 -m m --config-path=cfg --config-name ppo_megatron_trainer -cd extra a.b=1 --multirun c=2\n"

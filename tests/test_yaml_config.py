@@ -226,7 +226,7 @@ MOVE = rule("move", match={"key": ["trainer.val_kwargs.temperature"]}, fix={"ren
 def test_rename_to_another_parent_moves_a_scalar_line() -> None:
     src = "trainer:\n  val_kwargs:\n    n: 1\n    temperature: 0.6  # greedy-ish\n  epochs: 3\nother: 1\n"
     _, after = fix(src, [MOVE])
-    assert after == b"trainer:\n  val_kwargs:\n    n: 1\n  epochs: 3\n  temperature: 0.6\nother: 1\n"
+    assert after == b"trainer:\n  val_kwargs:\n    n: 1\n  epochs: 3\n  temperature: 0.6  # greedy-ish\nother: 1\n"
 
 
 def test_a_move_next_to_its_old_line_becomes_one_replacement() -> None:

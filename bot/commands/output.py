@@ -98,6 +98,10 @@ def load_rules(args: argparse.Namespace) -> list[Rule]:
 
 
 def relative(root: Path, path: str) -> str:
+    """The repository path of a `--files` argument: relative to the working directory (as pre-commit
+    passes them), or, where no such file is there, to the repository (`--repo R --files a/b.sh`)."""
+    if not os.path.isabs(path) and not Path(path).exists() and (root / path).exists():
+        path = str(root / path)
     try:
         found = Path(path).resolve().relative_to(root.resolve()).as_posix()
     except ValueError:

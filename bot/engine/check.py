@@ -99,13 +99,30 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
             return result
     after = apply_edits(data, edits)
     refused = {(f.rule, f.key) for f in findings if f.reason is not None}  # conflicts, and what Hydra refused
-    problem = _verified(path, data, after, edits, front, rules, facts, refused, (baseline, silenced),
-                        len(_unreadable(reading)), root)
-    if problem is not None:
-        for finding in findings:
-            if finding.status is Status.FIXABLE:
-                finding.make_manual(f"the fix could not be verified: {problem}", Reason.UNVERIFIED)
-        return result
+    def problem_with(edited: list[Finding]) -> str | None:
+        """Why the edits of these findings alone cannot be trusted (the others' findings may stay)."""
+        own = unique_edits(edited)
+        mine = {id(f) for f in edited}
+        others = refused | {(f.rule, f.key) for f in findings if id(f) not in mine}
+        return _verified(path, data, apply_edits(data, own), own, front, rules, facts, others, (baseline, silenced),
+                         len(_unreadable(reading)), root)
+
+    fixable = [f for f in findings if f.status is Status.FIXABLE]
+    problem = problem_with(fixable)
+    if problem is not None:  # one rule's bad edit costs only that rule's fixes
+        by_rule = {rule: [f for f in fixable if f.rule == rule] for rule in sorted({f.rule for f in fixable})}
+        failed = {rule: problem_with(mine) for rule, mine in by_rule.items()} if len(by_rule) > 1 else {}
+        good = [f for rule, mine in by_rule.items() if failed.get(rule, problem) is None for f in mine]
+        if good and problem_with(good) is not None:
+            good = []
+        kept = {id(f) for f in good}
+        for finding in fixable:
+            if id(finding) not in kept:
+                why = failed.get(finding.rule) or problem
+                finding.make_manual(f"the fix could not be verified: {why}", Reason.UNVERIFIED)
+        if not good:
+            return result
+        after = apply_edits(data, unique_edits(good))
     result.change = FileChange(path, data, after)
     return result
 

@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING
 from bot.engine.compose_findings import RULE_ID as RULE_ID
 from bot.engine.compose_findings import launch_finding, override_finding
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
-from bot.engine.readings import Reading, describe, elided, failures, readings, sweeps
+from bot.engine.readings import Reading, Run, describe, elided, failures, in_run, readings, sweep_runs
 from bot.engine.silence import default_baseline, identity, silence
-from bot.hydra.app import AppProblem, forget_files, resolve_app
+from bot.hydra.app import AppProblem, HydraApp, forget_files, resolve_app
 from bot.hydra.compose import Composer, ComposeStats
 from bot.hydra.renames import Rename, config_renames
 from bot.hydra.stores import StoredConfigs
 from bot.lang.kinds import SHELL
 from bot.lang.shell.launchers import may_launch_python
-from bot.lang.shell.launches import Override
+from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
 from bot.model import Baseline, ComposeSummary, Finding, Reason, Report, Status
 from bot.rules.model import Rule
@@ -63,25 +63,12 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
         if elided(kind, launch):
             composer.stats.unresolved.append((path, launch.line, "the doc leaves some of its arguments out (`...`)"))
             continue
-        if sweeps(launch):
-            composer.stats.unresolved.append((path, launch.line, "a multirun sweep: Hydra composes each of its runs"))
-            continue
-        found: dict[object, tuple[Override | None, str, list[Reading]]] = {}
-        composed = 0
-        for reading in readings(script, launch, app, composer):
-            if reading.unchecked is not None:
-                composer.stats.unresolved.append((path, launch.line, f"partly checked: {reading.unchecked}"))
+        runs, unswept = sweep_runs(launch)
+        if unswept is not None:
+            composer.stats.unresolved.append((path, launch.line, ("partly checked: " if runs else "") + unswept))
+            if not runs:
                 continue
-            composed += 1
-            for override, message in failures(reading, launch, app, composer):
-                stored = _NOT_LOADED.search(message)
-                if stored is not None and _stored_configs(root).may_register(stored.group(1)):
-                    composer.stats.unresolved.append((path, launch.line, f"its config names {stored.group(1)}, "
-                                                      "which the repository registers in Hydra's ConfigStore when "
-                                                      "it runs"))
-                    continue
-                place: object = override.key_span if override is not None else ("launch", launch.line)
-                found.setdefault(place, (override, message, []))[2].append(reading)
+        found, composed = _compose_runs(path, root, script, launch, app, runs, composer)
         composer.stats.readings += composed
         for spot, (failing, message, where) in found.items():
             if spot in reported:
@@ -99,6 +86,30 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
                                                                                      node.end_byte - 1)) + 1),)
             findings.append(finding)
     return findings
+
+
+def _compose_runs(path: str, root: Path, script: ShellScript, launch: Launch, app: HydraApp, runs: list[Run],
+                  composer: Composer) -> tuple[dict[object, tuple[Override | None, str, list[Reading]]], int]:
+    """Where the launch fails in each way through the script's branches and each run of its sweeps, and
+    how many readings were composed."""
+    found: dict[object, tuple[Override | None, str, list[Reading]]] = {}
+    composed = 0
+    for branch in readings(script, launch, app, composer):
+        if branch.unchecked is not None:
+            composer.stats.unresolved.append((path, launch.line, f"partly checked: {branch.unchecked}"))
+            continue
+        for reading in (in_run(branch, run) for run in runs):
+            composed += 1
+            for override, message in failures(reading, launch, app, composer):
+                stored = _NOT_LOADED.search(message)
+                if stored is not None and _stored_configs(root).may_register(stored.group(1)):
+                    composer.stats.unresolved.append((path, launch.line, f"its config names {stored.group(1)}, "
+                                                      "which the repository registers in Hydra's ConfigStore when "
+                                                      "it runs"))
+                    continue
+                place: object = override.key_span if override is not None else ("launch", launch.line)
+                found.setdefault(place, (override, message, []))[2].append(reading)
+    return found, composed
 
 
 def _compose_file(root: Path, path: str, kind: str, data: bytes, composer: Composer, renames: list[Rename],

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.engine.edits import apply_edits, unique_edits
-from bot.engine.readings import describe, elided, failures, readings, sweeps
+from bot.engine.readings import Reading, Run, describe, elided, failures, in_run, readings, sweep_runs
 from bot.hydra.app import AppProblem, HydraApp, resolve_app
 from bot.hydra.compose import Composer
 from bot.hydra.shadow import ConfigShadow
 from bot.lang.kinds import SHELL
 from bot.lang.shell.front import ShellFamilyFront
 from bot.lang.shell.launchers import may_launch_python
-from bot.lang.shell.launches import Launch, line_column
+from bot.lang.shell.launches import Launch, Override, line_column
 from bot.lang.shell.parse import ShellScript, analyse
 from bot.model import Finding, Reason, Status
 
@@ -52,18 +52,30 @@ def _failures(root: Path, path: str, data: bytes, shadow: ConfigShadow | None = 
     failing: dict[int, str] = {}
     for index, (script, launch, line) in enumerate(found):
         app = resolve_app(root, launch, explain=False)
-        if isinstance(app, AppProblem) or elided(kind, launch) or sweeps(launch):
+        runs = sweep_runs(launch)[0]
+        if isinstance(app, AppProblem) or elided(kind, launch) or not runs:
             continue
         app = shadow.app(app) if shadow is not None else app
-        for reading in readings(script, launch, app, composer):
-            problems = failures(reading, launch, app, composer) if reading.unchecked is None else []
-            if problems:
-                override, message = problems[0]
-                where = f"{override.prefix}{override.key}: " if override is not None else ""
-                message = shadow.originals(message) if shadow is not None else message
-                failing[index] = f"line {line}{describe(reading)}: {where}{message}"
-                break
+        problem = _first_failure(script, launch, app, composer, runs)
+        if problem is not None:
+            reading, override, message = problem
+            where = f"{override.prefix}{override.key}: " if override is not None else ""
+            message = shadow.originals(message) if shadow is not None else message
+            failing[index] = f"line {line}{describe(reading)}: {where}{message}"
     return len(found), failing
+
+
+def _first_failure(script: ShellScript, launch: Launch, app: HydraApp, composer: Composer,
+                   runs: list[Run]) -> tuple[Reading, Override | None, str] | None:
+    """The first way through the branches, in the first run of its sweeps, where the launch fails."""
+    for branch in readings(script, launch, app, composer):
+        if branch.unchecked is not None:
+            continue
+        for reading in (in_run(branch, run) for run in runs):
+            problems = failures(reading, launch, app, composer)
+            if problems:
+                return reading, *problems[0]
+    return None
 
 
 def _launches(root: Path, path: str, kind: str, data: bytes) -> list[tuple[ShellScript, Launch, int]] | None:
@@ -118,13 +130,15 @@ def launch_outcomes(root: Path, path: str, before: bytes, after: bytes) -> list[
 
 
 def _verdict(script: ShellScript, launch: Launch, app: HydraApp, composer: Composer) -> tuple[int, str]:
+    runs, unswept = sweep_runs(launch)
+    if not runs:
+        return 0, f"not composed: {unswept}"
     ways = [r for r in readings(script, launch, app, composer) if r.unchecked is None]
-    for reading in ways:
-        problems = failures(reading, launch, app, composer)
-        if problems:
-            override, message = problems[0]
-            where = f"{override.prefix}{override.key}: " if override is not None else ""
-            return len(ways), f"fails{describe(reading)}: {where}{message}"
+    problem = _first_failure(script, launch, app, composer, runs)
+    if problem is not None:
+        reading, override, message = problem
+        where = f"{override.prefix}{override.key}: " if override is not None else ""
+        return len(ways), f"fails{describe(reading)}: {where}{message}"
     return len(ways), "composes" if ways else "not composed: no way through its branches could be read"
 
 
@@ -162,22 +176,25 @@ def keep_composing(root: Path, path: str, data: bytes, findings: list[Finding],
         shadow = configs.shadow(rule) if configs is not None else None
         broken = newly_failing(root, path, data, apply_edits(data, unique_edits(mine)), before, shadow, kind)
         for finding in mine if broken else []:
-            finding.make_manual(f"not edited: the launch would no longer compose ({_nearest(finding, broken)})",
-                                Reason.UNCOMPOSED)
+            finding.make_manual(f"not edited: {_nearest(finding, broken)}", Reason.UNCOMPOSED)
     left = [f for f in findings if f.status is Status.FIXABLE]
     together = unique_edits(left)
     broken = newly_failing(root, path, data, apply_edits(data, together), before, every, kind) if together else []
     for finding in left if broken else []:
-        finding.make_manual(f"not edited: with the other rules' fixes the launch would no longer compose "
-                            f"({_nearest(finding, broken)})", Reason.UNCOMPOSED)
+        finding.make_manual(f"not edited: with the other rules' fixes {_nearest(finding, broken)}",
+                            Reason.UNCOMPOSED)
     return True
 
 
 def _nearest(finding: Finding, messages: list[str]) -> str:
-    """The message of the launch the finding is in: the last one starting at or before its line."""
+    """Which launch would no longer compose, and Hydra's message: the finding's own when it is one of them
+    (the launch its lines are in), else the first of the others."""
     starts = [(int(m.group(1)), message) for message in messages if (m := _LINE.match(message))]
-    before = [item for item in starts if item[0] <= finding.line]
-    return max(before, key=lambda item: item[0])[1] if before else messages[0]
+    scope = finding.scope or ((finding.line, finding.line),)
+    own = [message for line, message in starts if any(first <= line <= last for first, last in scope)]
+    if own:
+        return f"the launch would no longer compose ({own[0]})"
+    return f"another launch its rule edits would no longer compose ({messages[0]})"
 
 
 _LINE = re.compile(r"line (\d+)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.lang.front import UNREADABLE
 from bot.model import Edit, Finding, Status
 
 
@@ -120,6 +121,8 @@ def verify(
         return Verification(False, "the edit mixed line endings into a CRLF file")
     errors_before, errors_after = count_errors(before), count_errors(after)
     if errors_after > errors_before:
+        if errors_after >= UNREADABLE:
+            return Verification(False, "the edited file no longer reads as its kind (a YAML duplicate key, say)")
         return Verification(False, f"the edited file has new parse errors ({errors_before} -> {errors_after})")
     again = [f for f in rescan(after) if f.status is Status.FIXABLE]
     if again:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.hydra.app import HydraApp
 from bot.hydra.compose import Composer
+from bot.hydra.grammar import format_value
 from bot.hydra.sweeps import Sweep
 from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST
 from bot.lang.shell.combinations import MAX_COMBINATIONS, Combination, combinations
@@ -34,6 +36,64 @@ def elided(kind: str, launch: Launch) -> bool:
 def sweeps(launch: Launch) -> bool:
     """A multirun launch (`algorithm=a,b`, `seed=range(3)`): Hydra composes each of its runs, not the launch."""
     return any(isinstance(read_value(o).value, Sweep) for o in launch.overrides)
+
+
+MAX_SWEEP_RUNS = 8
+Run = tuple[str, dict[int, str]]  # how a sweep's run reads ("seed=2"), the sweeps' texts replaced, by id(override)
+
+
+def sweep_runs(launch: Launch) -> tuple[list[Run], str | None]:
+    """The runs a multirun launch is composed in, and why it is not (or only partly) checked.
+
+    Each element of every sweep is in at least one run: run i takes each sweep's i-th element (its last
+    when it has fewer), so a sweep's runs cost as many compositions as its longest list, not their
+    product. An `interval(..)` is a number each trial draws: composed as a run-time value. A `glob(..)`
+    of group options is not composed. A launch without sweeps has one run that replaces nothing."""
+    lists: list[tuple[Override, list[str]]] = []
+    for override in launch.overrides:
+        value = read_value(override).value
+        if not isinstance(value, Sweep) or override.key == "hydra" or override.key.startswith("hydra."):
+            continue  # Hydra's own settings are not composed (bot.hydra.compose.override_text)
+        if value.elements is not None and value.elements:
+            lists.append((override, [format_value(e) for e in _representatives(value.elements)]))
+        elif value.startswith(("interval(", "IntervalSweep(")):
+            lists.append((override, ["null"]))
+        else:
+            return [], f"a multirun sweep over {override.key}={override.value_text}: Hydra composes each of its runs"
+    if not lists:
+        return [("", {})], None
+    longest = max(len(texts) for _, texts in lists)
+    runs: list[Run] = []
+    for index in range(min(longest, MAX_SWEEP_RUNS)):
+        picked = [(o, texts[min(index, len(texts) - 1)]) for o, texts in lists]
+        label = ", ".join(f"{o.key}={t}" for o, t in picked)
+        runs.append((f"the sweep's run {label}", {id(o): _text(o, t) for o, t in picked}))
+    partly = None if longest <= MAX_SWEEP_RUNS else f"a multirun sweep of {longest} values: its first " \
+                                                     f"{MAX_SWEEP_RUNS} were composed"
+    return runs, partly
+
+
+def _representatives(elements: tuple[Any, ...]) -> list[Any]:
+    """The elements that may compose differently: every string, list or mapping (an option, an enum's
+    name), but one number or bool of each type, since a config field checks those by type alone."""
+    seen: set[type] = set()
+    kept = []
+    for element in elements:
+        if isinstance(element, (bool, int, float)) or element is None:
+            if type(element) in seen:
+                continue
+            seen.add(type(element))
+        kept.append(element)
+    return kept
+
+
+def in_run(reading: Reading, run: Run) -> Reading:
+    """The reading in one run of a sweep (its texts replace what the branches chose for the same overrides)."""
+    if not run[1]:
+        return reading
+    label = "; ".join(p for p in (reading.choice_label, run[0]) if p)
+    return Reading(reading.label, reading.overrides, [{**choice, **run[1]} for choice in reading.choices], label,
+                   reading.unchecked)
 
 
 @dataclass

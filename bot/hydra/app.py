@@ -18,8 +18,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.hydra.decorator import COMPUTED, hydra_main_arguments
+from bot.hydra.decorator import COMPUTED, forget_decorators, hydra_main_arguments, version_base_of
 from bot.hydra.entry import entry_file, inside, missing_reason, repository_dir, run_dir, source_roots
+from bot.hydra.imported import forget_imports, imported_app
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ class HydraApp:
     config_name: str | None
     search_path: tuple[str, ...] = ()  # extra config directories, absolute, in Hydra's order
     style: str = "@hydra.main"  # how the app composes its config: or "the compose API"
+    version_base: str | None = None  # Hydra's behaviour the app asks for ("1.1" when its decorator says none)
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,8 @@ _FILES: dict[tuple[object, ...], Any] = {}  # what this scan found of the reposi
 def forget_files() -> None:
     """A scan, compose-check or listing begins: the repository's files may have changed since the last."""
     _FILES.clear()
-    hydra_main_arguments.cache_clear()
+    forget_decorators()
+    forget_imports()
     api = sys.modules.get("bot.hydra.api_app")  # imported (with libcst) only when a launch needed it
     if api is not None:
         api.compose_api_app.cache_clear()
@@ -104,7 +107,13 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
         return AppProblem(f"runs {path.relative_to(root).as_posix()}, which receives the overrides", SCRIPT)
     source = path.relative_to(root).as_posix()
     function = launch.console_target.partition(":")[2] if launch.console_target else None
-    config_path, name, found = hydra_main_arguments(path, function or None)
+    function_read = function or None
+    config_path, name, found = hydra_main_arguments(path, function_read)
+    if not found and (imported := imported_app(root, path, function_read)) is not None:
+        path = imported[0]  # Hydra reads the decorator, and its config_path, where the function is defined
+        source = f"{os.path.relpath(path, root)} (imported by {source})"
+        function_read = imported[1] or None
+        config_path, name, found = hydra_main_arguments(path, function_read)
     if not found:
         from bot.hydra.api_app import compose_api_app  # libcst, only for files without the decorator
 
@@ -146,7 +155,7 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
         if found_dir is None:
             return AppProblem(f"config search path {entry} is not in the repository", OUTSIDE)
         dirs.append(str(found_dir))
-    return HydraApp(source, directory, name, tuple(dirs))
+    return HydraApp(source, directory, name, tuple(dirs), version_base=version_base_of(path, function_read))
 
 
 

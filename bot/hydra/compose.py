@@ -8,6 +8,7 @@ become `null` placeholders, which a plain YAML config accepts, so they never cau
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,7 @@ class Composer:
 
     def __init__(self, plain_copies: bool = False) -> None:
         self.plain_copies = plain_copies  # copy bases with OmegaConf's `copy()` (the reference for fresh_copy)
-        self._bases: dict[tuple[Path, str | None, tuple[str, ...], tuple[str, ...]], Any] = {}
+        self._bases: dict[tuple[Path, str | None, tuple[str, ...], tuple[str, ...], str | None], Any] = {}
         self._applied: dict[tuple[int, tuple[str, ...]], list[tuple[int, str]]] = {}
         self._parsed: dict[str, list[Any]] = {}
         self._pickled: dict[int, bytes] = {}
@@ -80,7 +81,7 @@ class Composer:
         from omegaconf.errors import OmegaConfBaseException
 
         assert app.config_dir is not None
-        ident = (app.config_dir, app.config_name, groups, app.search_path)
+        ident = (app.config_dir, app.config_name, groups, app.search_path, app.version_base)
         if ident not in self._bases:
             search = "hydra.searchpath=[" + ",".join(_quoted(f"file://{d}") for d in app.search_path) + "]"
             added: list[str] = []
@@ -88,8 +89,10 @@ class Composer:
                 for _ in range(MAX_STAND_INS + 1):
                     GlobalHydra.instance().clear()
                     try:
-                        with initialize_config_dir(config_dir=str(app.config_dir), version_base=None):
-                            self._bases[ident] = compose(app.config_name, overrides=[*groups, search])
+                        with warnings.catch_warnings():  # an app of Hydra 1.1's behaviour is warned about
+                            warnings.simplefilter("ignore")
+                            with initialize_config_dir(config_dir=str(app.config_dir), version_base=app.version_base):
+                                self._bases[ident] = compose(app.config_name, overrides=[*groups, search])
                     except (HydraException, OmegaConfBaseException, ValueError) as exc:
                         self._bases[ident] = exc
                     self.stats.base_composes += 1

@@ -6,12 +6,26 @@ from functools import lru_cache
 from pathlib import Path
 
 COMPUTED = "\0computed"  # a config_path or config_name given by an expression the bot does not evaluate
+UNDECLARED = "1.1"  # Hydra's behaviour for an app that declares no version_base (its 1.1 defaults)
 
 
-@lru_cache(maxsize=256)
+def version_base_of(path: Path, function: str | None = None) -> str | None:
+    """The `version_base` of the file's `@hydra.main` (the one `hydra_main_arguments` reads): its string,
+    None where it says None (the installed Hydra's own behaviour), "1.1" where it says nothing."""
+    return _read(path, function)[3]
+
+
 def hydra_main_arguments(path: Path, function: str | None = None) -> tuple[str | None, str | None, bool]:
     """(config_path, config_name, found) of the `@hydra.main(...)` on `function` (a console script's), else
     of the first in the file (the function may call it: `def cli_main(): hydra_main()`)."""
+    return _read(path, function)[:3]
+
+
+Arguments = tuple[str | None, str | None, bool, str | None]  # config_path, config_name, found, version_base
+
+
+@lru_cache(maxsize=256)
+def _read(path: Path, function: str | None = None) -> Arguments:
     import libcst as cst
 
     from bot.hydra.path_expr import PathReader
@@ -19,13 +33,13 @@ def hydra_main_arguments(path: Path, function: str | None = None) -> tuple[str |
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
-        return None, None, False
+        return None, None, False, None
     if "main" not in text:
-        return None, None, False
+        return None, None, False, None
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError:
-        return None, None, False
+        return None, None, False, None
 
     paths = PathReader(module)
 
@@ -38,7 +52,12 @@ def hydra_main_arguments(path: Path, function: str | None = None) -> tuple[str |
         found = paths.directory(node)  # `os.path.join("..", "conf")`, `Path(__file__).parent / "conf"`
         return found if found is not None else COMPUTED
 
-    def arguments(node: cst.Decorator) -> tuple[str | None, str | None, bool] | None:
+    def version(node: cst.BaseExpression) -> str | None:
+        if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+            return node.evaluated_value
+        return None  # None, or an expression: the installed Hydra's behaviour
+
+    def arguments(node: cst.Decorator) -> Arguments | None:
         call = node.decorator
         if not isinstance(call, cst.Call):
             return None
@@ -48,17 +67,19 @@ def hydra_main_arguments(path: Path, function: str | None = None) -> tuple[str |
         owner = func.value.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else ""
         if name != "main" or owner not in ("hydra", ""):
             return None
-        values: dict[str, str | None] = {"config_path": None, "config_name": None}
-        positional = ["config_path", "config_name"]
+        values: dict[str, str | None] = {"config_path": None, "config_name": None, "version_base": UNDECLARED}
+        positional = ["config_path", "config_name", "version_base"]
         for index, arg in enumerate(call.args):
-            key = arg.keyword.value if arg.keyword else (positional[index] if index < 2 else "")
-            if key in values:
+            key = arg.keyword.value if arg.keyword else (positional[index] if index < 3 else "")
+            if key == "version_base":
+                values[key] = version(arg.value)
+            elif key in values:
                 values[key] = literal(arg.value)
-        return values["config_path"], values["config_name"], True
+        return values["config_path"], values["config_name"], True, values["version_base"]
 
     class Finder(cst.CSTVisitor):
-        found: tuple[str | None, str | None, bool] | None = None  # the first in the file
-        named: tuple[str | None, str | None, bool] | None = None  # the one on `function`
+        found: Arguments | None = None  # the first in the file
+        named: Arguments | None = None  # the one on `function`
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
             for decorator in node.decorators:
@@ -71,4 +92,8 @@ def hydra_main_arguments(path: Path, function: str | None = None) -> tuple[str |
 
     finder = Finder()
     module.visit(finder)
-    return finder.named or finder.found or (None, None, False)
+    return finder.named or finder.found or (None, None, False, None)
+
+
+def forget_decorators() -> None:
+    _read.cache_clear()

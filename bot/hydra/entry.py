@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bot.lang import kind_for_path
 from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST
-from bot.lang.shell.directories import Workdir
+from bot.lang.shell.directories import ROOT, Workdir
 from bot.lang.shell.launchers import CONSOLE, moved_entry
 from bot.lang.shell.launches import Launch
 
@@ -65,8 +65,9 @@ def repository_dir(workdir: Workdir | None, source_path: str | None) -> str | No
     return rest
 
 
-def module_file(root: Path, module: str, directory: str | None = None) -> Path | None:
-    """The repository file `python -m module` runs from `directory`, if the module is the repository's own."""
+def module_file(root: Path, module: str, directory: str | None = None, imported: bool = False) -> Path | None:
+    """The repository file `python -m module` runs from `directory`, if the module is the repository's own;
+    `imported`: the file `import module` reads (a package's `__init__.py`, as a console script imports it)."""
     parts = module.split(".")
     if not all(p.isidentifier() for p in parts):
         return None
@@ -75,7 +76,7 @@ def module_file(root: Path, module: str, directory: str | None = None) -> Path |
 
     def found(source_root: str) -> Path | None:
         base = os.path.join(top, *source_root.split("/"), *parts) if source_root else os.path.join(top, *parts)
-        for candidate in (base + ".py", os.path.join(base, "__main__.py")):
+        for candidate in (base + ".py", os.path.join(base, "__init__.py" if imported else "__main__.py")):
             if os.path.isfile(candidate) and inside(root, Path(candidate)):
                 return Path(candidate)
         return None
@@ -98,8 +99,10 @@ def script_file(root: Path, launch: Launch) -> Path | None:
         places.append(posixpath.join(posixpath.dirname(launch.source_path), entry))
     elif here is not None:
         places.append(posixpath.join(here, entry))
-    if here is None or (launch.entry_base is None and _in_docs(launch)):
-        # unknown, or a doc's snippets, which a reader runs from wherever the doc's `cd`s leave them
+    if here is None or (launch.entry_base is None and _in_docs(launch)) or (
+            launch.workdir is ROOT and launch.entry_base is None):
+        # unknown, a doc's snippets (run from wherever the doc's `cd`s leave the reader), or a script
+        # without a `cd`, which is run from the root unless the script beside it says otherwise
         places.append(entry)
         if launch.source_path is not None:
             places.append(posixpath.join(posixpath.dirname(launch.source_path), entry))
@@ -122,7 +125,11 @@ def entry_file(root: Path, launch: Launch) -> Path | None:
     if launch.entry_kind == "module":
         return module_file(root, launch.entry, run_dir(launch))
     if launch.entry_kind == CONSOLE:  # installed: found in the package's sources, wherever it runs
-        return module_file(root, launch.module) if launch.module else None
+        target = launch.console_target or ""
+        if target.startswith("./"):  # a script file the packaging installs as a command
+            candidate = root / target[2:]
+            return candidate if candidate.is_file() and inside(root, candidate) else None
+        return module_file(root, launch.module, imported=True) if launch.module else None
     return script_file(root, launch)
 
 

@@ -222,7 +222,23 @@ def format_value(value: Any, style: str = "title") -> str:
     text = str(value)
     if _PLAIN.match(text) and text.lower() not in _BOOL_WORDS and text.lower() not in ("null", "nan", "inf"):
         return text
+    if _reads_as_itself(text):  # `16-mixed`, `1e-4x`: several tokens Hydra joins back into the string
+        return text
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+_UNQUOTED_SAFE = re.compile(r"^[A-Za-z0-9_\-./:+%@]+$")  # no quotes, spaces, brackets, commas, `$` or `=`
+
+
+def _reads_as_itself(text: str) -> bool:
+    """Whether Hydra reads the text, unquoted after `k=`, as the same string."""
+    if not _UNQUOTED_SAFE.match(text):
+        return False
+    try:
+        parsed = parse_override("k=" + text)
+    except HydraSyntaxError:
+        return False
+    return isinstance(parsed.value, str) and parsed.value == text
 
 
 def sibling_key(key: str, name: str) -> str:

@@ -11,16 +11,20 @@ nothing: the packaging is not what the bot checks.
 from __future__ import annotations
 
 import ast
+import posixpath
 import re
 import sys
 from collections.abc import Iterable
 from typing import Any
 
 PACKAGING_NAMES = ("pyproject.toml", "setup.cfg", "setup.py")
+FILE = "./"  # a target that is a script file of the repository, not a module
 _SPEC = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._+-]*)\s*=\s*([A-Za-z_][\w.]*)\s*(?::\s*([A-Za-z_][\w.]*))?\s*"
                    r"(?:\[[^\]]*\])?\s*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
-_SCRIPTS_TABLE = re.compile(rb"\bscripts\s*[\].=]")  # `[project.scripts]`, `scripts = {`, `scripts.x =`
+_SCRIPTS_TABLE = re.compile(rb"\bscripts\s*[\].=]|\bscript-files\b")  # `[project.scripts]`, `scripts = {`,
+# `scripts.x =`, setuptools' `script-files = [...]`
+_SCRIPT_FILES = re.compile(rb"\bscripts\s*=")  # setup.py's `scripts=[...]`, setup.cfg's `scripts =`
 _TARGET = re.compile(r"^([A-Za-z_][\w.]*)\s*(?::\s*([A-Za-z_][\w.]*))?$")
 
 
@@ -30,7 +34,8 @@ def is_packaging(path: str) -> bool:
 
 
 def console_scripts(files: Iterable[tuple[str, bytes]]) -> dict[str, str]:
-    """Command name -> "module:function" (or "module") over the given packaging files.
+    """Command name -> "module:function" (or "module") over the given packaging files; a script file the
+    packaging installs as a command (`script-files`, `scripts=`) -> "./path/in/the/repository".
 
     Files nearer the root come first, and a name keeps the first target declared for it.
     """
@@ -40,7 +45,8 @@ def console_scripts(files: Iterable[tuple[str, bytes]]) -> dict[str, str]:
     for path, data in sorted(files, key=lambda item: (item[0].count("/"), item[0])):
         name = path.rpartition("/")[2]
         reader = {"pyproject.toml": _pyproject, "setup.cfg": _setup_cfg, "setup.py": _setup_py}.get(name)
-        declares = _SCRIPTS_TABLE.search(data) if name == "pyproject.toml" else b"console_scripts" in data
+        declares = (_SCRIPTS_TABLE.search(data) if name == "pyproject.toml"
+                    else b"console_scripts" in data or _SCRIPT_FILES.search(data))
         if reader is None or not declares:
             continue  # declares none: not parsed
         try:
@@ -48,7 +54,12 @@ def console_scripts(files: Iterable[tuple[str, bytes]]) -> dict[str, str]:
             found = reader(text)
         except (UnicodeDecodeError, ValueError, SyntaxError, RecursionError, configparser.Error):
             continue
+        folder = path.rpartition("/")[0]
         for command, target in found:
+            if target.startswith(FILE):  # a path relative to the packaging file
+                target = FILE + posixpath.normpath(posixpath.join(folder, target[len(FILE):]))
+                if target.startswith(FILE + ".."):
+                    continue
             table.setdefault(command, target)
     return table
 
@@ -81,6 +92,19 @@ def _pyproject(text: str) -> list[tuple[str, str]]:
             target = _target(spec) if isinstance(spec, str) else None
             if target is not None and _NAME.match(command):
                 found.append((command, target))
+    setuptools = data.get("tool", {}).get("setuptools") if isinstance(data.get("tool"), dict) else None
+    files = setuptools.get("script-files") if isinstance(setuptools, dict) else None
+    return found + _files(files if isinstance(files, list) else [])
+
+
+def _files(paths: Iterable[Any]) -> list[tuple[str, str]]:
+    """Script files installed as commands of their own name."""
+    found = []
+    for path in paths:
+        if isinstance(path, str) and path.strip() and not path.startswith("/"):
+            name = path.strip().rpartition("/")[2]
+            if _NAME.match(name):
+                found.append((name, FILE + path.strip()))
     return found
 
 
@@ -89,9 +113,10 @@ def _setup_cfg(text: str) -> list[tuple[str, str]]:
 
     parser = configparser.ConfigParser(interpolation=None)
     parser.read_string(text)
+    found = _files(parser.get("options", "scripts").split()) if parser.has_option("options", "scripts") else []
     if not parser.has_option("options.entry_points", "console_scripts"):
-        return []
-    return _specs(parser.get("options.entry_points", "console_scripts").splitlines())
+        return found
+    return found + _specs(parser.get("options.entry_points", "console_scripts").splitlines())
 
 
 def _specs(lines: Iterable[Any]) -> list[tuple[str, str]]:
@@ -117,6 +142,10 @@ def _setup_py(text: str) -> list[tuple[str, str]]:
         for keyword in call.keywords:
             if keyword.arg == "entry_points":
                 found.extend(_entry_points(_bound(keyword.value, bound), bound))
+            elif keyword.arg == "scripts":
+                listed = _bound(keyword.value, bound)
+                if isinstance(listed, (ast.List, ast.Tuple)):
+                    found.extend(_files(e.value for e in listed.elts if isinstance(e, ast.Constant)))
     return found
 
 

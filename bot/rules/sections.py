@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.rules.fields import ENSURE_FIELDS, FIX_FIELDS, KEY_PATH, RELATION_FIELDS, FieldChecker, kind
@@ -106,6 +107,9 @@ def _items_map(c: FieldChecker, data: Any) -> tuple[tuple[Any, Any], ...]:
     return tuple((_item(c, k, "fix.map_items"), _item(c, v, f"fix.map_items.{k}")) for k, v in data.items())
 
 
+_SEGMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")  # a module's name, or a directory's of a script path
+
+
 def _entrypoint(c: FieldChecker, data: Any) -> tuple[tuple[str, str], ...]:
     """Old dotted module prefix -> new, longest first (the longest that fits a launch wins)."""
     if not isinstance(data, dict) or not data:
@@ -113,8 +117,8 @@ def _entrypoint(c: FieldChecker, data: Any) -> tuple[tuple[str, str], ...]:
     pairs = []
     for old, new in data.items():
         for text, where in ((old, f"fix.entrypoint.{old}"), (new, f"fix.entrypoint.{old}")):
-            if not isinstance(text, str) or not all(p.isidentifier() for p in text.split(".")):
-                raise c.fail(where, f"expected a dotted module name (a.b.c), got {kind(text)}")
+            if not isinstance(text, str) or not all(_SEGMENT.fullmatch(p) for p in text.split(".")):
+                raise c.fail(where, f"expected a dotted module name or path (a.b.c, sota-impl.algo), got {kind(text)}")
         if old == new:
             raise c.fail(f"fix.entrypoint.{old}", "expected a module other than the old one")
         pairs.append((old, new))

@@ -34,9 +34,10 @@ from bot.model import Span
 
 Line = tuple[int, int]  # (start, end before the line break) in the file
 YAML_LANGUAGES = {"yaml", "yml"}
-OVERRIDE_LINE = re.compile(
-    rb"[ \t]*(?:\+\+|\+|~)?[A-Za-z_][\w\-]*(?:\.[\w\-@/\[\]]+)+="
-    rb"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`\\();|&<>])*[ \t]*(?:\\[ \t]*)?(?:#.*)?$")
+_ONE_OVERRIDE = (rb"(?:\+\+|\+|~)?[A-Za-z_][\w\-]*(?:\.[\w\-@/\[\]]+)+="
+                 rb"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`\\();|&<>])*")
+OVERRIDE_LINE = re.compile(  # one override or several, blank-separated
+    rb"[ \t]*" + _ONE_OVERRIDE + rb"(?:[ \t]+" + _ONE_OVERRIDE + rb")*[ \t]*(?:\\[ \t]*)?(?:#.*)?$")
 
 
 @dataclass

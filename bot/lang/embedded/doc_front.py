@@ -83,8 +83,8 @@ class TextReaders:
         comments = [run for block in doc.blocks if block.shell
                     for run in literals.comment_literals(data, block.lines)]
         prose = literals.prose_literals(data, doc.prose, rst=self.kind == kinds.RST)
-        bare = [literals.bare_literals(data, block.lines) for block in doc.blocks
-                if block.bare and not block.shell and overrides_only(data, block.lines)]
+        bare = [literals.bare_literals(data, block.lines) for block in doc.blocks  # also a `bash` block of
+                if (block.bare or block.shell) and overrides_only(data, block.lines)]  # them: bash runs none
         groups = literals.literal_groups(data, comments, prose, bare)
         if groups:
             reading.units.append(Unit(groups, literals.realise))

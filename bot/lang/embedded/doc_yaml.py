@@ -17,6 +17,8 @@ from bot.lang.front import Unit
 from bot.lang.shell.launches import line_column
 from bot.model import Finding, Span
 
+ELISIONS = (b"...", "\u2026".encode())  # a line a doc writes for the config's other keys
+
 
 @dataclass
 class BlockText:
@@ -74,7 +76,10 @@ def block_text(data: bytes, block: Block) -> BlockText | None:
         cut = min(width, stop - start)
         starts.append(len(text))
         hosts.append(start + cut)
-        text += data[start + cut : stop] + b"\n"
+        body = data[start + cut : stop]
+        if body.strip() in ELISIONS:  # "and the rest": blank for the YAML reader, kept in the doc
+            body = b" " * len(body)
+        text += body + b"\n"
     return BlockText(data, bytes(text), starts, hosts, [s for s, _ in lines], indent, eol, end)
 
 

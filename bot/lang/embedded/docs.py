@@ -10,6 +10,8 @@ from __future__ import annotations
 import itertools
 import re
 
+from bot.lang.shell.launchers import RUNNERS, WRAPPERS, console_target
+
 # ---- masking ----------------------------------------------------------------------------
 
 _BLANK = bytes(b if b in (10, 13) else 32 for b in range(256))
@@ -93,8 +95,26 @@ def bare_launch(data: bytes, lines: list[tuple[int, int]]) -> bool:
 DIRECTIVE = re.compile(rb"^([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*([\w+-]*)[ \t]*$")
 HIGHLIGHT = re.compile(rb"^[ \t]*\.\.[ \t]+highlight::[ \t]*([\w+-]+)")
 LITERAL_END = re.compile(rb"::[ \t]*$")
-SHELLISH = re.compile(rb"[ \t]*(?:\$ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*"
-                      rb"(?:python3?|torchrun|bash|sh|ray|deepspeed|accelerate|export|set|cd|pip3?|srun|sbatch)\b")
+_COMMANDS = sorted({"python", "python3", "torchrun", "bash", "sh", "ray", "export", "set", "cd", "pip", "pip3",
+                    "sbatch", *RUNNERS, *WRAPPERS, "env"}, key=len, reverse=True)
+_SHELLISH = re.compile(rb"[ \t]*(?:\$ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*"
+                       rb"(?:(?:" + b"|".join(re.escape(c.encode()) for c in _COMMANDS) + rb")(?=[ \t\r\n]|$)"
+                       rb"|(?:\./)?[\w./-]+\.py(?=[ \t\r\n]|$))")
+_FIRST_WORD = re.compile(rb"[ \t]*(?:\$ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*([\w.-]+)")
+
+
+class _Shellish:
+    """A line that starts a command (`python3 ...`, `nohup ...`, `./train.py ...`, a console script of the
+    repository), after a `$ ` prompt and `NAME=value` assignments."""
+
+    def match(self, data: bytes, pos: int = 0) -> bool:
+        if _SHELLISH.match(data, pos):
+            return True
+        first = _FIRST_WORD.match(data, pos)
+        return first is not None and console_target(first.group(1).decode("utf-8", "replace")) is not None
+
+
+SHELLISH = _Shellish()
 
 
 def _indent(data: bytes, start: int, end: int) -> int:

@@ -43,6 +43,7 @@ class Literal:
     alone: bool  # removing the line leaves sense: a comment line holds nothing else, a bare block keeps others
     continued: bool  # the line before ends with `\` and this one does not
     history: bool = False  # prose that speaks of the change ("no longer", "deprecated"): never rewritten
+    shared_line: bool = False  # a bare block's line that holds other overrides too
 
 
 def _setting(data: bytes, literal: Literal) -> Setting:
@@ -154,11 +155,14 @@ def bare_literals(data: bytes, lines: list[Line]) -> list[Literal]:
     previous_continues = False
     for start, end in filled:
         text = data[start:end]
-        match = OVERRIDE.match(text, len(text) - len(text.lstrip()))
-        continues = text.split(b"#")[0].rstrip().endswith(b"\\")
-        if match is not None:
-            out.append(_literal(match, start, _full_line(data, start, end), BARE, len(filled) > 1,
-                                previous_continues and not continues))
+        body = text.split(b"#")[0]
+        continues = body.rstrip().endswith(b"\\")
+        found = [m for m in OVERRIDE.finditer(body) if m.start() == 0 or body[m.start() - 1 : m.start()] in b" \t"]
+        for match in found:
+            literal = _literal(match, start, _full_line(data, start, end), BARE, len(filled) > 1 and len(found) == 1,
+                               previous_continues and not continues)
+            literal.shared_line = len(found) > 1
+            out.append(literal)
         previous_continues = continues
     return out
 
@@ -210,7 +214,8 @@ def _removal(literal: Literal) -> str | None:
     if literal.where == PROSE:
         return "in prose a person must reword it"
     if not literal.alone:
-        return ("the block would be left empty" if literal.where == BARE
+        return ("the line holds other overrides: a person must remove this one" if literal.shared_line
+                else "the block would be left empty" if literal.where == BARE
                 else "the comment line holds more than this override")
     if literal.continued:
         return "the line before continues into this one"

@@ -50,6 +50,10 @@ class ShellView:
     def to_host(self, finding: Finding, host: bytes, lines_in_message: bool = True) -> Finding:
         """The finding in the file's terms; `lines_in_message`: "line N" in its message are view lines."""
         for name, original in self.names.items():
+            if original.startswith("<"):  # a doc's placeholder, not a variable of the caller's environment
+                finding.message = finding.message.replace(
+                    f"from {name}, which this script never assigns (the caller's environment)",
+                    f"{original}, a placeholder the reader fills in")
             finding.message = finding.message.replace("${" + name + "}", original).replace(name, original)
         if self.host_at is None:
             return finding

@@ -125,6 +125,18 @@ def remove_word(src: bytes, node: Node) -> tuple[Span, str] | None:
     return Span(j, we), ""
 
 
+def remove_word_before(src: bytes, node: Node) -> Span | None:
+    """The word with the blanks and line continuations between it and the word before it: the form
+    that leaves the line breaks after it in place (the next word's removal takes those)."""
+    before = node.prev_sibling
+    if before is None:
+        return None
+    gap = src[before.end_byte : node.start_byte].replace(b"\\\r\n", b"").replace(b"\\\n", b"")
+    if gap.strip(b" \t") or before.end_byte == node.start_byte:
+        return None
+    return Span(before.end_byte, node.end_byte)
+
+
 def remove_token(src: bytes, span: Span) -> tuple[Span, str]:
     """Delete a word inside a packed string, with the blanks (and `\\` newlines) on one side."""
 

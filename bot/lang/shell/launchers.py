@@ -15,7 +15,19 @@ TORCHRUN = re.compile(r"^(?:.*/)?torchrun$")
 WRAPPERS = {"nohup", "exec", "time", "command", "builtin", "sudo", "nice", "stdbuf", "timeout",
             "setsid", "numactl", "taskset", "xargs", "unbuffer", "chrt", "ionice"}
 RUNNERS = {"srun", "mpirun", "mpiexec", "deepspeed", "uv", "poetry", "conda", "pdm", "pipenv",
-           "accelerate", "hatch", "rye", "pixi", "micromamba", "mamba"}
+           "accelerate", "hatch", "rye", "pixi", "micromamba", "mamba", "horovodrun", "composer",
+           "singularity", "apptainer", "docker", "podman"}
+# programs a runner may run that take `.py` words and are no launch (`uv run pytest tests/test_x.py`)
+NOT_LAUNCHES = {"pytest", "py.test", "mypy", "ruff", "black", "isort", "flake8", "pylint", "pyright", "pip",
+                "pre-commit", "coverage", "sphinx-build", "jupyter", "git", "cat", "echo", "ls", "cp", "mv",
+                "rm", "vim", "less", "head", "tail", "grep", "sed", "awk", "wc", "chmod", "tar", "zip", "scp",
+                "rsync", "pdoc", "mkdocs", "twine", "nox", "tox", "bandit", "pydocstyle", "yapf", "autopep8"}
+# runners that launch only through a subcommand (`conda create -n x python=3.10` runs nothing)
+RUNNER_SUBCOMMANDS = {"uv": {"run"}, "poetry": {"run"}, "conda": {"run"}, "pdm": {"run"}, "pipenv": {"run"},
+                      "hatch": {"run"}, "rye": {"run"}, "pixi": {"run", "exec"}, "micromamba": {"run"},
+                      "mamba": {"run"}, "accelerate": {"launch"}, "docker": {"run", "exec"},
+                      "podman": {"run", "exec"}, "singularity": {"exec", "run"}, "apptainer": {"exec", "run"}}
+RUNNER_MODULES = {"composer.cli.launcher"}  # `python -m composer.cli.launcher -n 8 train.py`: a runner
 PYTHON_VALUE_OPTIONS = {"-X", "-W", "-Q"}
 WRAPPER_VALUE_OPTIONS = {"timeout": {"-s", "--signal", "-k", "--kill-after"}, "nice": {"-n"},
                          "stdbuf": {"-i", "-o", "-e"}, "chrt": {"-p"}}
@@ -105,17 +117,10 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
             continue
         if base in RUNNERS:
             launcher = launcher or base
-            i += 1
-            while i < n and not (PYTHON.match(_basename(words[i])) or TORCHRUN.match(_basename(words[i]))):
-                if _is_console(words, fields, i) and (not words[i - 1].startswith("-") or (
-                        i + 1 < n and "=" in words[i + 1] and not words[i + 1].startswith("-"))):
-                    # `uv run sheeprl ...`, `srun --exclusive sheeprl a=1`; not an option's value (`-J sheeprl`)
-                    return launcher, words[i], CONSOLE, i + 1
-                if words[i].endswith(".py") and not words[i].startswith("-"):
-                    return launcher, words[i], "script", i + 1  # deepspeed / accelerate launch run a script
-                if words[i] in ("-m", "--module") and i + 1 < n and base in ("deepspeed", "accelerate", "uv"):
-                    return launcher, words[i + 1], "module", i + 2
-                i += 1
+            ran = _after_runner(words, fields, i + 1, base, launcher)
+            if not isinstance(ran, int):
+                return ran
+            i = ran
             continue
         if TORCHRUN.match(base):
             return _torchrun(words, i + 1, launcher or "torchrun")
@@ -125,10 +130,37 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
             return launcher or base, words[i + 1], SHELL_SCRIPT, i + 2
         if word.endswith(".sh") and fields[i].static:
             return launcher or "script", word, SHELL_SCRIPT, i + 1
+        if word.endswith(".py") and fields[i].static and "/" in word:
+            return launcher or "script", word, "script", i + 1  # `./train.py a=1`: run by its `#!` line
         if _is_console(words, fields, i):
             return launcher or "console script", word, CONSOLE, i + 1
         return None
     return None
+
+
+def _after_runner(words: list[str], fields: list[Field], i: int, base: str,
+                  launcher: str) -> tuple[str, str | None, str, int] | int | None:
+    """What a runner's words run: a launch, the index of the interpreter they reach, or None (a program
+    that is no launch, such as `pytest`)."""
+    n = len(words)
+    subcommands = RUNNER_SUBCOMMANDS.get(base)
+    if subcommands is not None:
+        first = next((w for w in words[i:] if not w.startswith("-")), None)
+        if first not in subcommands:
+            return None
+    while i < n and not (PYTHON.match(_basename(words[i])) or TORCHRUN.match(_basename(words[i]))):
+        if _is_console(words, fields, i) and (not words[i - 1].startswith("-") or (
+                i + 1 < n and "=" in words[i + 1] and not words[i + 1].startswith("-"))):
+            # `uv run sheeprl ...`, `srun --exclusive sheeprl a=1`; not an option's value (`-J sheeprl`)
+            return launcher, words[i], CONSOLE, i + 1
+        if _basename(words[i]) in NOT_LAUNCHES:
+            return None
+        if words[i].endswith(".py") and not words[i].startswith("-"):
+            return launcher, words[i], "script", i + 1  # deepspeed / accelerate launch run a script
+        if words[i] in ("-m", "--module") and i + 1 < n and base in ("deepspeed", "accelerate", "uv"):
+            return launcher, words[i + 1], "module", i + 2
+        i += 1
+    return i
 
 
 # bash runs its own builtin, whatever a package installs under the name (`test`, `source`, `wait`)
@@ -138,7 +170,7 @@ _BUILTINS = {"test", "[", "echo", "printf", "cd", "export", "source", ".", "eval
 
 
 def _is_console(words: list[str], fields: list[Field], i: int) -> bool:
-    return (bool(_consoles) and fields[i].static is not False and _basename(words[i]) in _consoles
+    return (bool(_consoles) and (i >= len(fields) or fields[i].static is not False) and _basename(words[i]) in _consoles
             and words[i] not in _BUILTINS)
 
 
@@ -165,6 +197,14 @@ def _python(words: list[str], i: int, launcher: str) -> tuple[str, str | None, s
             module = words[i + 1]
             if module in ("torch.distributed.run", "torch.distributed.launch"):
                 return _torchrun(words, i + 2, launcher + " -m " + module)
+            if module in RUNNER_MODULES:
+                ran = _after_runner(words, [], i + 2, module, launcher + " -m " + module)
+                if not isinstance(ran, int):
+                    return ran
+                if ran >= n:
+                    return None
+                inner = _torchrun if TORCHRUN.match(_basename(words[ran])) else _python
+                return inner(words, ran + 1, launcher + " -m " + module)
             return launcher, module, "module", i + 2
         if word.startswith("-m") and len(word) > 2:
             return launcher, word[2:], "module", i + 1
@@ -192,6 +232,18 @@ def _torchrun(words: list[str], i: int, launcher: str) -> tuple[str, str | None,
         return launcher, word, "script", i + 1
     return None
 
+
+
+def entry_module(entry: str | None, kind: str, console: str | None) -> str | None:
+    """The module a launch runs: its `-m` module, a console script's (a script file's path as a module,
+    for a file the packaging installs), a script's path as a module."""
+    if entry is None or kind == SHELL_SCRIPT:
+        return None
+    if kind == CONSOLE and (console or "").startswith("./"):
+        return (console or "")[2:].removesuffix(".py").replace("/", ".")
+    if kind in ("module", CONSOLE):
+        return entry if kind == "module" else (console or ":").partition(":")[0] or None
+    return entry.removesuffix(".py").lstrip("./").replace("/", ".")
 
 
 def moved_entry(entry: str, kind: str, old: str, new: str) -> tuple[int, int, str] | None:

@@ -16,7 +16,7 @@ from functools import lru_cache
 from bot.lang.shell.arms import Guard
 from bot.lang.shell.directories import ROOT, Workdir, ray_workdir
 from bot.lang.shell.hydra_flags import hydra_flags, record_flag
-from bot.lang.shell.launchers import CONSOLE, console_target, find_entry
+from bot.lang.shell.launchers import CONSOLE, console_target, entry_module, find_entry
 from bot.lang.shell.launchers import SHELL_SCRIPT as SHELL_SCRIPT
 from bot.lang.shell.text import SCRIPT_DIR, Field, Piece, Via, source_span
 from bot.lang.shell.walk import CommandSite
@@ -115,11 +115,7 @@ class Launch:
 
     @property
     def module(self) -> str | None:
-        if self.entry is None or self.entry_kind == SHELL_SCRIPT:
-            return None
-        if self.entry_kind in ("module", CONSOLE):
-            return self.entry if self.entry_kind == "module" else (self.console_target or ":").partition(":")[0] or None
-        return self.entry.removesuffix(".py").lstrip("./").replace("/", ".")
+        return entry_module(self.entry, self.entry_kind, self.console_target)
 
     @property
     def branch(self) -> str | None:

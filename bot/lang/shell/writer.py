@@ -27,6 +27,7 @@ from bot.lang.shell.launches import Launch, Override, line_of
 from bot.lang.shell.nodes import tests_value
 from bot.lang.shell.parse import ShellScript
 from bot.lang.shell.placement import anchors, insertion
+from bot.lang.shell.removals import join_removals
 from bot.lang.shell.text import source_span
 from bot.lang.shell.values import ValueInfo
 from bot.lang.shell.variables import Definition
@@ -96,6 +97,7 @@ class ShellWriter:
                 site = self.change(plan)
                 if site is not None:
                     values.append(site)
+        join_removals(self.script, [p for p in plans if p.actions[0].kind == "remove"])
         self.place_values(values)
         self.place_inserts(inserts)
 

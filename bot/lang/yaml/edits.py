@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import bool_style
-from bot.ir import SWEEP_PARAMS, Action, Plan
+from bot.ir import Action, Plan
 from bot.lang.yaml.document import Doc, Edits, Entry, Text, merged_mappings
 from bot.lang.yaml.entry_lines import entry_lines, past_blank, refuse
 from bot.lang.yaml.format import yaml_key, yaml_value
 from bot.lang.yaml.insert import insert
-from bot.lang.yaml.sweeper import sweep_edits
 from bot.model import Span
 
 if TYPE_CHECKING:
@@ -29,7 +28,7 @@ def realise(plans: list[Plan]) -> None:
     """Each plan as edits of its document, in order (an added key may make the mapping a later one goes in)."""
     for plan in plans:
         doc: Doc = plan.group.handle
-        result = sweep_edits(plan.actions, doc) if plan.group.role == SWEEP_PARAMS else _plan(plan.actions, doc)
+        result = _plan(plan.actions, doc)
         if isinstance(result, str):
             plan.refusal = result
         else:
@@ -171,11 +170,13 @@ def move(doc: Doc, entry: Entry, rel: tuple[str, ...], value: Action | None) -> 
     span = entry_lines(doc, entry)
     if isinstance(span, str):
         return span
-    if len(entry.parent.value) == 1:
+    if len(entry.parent.value) == 1 and rel[: len(entry.path) - 1] != entry.path[:-1]:
         return f"moving it would leave {'.'.join(entry.path[:-1]) or 'the document'} empty"
     text = old if value is None else yaml_value(value.value, old or None, bool_style(old))
+    after = doc.text.text[node.end_mark.index : doc.text.line_end(node.end_mark.index)]
+    comment = after if after.strip().startswith("#") else ""  # the line's own comment goes along
     saved = doc.plans()
-    added = insert(doc, rel, text or "null")
+    added = insert(doc, rel, (text or "null") + comment)
     if isinstance(added, str):
         return added
     *opened, (at, _, new) = added

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.ir import SWEEP_PARAMS, Plan
 from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
 
 
@@ -14,7 +15,6 @@ class YamlFront:
 
     def read(self, data: bytes) -> Reading:
         from bot.lang.yaml.config import YamlProblem, config_documents, package_prefix, yaml_groups
-        from bot.lang.yaml.edits import realise
 
         try:
             roots = config_documents(data)
@@ -24,7 +24,7 @@ class YamlFront:
             groups = yaml_groups(data, package_prefix(data, self.path, self.packages), roots)
         except RecursionError:  # self-nested beyond what the walk follows
             groups = []
-        return Reading([Unit(groups, realise)])
+        return Reading([Unit(groups, _realise)])
 
     def errors(self, data: bytes) -> int:
         from bot.lang.yaml.config import yaml_errors
@@ -33,3 +33,12 @@ class YamlFront:
 
     def problem(self, before: bytes, after: bytes) -> str | None:
         return None
+
+
+def _realise(plans: list[Plan]) -> None:
+    """A config's plans as edits: a sweep's params are rewritten as overrides, the rest as YAML."""
+    from bot.lang.yaml.edits import realise
+    from bot.lang.yaml.sweeper import realise_sweeps
+
+    realise([p for p in plans if p.group.role != SWEEP_PARAMS])
+    realise_sweeps([p for p in plans if p.group.role == SWEEP_PARAMS])

@@ -1,0 +1,143 @@
+"""An entry file that runs a function it imports (`from .entrypoint import main`, then `main()`).
+
+`python -m pkg` runs pkg/__main__.py, which often only imports the app and calls it; a console script may
+name such a re-export too. Hydra reads the `@hydra.main` where the function is defined, and its
+config_path relative to that file, so that is the file the bot must read. Read with `ast` (never
+imported); followed through a few re-exports (`pkg/__init__.py` importing from `pkg.app`).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from bot.hydra.entry import inside, source_roots
+
+MAX_HOPS = 3
+
+
+def imported_app(root: Path, path: Path, function: str | None) -> tuple[Path, str] | None:
+    """(file, function) the entry file runs through an import from the repository, when it does."""
+    seen: set[Path] = set()
+    current: tuple[Path, str | None] = (path, function)
+    for _ in range(MAX_HOPS):
+        if current[0] in seen:
+            return None
+        seen.add(current[0])
+        found = _imported(root, *current)
+        if found is None:
+            return None if current[0] == path else (current[0], current[1] or "")
+        current = found
+        if _defines(current[0], current[1]):
+            return current[0], current[1] or ""
+    return None
+
+
+@lru_cache(maxsize=256)
+def _tree(path: Path) -> ast.Module | None:
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None
+
+
+def forget_imports() -> None:
+    _tree.cache_clear()
+
+
+def _defines(path: Path, function: str | None) -> bool:
+    tree = _tree(path)
+    return tree is not None and any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                    and node.name == function for node in tree.body)
+
+
+def _imported(root: Path, path: Path, function: str | None) -> tuple[Path, str | None] | None:
+    """Where the name the file runs (`function`, else what its `__main__` block calls) is imported from."""
+    tree = _tree(path)
+    if tree is None:
+        return None
+    names: dict[str, tuple[int, str, str | None]] = {}  # local name -> (level, module, its name there)
+    for node in _top_level(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                names[alias.asname or alias.name] = (node.level, node.module or "", alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    names[alias.asname] = (0, alias.name, None)
+    wanted = [function] if function else _called(tree)
+    for name in wanted:
+        local, _, attribute = name.partition(".")
+        if local not in names:
+            continue
+        level, module, original = names[local]
+        if original is None:  # `import pkg.app as app` then `app.main()`
+            if not attribute:
+                continue
+            original = attribute
+        elif attribute:  # `from pkg import app` then `app.main()`: a module, or a name of the package
+            target = _module_file(root, path, level, f"{module}.{original}" if module else original)
+            if target is not None:
+                return target, attribute
+        target = _module_file(root, path, level, module)
+        if target is not None:
+            return target, original
+    return None
+
+
+def _top_level(tree: ast.Module) -> list[ast.stmt]:
+    """The module's statements, with those of its `if __name__ == "__main__":` block and `try:` blocks."""
+    out: list[ast.stmt] = []
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop(0)
+        out.append(node)
+        if (isinstance(node, ast.If) and _is_main_test(node.test)) or isinstance(node, ast.Try):
+            todo.extend(node.body)
+    return out
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+            and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators))
+
+
+def _called(tree: ast.Module) -> list[str]:
+    """Names called when the file runs as a program: in its `__main__` block, else at its top level."""
+    blocks = [node.body for node in tree.body if isinstance(node, ast.If) and _is_main_test(node.test)]
+    statements = [s for block in blocks for s in block] or list(tree.body)
+    calls = []
+    for statement in statements:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Name):
+                calls.append(func.id)
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                calls.append(f"{func.value.id}.{func.attr}")
+    return calls
+
+
+def _module_file(root: Path, path: Path, level: int, module: str) -> Path | None:
+    """The repository file of an imported module (relative imports from the file's own package)."""
+    parts = [p for p in module.split(".") if p]
+    if not all(p.isidentifier() for p in parts):
+        return None
+    if level:
+        base = path.parent
+        for _ in range(level - 1):
+            base = base.parent
+        bases = [base]
+    else:
+        bases = [path.parent, *(root / r if r else root for r in source_roots())]
+    for base in bases:
+        stem = os.path.join(base, *parts)
+        for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+            if os.path.isfile(candidate) and inside(root, Path(candidate)):
+                return Path(candidate)
+    return None

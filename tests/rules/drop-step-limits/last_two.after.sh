@@ -1,0 +1,3 @@
+python3 -m lab.train \
+    data.batch=64
+echo finished
