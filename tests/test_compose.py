@@ -394,14 +394,16 @@ def test_a_multirun_sweep_is_composed_in_runs_that_take_each_of_its_values(repo:
         "python3 -m verl.trainer.main_ppo --multirun actor@actor_rollout_ref.actor=dp_actor,tp_actor "
         "trainer.total_epochs='range(1,40)'\n"
         "python3 -m verl.trainer.main_ppo -m trainer.total_epochs='interval(1,2)' trainer.gone=1\n"
-        "python3 -m verl.trainer.main_ppo -m 'actor@actor_rollout_ref.actor=glob(*)'\n")
+        "python3 -m verl.trainer.main_ppo -m 'actor@actor_rollout_ref.actor=glob(*)'\n"
+        "python3 -m verl.trainer.main_ppo trainer.total_epochs=1,2 trainer.stale=1\n")
     report, stats = compose_scan(repo)
     found = sorted((f.line, f.key) for f in report.findings if f.path == "examples/sweep.sh")
     assert found == [(2, "trainer.stale_key"), (3, "actor"), (4, "trainer.gone")]
     (option,) = [f for f in report.findings if f.line == 3]
     assert "tp_actor" in option.message and "the sweep's run" in option.message
     why = {line: reason for path, line, reason in stats.unresolved if path == "examples/sweep.sh"}
-    assert why == {5: "a multirun sweep over actor=glob(*): Hydra composes each of its runs"}
+    assert why == {5: "a multirun sweep over actor=glob(*): Hydra composes each of its runs",
+                   6: "a sweep without -m: Hydra sweeps it only when the config sets hydra.mode to MULTIRUN"}
 
 
 def test_a_sweep_of_numbers_is_composed_once_per_type_and_its_options_each(tmp_path: Path) -> None:

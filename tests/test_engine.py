@@ -47,6 +47,14 @@ def test_a_rule_whose_edits_break_the_file_costs_only_its_own_fixes(tmp_path: Pa
     assert all("no longer reads as its kind" in f.message for f in result.findings if f.rule == "paths")
 
 
+def test_a_manual_finding_of_the_same_key_does_not_excuse_a_fix_that_keeps_firing(tmp_path: Path) -> None:
+    rules = rules_from(tmp_path, chain="id: chain\nmatch: {key: ['x.y']}\nfix: {map: {1: 2, 2: 3}}\n")
+    result = check_file("a.sh", b"python3 -m m x.y=1\npython3 -m m x.y=7\n", rules)
+    assert result.change is None
+    assert [(f.line, f.status) for f in result.findings] == [(1, Status.MANUAL), (2, Status.MANUAL)]
+    assert "second run" in result.findings[0].message
+
+
 def test_conflicting_fixes_from_two_rules_are_refused(tmp_path: Path) -> None:
     rules = rules_from(
         tmp_path,

@@ -51,3 +51,18 @@ def test_compose_check_finds_stale_keys_through_the_import(tmp_path: Path) -> No
     repo = make_repo(tmp_path / "lab", FILES)
     report, _ = compose_scan(repo)
     assert sorted((f.line, f.key) for f in report.findings) == [(1, "trainer.stale"), (4, "trainer.gone")]
+
+
+def test_an_imported_helper_called_first_neither_hides_the_app_nor_a_compose_api_app(tmp_path: Path) -> None:
+    api = ("import sys\nfrom hydra import compose, initialize\nfrom lab.util import setup\n\n\ndef run():\n"
+           "    with initialize(config_path='conf', version_base=None):\n"
+           "        cfg = compose(config_name='train', overrides=sys.argv[1:])\n\n\n"
+           "if __name__ == '__main__':\n    setup()\n    run()\n")
+    files = {**FILES, "lab/util.py": "def setup():\n    pass\n", "lab/api.py": api, "lab/conf/train.yaml": "lr: 1\n",
+             "lab/first.py": "from lab.util import setup\nfrom lab.core.entry import main\n\nsetup()\nmain()\n",
+             "run.sh": "python lab/api.py lr=2\npython lab/first.py trainer.epochs=2\n"}
+    repo = make_repo(tmp_path / "lab", files)
+    launches = collect(repo, "lab").launches
+    assert [(launch.cls, launch.evidence) for launch in launches] == [
+        ("hydra", "the compose API in lab/api.py"),
+        ("hydra", "@hydra.main in lab/core/entry.py (imported by lab/first.py)")]

@@ -54,7 +54,10 @@ docker run --rm -v $PWD:/w img python3 lab/train.py a=6
 python -m composer.cli.launcher -n 8 train.py a=7
 python -m composer.cli.launcher -n 8 python3 -m lab.train a=8
 uv run pytest tests/test_train.py -o log_cli=true
-srun --exclusive pytest tests/test_train.py
+srun pytest tests/test_train.py
+uv run --with pytest python -m lab.train a=9
+srun -J git python -m lab.train a=10
+docker run -v ~/.cache/pip:/root/.cache/pip img python -m lab.train a=11
 poetry run mypy lab/train.py
 conda create -n lab python=3.10 -y
 docker build -f lab/train.py .
@@ -69,6 +72,9 @@ docker build -f lab/train.py .
         ("docker", "lab/train.py", ["a"]),
         ("python -m composer.cli.launcher", "train.py", ["a"]),
         ("python -m composer.cli.launcher", "lab.train", ["a"]),
+        ("uv", "lab.train", ["a"]),
+        ("srun", "lab.train", ["a"]),
+        ("docker", "lab.train", ["a"]),
     ]  # pytest and mypy take `.py` words and launch nothing; conda and docker launch only through `run`
 
 

@@ -102,8 +102,8 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
     def problem_with(edited: list[Finding]) -> str | None:
         """Why the edits of these findings alone cannot be trusted (the others' findings may stay)."""
         own = unique_edits(edited)
-        mine = {id(f) for f in edited}
-        others = refused | {(f.rule, f.key) for f in findings if id(f) not in mine}
+        mine = {id(f) for f in edited}  # the other fixable findings stay unfixed here: they may still fire
+        others = refused | {(f.rule, f.key) for f in fixable if id(f) not in mine}
         return _verified(path, data, apply_edits(data, own), own, front, rules, facts, others, (baseline, silenced),
                          len(_unreadable(reading)), root)
 

@@ -103,9 +103,10 @@ def _compose_runs(path: str, root: Path, script: ShellScript, launch: Launch, ap
             for override, message in failures(reading, launch, app, composer):
                 stored = _NOT_LOADED.search(message)
                 if stored is not None and _stored_configs(root).may_register(stored.group(1)):
-                    composer.stats.unresolved.append((path, launch.line, f"its config names {stored.group(1)}, "
-                                                      "which the repository registers in Hydra's ConfigStore when "
-                                                      "it runs"))
+                    why = (path, launch.line, f"its config names {stored.group(1)}, which the repository "
+                                              "registers in Hydra's ConfigStore when it runs")
+                    if why not in composer.stats.unresolved:  # once, whatever the runs and ways
+                        composer.stats.unresolved.append(why)
                     continue
                 place: object = override.key_span if override is not None else ("launch", launch.line)
                 found.setdefault(place, (override, message, []))[2].append(reading)

@@ -62,6 +62,8 @@ def sweep_runs(launch: Launch) -> tuple[list[Run], str | None]:
             return [], f"a multirun sweep over {override.key}={override.value_text}: Hydra composes each of its runs"
     if not lists:
         return [("", {})], None
+    if not launch.multirun and not any(o.key == "hydra.mode" and o.value_text == "MULTIRUN" for o in launch.overrides):
+        return [], "a sweep without -m: Hydra sweeps it only when the config sets hydra.mode to MULTIRUN"
     longest = max(len(texts) for _, texts in lists)
     runs: list[Run] = []
     for index in range(min(longest, MAX_SWEEP_RUNS)):

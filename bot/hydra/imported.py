@@ -19,19 +19,24 @@ MAX_HOPS = 3
 
 
 def imported_app(root: Path, path: Path, function: str | None) -> tuple[Path, str] | None:
-    """(file, function) the entry file runs through an import from the repository, when it does."""
-    seen: set[Path] = set()
-    current: tuple[Path, str | None] = (path, function)
-    for _ in range(MAX_HOPS):
-        if current[0] in seen:
-            return None
-        seen.add(current[0])
-        found = _imported(root, *current)
-        if found is None:
-            return None if current[0] == path else (current[0], current[1] or "")
-        current = found
-        if _defines(current[0], current[1]):
-            return current[0], current[1] or ""
+    """(file, function) the entry file runs through an import from the repository, a function that
+    carries `@hydra.main` where it is defined; each name the file runs is tried in turn."""
+    for target in _imported(root, path, function):
+        seen = {path}
+        current: tuple[Path, str | None] = target
+        for _ in range(MAX_HOPS):  # through re-exports (`pkg/__init__.py` importing from `pkg.app`)
+            if current[0] in seen:
+                break
+            seen.add(current[0])
+            definition = _definition(*current)
+            if definition is not None:
+                if any(_is_hydra_main(d) for d in definition.decorator_list):
+                    return current[0], current[1] or ""
+                break  # defined here without the decorator: not a Hydra app
+            onward = _imported(root, *current)
+            if not onward:
+                break
+            current = onward[0]
     return None
 
 
@@ -47,17 +52,27 @@ def forget_imports() -> None:
     _tree.cache_clear()
 
 
-def _defines(path: Path, function: str | None) -> bool:
+def _definition(path: Path, function: str | None) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     tree = _tree(path)
-    return tree is not None and any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                    and node.name == function for node in tree.body)
+    for node in tree.body if tree is not None else []:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            return node
+    return None
 
 
-def _imported(root: Path, path: Path, function: str | None) -> tuple[Path, str | None] | None:
-    """Where the name the file runs (`function`, else what its `__main__` block calls) is imported from."""
+def _is_hydra_main(decorator: ast.expr) -> bool:
+    """`@hydra.main(...)` or `@main(...)` (imported from hydra), as bot.hydra.decorator reads them."""
+    func = decorator.func if isinstance(decorator, ast.Call) else None
+    if isinstance(func, ast.Attribute):
+        return func.attr == "main" and isinstance(func.value, ast.Name) and func.value.id == "hydra"
+    return isinstance(func, ast.Name) and func.id == "main"
+
+
+def _imported(root: Path, path: Path, function: str | None) -> list[tuple[Path, str | None]]:
+    """Where the names the file runs (`function`, else what its `__main__` block calls) are imported from."""
     tree = _tree(path)
     if tree is None:
-        return None
+        return []
     names: dict[str, tuple[int, str, str | None]] = {}  # local name -> (level, module, its name there)
     for node in _top_level(tree):
         if isinstance(node, ast.ImportFrom):
@@ -68,6 +83,7 @@ def _imported(root: Path, path: Path, function: str | None) -> tuple[Path, str |
                 if alias.asname:
                     names[alias.asname] = (0, alias.name, None)
     wanted = [function] if function else _called(tree)
+    found: list[tuple[Path, str | None]] = []
     for name in wanted:
         local, _, attribute = name.partition(".")
         if local not in names:
@@ -80,11 +96,12 @@ def _imported(root: Path, path: Path, function: str | None) -> tuple[Path, str |
         elif attribute:  # `from pkg import app` then `app.main()`: a module, or a name of the package
             target = _module_file(root, path, level, f"{module}.{original}" if module else original)
             if target is not None:
-                return target, attribute
+                found.append((target, attribute))
+                continue
         target = _module_file(root, path, level, module)
         if target is not None:
-            return target, original
-    return None
+            found.append((target, original))
+    return found
 
 
 def _top_level(tree: ast.Module) -> list[ast.stmt]:

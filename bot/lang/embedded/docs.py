@@ -98,8 +98,9 @@ LITERAL_END = re.compile(rb"::[ \t]*$")
 _COMMANDS = sorted({"python", "python3", "torchrun", "bash", "sh", "ray", "export", "set", "cd", "pip", "pip3",
                     "sbatch", *RUNNERS, *WRAPPERS, "env"}, key=len, reverse=True)
 _SHELLISH = re.compile(rb"[ \t]*(?:\$ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*"
-                       rb"(?:(?:" + b"|".join(re.escape(c.encode()) for c in _COMMANDS) + rb")(?=[ \t\r\n]|$)"
-                       rb"|(?:\./)?[\w./-]+\.py(?=[ \t\r\n]|$))")
+                       rb"(?:(?:" + b"|".join(re.escape(c.encode()) for c in _COMMANDS) + rb")"
+                       rb"(?=[ \t]*$|[ \t]+[^\s=(])"  # not Python (`env = make()`, `time.sleep(1)`)
+                       rb"|\.\.?/[\w./-]+\.py(?=[ \t\r\n]|$))")  # `./train.py`: a file listing has no `./`
 _FIRST_WORD = re.compile(rb"[ \t]*(?:\$ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*([\w.-]+)")
 
 

@@ -155,7 +155,7 @@ def bare_literals(data: bytes, lines: list[Line]) -> list[Literal]:
     previous_continues = False
     for start, end in filled:
         text = data[start:end]
-        body = text.split(b"#")[0]
+        body = _before_comment(text)
         continues = body.rstrip().endswith(b"\\")
         found = [m for m in OVERRIDE.finditer(body) if m.start() == 0 or body[m.start() - 1 : m.start()] in b" \t"]
         for match in found:
@@ -165,6 +165,20 @@ def bare_literals(data: bytes, lines: list[Line]) -> list[Literal]:
             out.append(literal)
         previous_continues = continues
     return out
+
+
+def _before_comment(text: bytes) -> bytes:
+    """The line up to a comment: a `#` that starts a word outside quotes, as bash reads one."""
+    quote = None
+    for at, byte in enumerate(text):
+        char = chr(byte)
+        if quote is not None:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (at == 0 or text[at - 1 : at] in (b" ", b"\t")):
+            return text[:at]
+    return text
 
 
 def literal_groups(data: bytes, comments: list[list[Literal]], prose: list[Literal],

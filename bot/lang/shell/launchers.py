@@ -145,16 +145,18 @@ def _after_runner(words: list[str], fields: list[Field], i: int, base: str,
     n = len(words)
     subcommands = RUNNER_SUBCOMMANDS.get(base)
     if subcommands is not None:
-        first = next((w for w in words[i:] if not w.startswith("-")), None)
-        if first not in subcommands:
+        at = next((j for j in range(i, n) if not words[j].startswith("-")), n)
+        if at == n or words[at] not in subcommands:
             return None
+        i = at + 1  # the subcommand is neither a console script nor the program
+    start = i
     while i < n and not (PYTHON.match(_basename(words[i])) or TORCHRUN.match(_basename(words[i]))):
         if _is_console(words, fields, i) and (not words[i - 1].startswith("-") or (
                 i + 1 < n and "=" in words[i + 1] and not words[i + 1].startswith("-"))):
             # `uv run sheeprl ...`, `srun --exclusive sheeprl a=1`; not an option's value (`-J sheeprl`)
             return launcher, words[i], CONSOLE, i + 1
-        if _basename(words[i]) in NOT_LAUNCHES:
-            return None
+        if words[i] in NOT_LAUNCHES and (i == start or not words[i - 1].startswith("-")):
+            return None  # the program the runner runs (`uv run pytest`), not an option's value (`-J git`)
         if words[i].endswith(".py") and not words[i].startswith("-"):
             return launcher, words[i], "script", i + 1  # deepspeed / accelerate launch run a script
         if words[i] in ("-m", "--module") and i + 1 < n and base in ("deepspeed", "accelerate", "uv"):

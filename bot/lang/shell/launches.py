@@ -111,6 +111,7 @@ class Launch:
     entry_field: Field | None = None  # the word that names the entry point, which ends with it (`-mMOD`)
     cut_short: int | None = None  # the line of a `\ ` meant to continue it (bot.lang.shell.continuations)
     console_target: str | None = None  # "module:function" a console script runs, from the repository's packaging
+    multirun: bool = False  # `-m` / `--multirun`: Hydra runs each element of its sweeps
     stranded: list[Override] = field(default_factory=list)  # overrides after the cut, run as a command of their own
 
     @property
@@ -199,6 +200,7 @@ def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch |
             continue
         name = word.partition("=")[0]
         if word.startswith("-") and name in flags:
+            launch.multirun = launch.multirun or name in ("-m", "--multirun")
             if "=" in word:
                 values = [f for f in _same_word(fields, i - 1) if f.text.startswith(name + "=")]
                 record_flag(launch, name, [(f.text[len(name) + 1 :], f) for f in values])
