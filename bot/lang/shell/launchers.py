@@ -130,7 +130,7 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
             return launcher or base, words[i + 1], SHELL_SCRIPT, i + 2
         if word.endswith(".sh") and fields[i].static:
             return launcher or "script", word, SHELL_SCRIPT, i + 1
-        if word.endswith(".py") and fields[i].static and "/" in word:
+        if word.endswith(".py") and fields[i].static and word.startswith(("./", "../")) and "=" not in word:
             return launcher or "script", word, "script", i + 1  # `./train.py a=1`: run by its `#!` line
         if _is_console(words, fields, i):
             return launcher or "console script", word, CONSOLE, i + 1
