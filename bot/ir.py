@@ -24,6 +24,7 @@ EXCERPT = "excerpt"  # config shown in a doc's YAML block: keys may be a config'
 COMMENT = "comment"  # overrides in a comment: notes (the rule's `comments`), no ensure
 PROSE = "prose"  # an override literal in running text: as COMMENT, and a `set` is only noted by default
 HYDRA_NODE = "hydra-node"  # a config's `hydra:` node (Hydra's own settings): only a rename's interpolations there
+DEFAULTS_LIST = "defaults-list"  # a config's defaults list: group choices (an option written, nothing added)
 SWEEP_PARAMS = "sweep-params"  # a config's hydra.sweeper.params: overrides every run of a sweep gets (no ensure)
 STRANDED = "stranded"  # overrides after a launch a blank after its `\` cut short: they never reach it (manual)
 

@@ -464,3 +464,18 @@ def test_a_script_run_by_its_bare_name_is_found_beside_the_script_when_the_root_
     assert [launch.cls for launch in collect(repo, "r").launches] == ["hydra", "outside"]
     report, _ = compose_scan(repo)
     assert [(f.line, f.key) for f in report.findings] == [(1, "trainer.bogus")]
+
+
+def test_a_search_path_entry_of_the_working_directory_is_where_the_launch_runs(tmp_path: Path) -> None:
+    """`hydra.searchpath: [file://${oc.env:PWD}/configs]`: the directory the launch runs in (the root for a
+    script without `cd`); where that holds no such directory Hydra only warns, so the rest is composed."""
+    app = ('import hydra\n\n\n@hydra.main(config_path="conf", config_name="train", version_base=None)\n'
+           'def main(cfg):\n    pass\n')
+    train = ("defaults:\n  - _self_\n  - experiment: null\nlr: 0.1\nhydra:\n  searchpath:\n"
+             "    - file://${oc.env:PWD}\n    - file://${oc.env:PWD}/configs\n")
+    repo = make_repo(tmp_path / "r", {"lab/app.py": app, "lab/conf/train.yaml": train,
+                                      "configs/experiment/mine.yaml": "# @package _global_\nlr: 0.5\n",
+                                      "run.sh": "python lab/app.py experiment=mine lr=0.2 stale=1\n"})
+    report, stats = compose_scan(repo)
+    assert [(f.line, f.key) for f in report.findings] == [(1, "stale")]
+    assert not stats.unresolved

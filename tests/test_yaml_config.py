@@ -447,3 +447,43 @@ def test_yaml_packages_give_an_option_of_a_nested_group_the_nested_groups_packag
     assert yaml_packages(tmp_path, list(files)) == {
         "conf/model/big.yaml": "model", "conf/model/layers/mlp.yaml": "model.layers",
         "conf/model/layers/conv.yaml": "model.layers"}  # the nearest group, not `model`
+
+
+def test_yaml_packages_place_a_nested_groups_options_when_the_outer_group_defaults_to_null(tmp_path: Path) -> None:
+    """`- model: null` at the root: `model/net.yaml`, chosen at run time, names the nested group `encoder`,
+    whose options sort before it (`model/encoder/small.yaml`): they are `model.encoder`, never `model`."""
+    files = {
+        "conf/config.yaml": "defaults:\n  - model: null\n  - _self_\n",
+        "conf/model/net.yaml": "defaults:\n  - encoder: small\n  - _self_\nwidth: 8\n",
+        "conf/model/encoder/small.yaml": "layers: 3\n",
+        "conf/model/encoder/big.yaml": "layers: 12\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert yaml_packages(tmp_path, list(files)) == {
+        "conf/model/net.yaml": "model", "conf/model/encoder/small.yaml": "model.encoder",
+        "conf/model/encoder/big.yaml": "model.encoder"}
+
+
+def test_a_defaults_list_choice_is_mapped_only_to_an_option_the_repository_has(tmp_path: Path) -> None:
+    """`- env: tsp` chooses as `env=tsp` does: a map of the group's options rewrites it, where the new
+    option's file exists (beside the config or in a directory above it); else the config would not compose."""
+    from bot.engine.scan import scan
+    from bot.model import Status
+    from bot.rules.loader import load_rules
+    from tests.conftest import make_repo
+
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    (rules_dir / "env-moved.yaml").write_text("id: env-moved\nmatch: {key: [env]}\n"
+                                              "fix: {map: {tsp: routing/tsp, cvrp: routing/cvrp}}\n")
+    repo = make_repo(tmp_path / "r", {
+        "conf/main.yaml": "defaults:\n  - env: tsp\n  - _self_\nseed: 1\n",
+        "conf/experiment/e1.yaml": "# @package _global_\ndefaults:\n  - override /env: cvrp\n",
+        "conf/env/routing/tsp.yaml": "size: 20\n"})  # no routing/cvrp yet
+    report = scan(repo, load_rules([rules_dir], include_bundled=False))
+    found = {f.path: f for f in report.findings}
+    assert found["conf/main.yaml"].status is Status.FIXABLE
+    assert found["conf/experiment/e1.yaml"].status is Status.MANUAL
+    assert "no option routing/cvrp of env" in found["conf/experiment/e1.yaml"].message

@@ -11,6 +11,7 @@ package's directory inside the repository. A path outside the repository is not 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -151,11 +152,17 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
         entries = [*entries, launch.config_dir]
     dirs: list[str] = []
     for entry in entries:
-        found_dir = search_dir(root, entry, root)
+        at_run_dir = _PWD.sub(lambda _: str(root / (run_dir(launch) or "")), entry)
+        found_dir = search_dir(root, at_run_dir, root)
+        if found_dir is None and at_run_dir != entry and "${" not in at_run_dir:
+            continue  # `file://${oc.env:PWD}/configs` where the launch runs holds none: Hydra only warns
         if found_dir is None:
             return AppProblem(f"config search path {entry} is not in the repository", OUTSIDE)
         dirs.append(str(found_dir))
     return HydraApp(source, directory, name, tuple(dirs), version_base=version_base_of(path, function_read))
+
+
+_PWD = re.compile(r"\$\{oc\.env:\s*PWD\s*(?:,[^}]*)?\}")  # the directory the launch runs in
 
 
 

@@ -37,7 +37,7 @@ def _shell(path: str, kind: str, root: Path | None, packages: Any) -> FrontEnd:
 def _yaml(path: str, kind: str, root: Path | None, packages: Any) -> FrontEnd:
     from bot.lang.yaml.front import YamlFront
 
-    return YamlFront(path, packages)
+    return YamlFront(path, packages, root)
 
 
 def _python(path: str, kind: str, root: Path | None, packages: Any) -> FrontEnd:

@@ -16,6 +16,7 @@ from bot.hydra.sweeps import Sweep
 from bot.ir import (
     CALLER,
     COMMENT,
+    DEFAULTS_LIST,
     EXCERPT,
     HYDRA_NODE,
     PROSE,
@@ -34,7 +35,7 @@ from bot.rules.fixes import ensure_conflict, manual, new_text, plan_branch_value
 from bot.rules.globs import any_match
 from bot.rules.matching import LaunchFacts, group_applies, key_matches, referenced_verdict, value_matches
 from bot.rules.model import EnsureEntry, Rule
-from bot.rules.references import rename_references
+from bot.rules.references import removal_references, rename_references
 
 
 def describe(setting: Setting) -> str:
@@ -62,6 +63,9 @@ def fallback_note(setting: Setting) -> str:
 class Site:
     settings: list[Setting] = field(default_factory=list)
     groups: list[SettingGroup] = field(default_factory=list)
+
+
+NO_ENSURE = (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEEP_PARAMS, DEFAULTS_LIST)
 
 
 class Evaluator:
@@ -194,7 +198,7 @@ class Evaluator:
         findings: list[Finding] = []
         needs: list[tuple[SettingGroup, list[EnsureEntry]]] = []
         for group in self.groups:
-            if group.role in (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEEP_PARAMS) \
+            if group.role in NO_ENSURE \
                     or not group_applies(rule, group, self.facts):
                 continue  # a script handed overrides may set the key itself; a doc shows a part; a comment
             present: dict[str, list[Setting]] = {}
@@ -235,7 +239,7 @@ class Evaluator:
         findings: list[Finding] = []
         seen: set[object] = set()
         for group in self.groups:
-            if group.role in (CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEEP_PARAMS) \
+            if group.role in (CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEEP_PARAMS, DEFAULTS_LIST) \
                     or not group_applies(rule, group, self.facts):
                 continue
             sides = [Side(s.key, s.value, s) for s in group.settings if s.state == "static" and s.prefix != "~"]
@@ -260,6 +264,7 @@ def evaluate(path: str, groups: list[SettingGroup], rules: list[Rule], realise: 
         if rule.match_key:
             findings.extend(evaluator.match_rule(rule))
             findings.extend(rename_references(evaluator, rule))
+            findings.extend(removal_references(evaluator, rule))
         if rule.ensure:
             findings.extend(evaluator.ensure_rule(rule))
         if rule.relation is not None:

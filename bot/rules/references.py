@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from bot.hydra.grammar import config_reference, with_reference
-from bot.ir import COMMENT, PROSE, STRANDED, SWEEP_PARAMS, Action, Plan, Setting
+from bot.ir import COMMENT, DEFAULTS_LIST, PROSE, STRANDED, SWEEP_PARAMS, Action, Plan, Setting
 from bot.model import Finding
 from bot.rules.fixes import manual, renamed_key, write_plans
 from bot.rules.matching import group_applies, key_matches, reads_value
@@ -14,6 +14,9 @@ from bot.rules.model import Rule
 
 if TYPE_CHECKING:
     from bot.rules.evaluate import Evaluator
+
+
+_NOT_FOLLOWED = (COMMENT, PROSE, STRANDED, SWEEP_PARAMS, DEFAULTS_LIST)  # text, or read elsewhere too
 
 
 def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
@@ -25,7 +28,7 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
     findings: list[Finding] = []
     plans: list[Plan] = []
     for group in ev.groups:
-        if group.role in (COMMENT, PROSE, STRANDED, SWEEP_PARAMS) or not group_applies(rule, group, ev.facts):
+        if group.role in _NOT_FOLLOWED or not group_applies(rule, group, ev.facts):
             continue  # a sweep's params are also in their config's hydra node, whose interpolations follow
         for setting in group.settings:
             written = setting.text if setting.state in ("static", "dynamic") else None
@@ -66,6 +69,30 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
             plans.append(Plan(finding, group, [Action("value", setting, text, value=text, variants=[setting])],
                               f"points at {new_key}"))
     write_plans(ev.path, rule, plans, ev.realise)
+    return findings
+
+
+def removal_references(ev: Evaluator, rule: Rule) -> list[Finding]:
+    """A removal leaves each interpolation of the removed key dangling (`${run.id}` in `hydra.run.dir`):
+    a manual finding at each, since what should stand there instead is a person's choice."""
+    fix = rule.fix
+    if fix is None or not fix.remove or reads_value(rule):
+        return []
+    findings: list[Finding] = []
+    for group in ev.groups:
+        if group.role in _NOT_FOLLOWED or not group_applies(rule, group, ev.facts):
+            continue
+        for setting in group.settings:
+            written = setting.text if setting.state in ("static", "dynamic") else None
+            if not written or "${" not in written or key_matches(rule, setting):
+                continue
+            named = next((m.group(1) for m in _INNER.finditer(written) if _renamed(rule, m.group(1))), None)
+            if named is None:
+                continue
+            finding = ev.finding(rule, setting.line, setting.column, setting.key, written,
+                                 f"{setting.key} is {written}, which names {named}", groups=[group])
+            manual(finding, f"the rule removes {named}: a person must replace the interpolation")
+            findings.append(finding)
     return findings
 
 

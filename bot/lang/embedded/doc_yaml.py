@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.ir import EXCERPT, HYDRA_NODE, SWEEP_PARAMS, ErrorRegion, Plan
+from bot.ir import DEFAULTS_LIST, EXCERPT, HYDRA_NODE, SWEEP_PARAMS, ErrorRegion, Plan
 from bot.lang.embedded.blocks import YAML_LANGUAGES, Block, Line
 from bot.lang.front import Unit
 from bot.lang.shell.launches import line_column
@@ -102,7 +102,7 @@ def yaml_units(data: bytes, blocks: list[Block]) -> tuple[list[Unit], list[Error
             regions.append(ErrorRegion(shown.text, near_launch=False))
             continue
         # Hydra's own settings shown: not the config's
-        groups = [g for g in groups if g.role not in (HYDRA_NODE, SWEEP_PARAMS)]
+        groups = [g for g in groups if g.role not in (HYDRA_NODE, SWEEP_PARAMS, DEFAULTS_LIST)]
         for group in groups:
             group.role, group.label = EXCERPT, "config shown in the doc"
             for setting in group.settings:

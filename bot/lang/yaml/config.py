@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import format_value
 from bot.ir import HYDRA_NODE, Setting, SettingGroup
+from bot.lang.yaml.defaults_list import defaults_group
 from bot.lang.yaml.document import MERGE_TAG, Doc, Entry, Text, indent_step, merged_mappings, spaced
 from bot.lang.yaml.packages import header_package, yaml_packages
 from bot.lang.yaml.sweeper import sweeper_group
@@ -148,6 +149,9 @@ def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None) -> li
         if walker.settings:
             first = walker.settings[0]
             groups.append(SettingGroup(walker.settings, first.line, first.column, handle=doc))
+        choices = defaults_group(doc)
+        if choices is not None:
+            groups.append(choices)
         hydra = next((v for k, v in root.value if _is_key(k) and k.value == "hydra"), None)
         if isinstance(hydra, MappingNode):  # always at the config's root, whatever its package
             node_doc = Doc(text, root, "", indent_step(root), spaced(text, root))

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 
-from bot.ir import SWEEP_PARAMS, Plan
+from bot.ir import DEFAULTS_LIST, SWEEP_PARAMS, Plan
 from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
 
 
@@ -12,6 +17,7 @@ from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
 class YamlFront:
     path: str
     packages: dict[str, str] | None = None  # repository path -> Hydra package, from the defaults lists
+    root: Path | None = None  # the repository, where a group's new option must be (None: not asked)
 
     def read(self, data: bytes) -> Reading:
         from bot.lang.yaml.config import YamlProblem, config_documents, package_prefix, yaml_groups
@@ -24,7 +30,21 @@ class YamlFront:
             groups = yaml_groups(data, package_prefix(data, self.path, self.packages), roots)
         except RecursionError:  # self-nested beyond what the walk follows
             groups = []
-        return Reading([Unit(groups, _realise)])
+        return Reading([Unit(groups, partial(_realise, self.option_exists))])
+
+    def option_exists(self, group: str, option: str) -> bool:
+        """Whether `group/option.yaml` is beside this config or in a directory above it, in the repository."""
+        if self.root is None:
+            return True
+        directory = posixpath.dirname(self.path)
+        while True:
+            candidate = self.root / directory / group / f"{option}.yaml"
+            real_root = os.path.realpath(self.root)
+            if candidate.is_file() and os.path.realpath(candidate).startswith(real_root.rstrip(os.sep) + os.sep):
+                return True
+            if not directory:
+                return False
+            directory = posixpath.dirname(directory)
 
     def errors(self, data: bytes) -> int:
         from bot.lang.yaml.config import yaml_errors
@@ -35,10 +55,12 @@ class YamlFront:
         return None
 
 
-def _realise(plans: list[Plan]) -> None:
+def _realise(option_exists: Callable[[str, str], bool], plans: list[Plan]) -> None:
     """A config's plans as edits: a sweep's params are rewritten as overrides, the rest as YAML."""
+    from bot.lang.yaml.defaults_list import realise_defaults
     from bot.lang.yaml.edits import realise
     from bot.lang.yaml.sweeper import realise_sweeps
 
-    realise([p for p in plans if p.group.role != SWEEP_PARAMS])
+    realise([p for p in plans if p.group.role not in (SWEEP_PARAMS, DEFAULTS_LIST)])
     realise_sweeps([p for p in plans if p.group.role == SWEEP_PARAMS])
+    realise_defaults([p for p in plans if p.group.role == DEFAULTS_LIST], option_exists)

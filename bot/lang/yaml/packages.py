@@ -192,6 +192,7 @@ def _packages(configs: _Configs, paths: list[str]) -> dict[str, str]:
     while todo:
         _follow(configs, todo, seen, packages, groups)
         placed_dirs = {posixpath.join(home, group) if home else group for home, group in groups if group}
+        placed_dirs |= group_dirs  # a group an option not yet followed names (`model/net.yaml`: `encoder`)
         for (home, group), entries in list(groups.items()):  # every option of a placed group goes with it
             if not group or len({_final(parent, inc, None) for parent, inc in entries}) != 1:
                 continue  # a group placed at several packages: which one an option is used at is unknown
