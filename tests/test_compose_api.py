@@ -83,3 +83,25 @@ def test_bot_launches_names_the_compose_api(repo: Path) -> None:
     assert first.cls == "hydra" and first.evidence == "the compose API in tool/run.py"
     assert first.app is not None and first.app["config_dir"] == "tool/settings" and first.app["config_name"] == "base"
     assert launches[2].app is not None and launches[2].app["config_dir"] == "tool/other"
+
+
+def test_an_else_branch_initialize_is_the_config_when_the_first_calls_option_is_not_given(tmp_path: Path) -> None:
+    """`if args.config_dir is not None: initialize_config_dir(...) else: initialize(config_path="pkg://...")`:
+    a launch without `--config-dir` composes the packaged config; one with it, the directory it names."""
+    cli = ('import argparse\n\nfrom hydra import compose, initialize, initialize_config_dir\n\n\ndef main():\n'
+           '    parser = argparse.ArgumentParser()\n    parser.add_argument("--config-dir")\n'
+           '    parser.add_argument("--config-name", default="config")\n'
+           '    args, overrides = parser.parse_known_args()\n    if args.config_dir is not None:\n'
+           '        initialize_config_dir(version_base=None, config_dir=args.config_dir)\n    else:\n'
+           '        initialize(version_base=None, config_path="pkg://lab.conf")\n'
+           '    cfg = compose(config_name=args.config_name, overrides=overrides)\n\n\n'
+           'if __name__ == "__main__":\n    main()\n')
+    repo = make_repo(tmp_path / "r", {
+        "lab/__init__.py": "", "lab/cli.py": cli, "lab/conf/config.yaml": "batch: 1\n",
+        "mine/config.yaml": "batch: 1\nextra: 2\n",
+        "run.sh": "python -m lab.cli batch=8 stale=1\npython -m lab.cli --config-dir mine extra=3\n"})
+    launches = collect(repo, "r").launches
+    assert [(launch.cls, launch.app and launch.app["config_dir"]) for launch in launches] == [
+        ("hydra", "lab/conf"), ("hydra", "mine")]
+    report, _ = compose_scan(repo)
+    assert [(f.line, f.key) for f in report.findings] == [(1, "stale")]

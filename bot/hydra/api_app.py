@@ -39,12 +39,14 @@ class ApiApp:
     location: Source
     name: Source
     loads: Source | None = None  # `OmegaConf.load(...)` without the compose API
+    others: tuple[tuple[str, Source], ...] = ()  # later `initialize*` calls: an `else` where the first has none
 
 
 @dataclass
 class _Reading:
     options: dict[str, tuple[tuple[str, ...], str | None]] = field(default_factory=dict)  # dest -> (flags, default)
     location: tuple[str, cst.BaseExpression] | None = None
+    others: list[tuple[str, cst.BaseExpression]] = field(default_factory=list)
     name: cst.BaseExpression | None = None
     loads: cst.BaseExpression | None = None
 
@@ -79,7 +81,8 @@ def compose_api_app(path: Path) -> ApiApp | None:
         kind, node = reading.location
         location, name = source(node), source(reading.name)
         if location is not None and name is not None:
-            return ApiApp(kind, location, name)
+            others = tuple((k, s) for k, n in reading.others for s in [source(n)] if s is not None)
+            return ApiApp(kind, location, name, others=others)
     if reading.loads is not None:
         loads = source(reading.loads)
         if loads is not None:
@@ -120,10 +123,12 @@ class _Finder(cst.CSTVisitor):
                 dest = _literal(_argument(node, "dest", -1))
                 longest = max(flags, key=len).lstrip("-").replace("-", "_")
                 reading.options[dest or longest] = (flags, _literal(_argument(node, "default", -1)))
-        elif name in LOCATIONS and reading.location is None:
+        elif name in LOCATIONS:
             value = _argument(node, LOCATIONS[name], 0)
-            if value is not None:
+            if value is not None and reading.location is None:
                 reading.location = (LOCATIONS[name], value)
+            elif value is not None:
+                reading.others.append((LOCATIONS[name], value))
         elif name == "compose" and reading.name is None:
             reading.name = _argument(node, "config_name", 0)
         elif name == "load" and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \

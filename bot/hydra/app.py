@@ -173,16 +173,23 @@ def api_app(root: Path, launch: Launch, path: Path, source: str, api: ApiApp) ->
         loaded = flag_value(launch, api.loads)
         what = loaded if isinstance(loaded, str) else "a file chosen at run time"
         return AppProblem(f"{source} loads its config with OmegaConf.load ({what}), not Hydra", NOT_HYDRA)
-    location, name = flag_value(launch, api.location), flag_value(launch, api.name)
-    for value, what in ((location, api.location_kind), (name, "config_name")):
+    kind, location = api.location_kind, flag_value(launch, api.location)
+    for other_kind, other in api.others if location is None else ():  # `if args.dir: ... else: initialize(...)`
+        kind, location = other_kind, flag_value(launch, other)
+        if location is not None:
+            break
+    if location is None:
+        kind = api.location_kind
+    name = flag_value(launch, api.name)
+    for value, what in ((location, kind), (name, "config_name")):
         if value is None:
             return AppProblem(f"{source}: the compose API's {what} is not given", NOT_HYDRA)
         if isinstance(value, Runtime):
             return AppProblem(f"{source}: the compose API's {what} is {value.text}, known at run time", RUNTIME)
     assert isinstance(location, str) and isinstance(name, str)
-    if api.location_kind == "config_module":
+    if kind == "config_module":
         directory = search_dir(root, f"pkg://{location}", root)
-    elif api.location_kind == "config_dir":
+    elif kind == "config_dir":
         here = run_dir(launch)
         directory = search_dir(root, location, root / here if here and not here.startswith("/") else root)
     else:
