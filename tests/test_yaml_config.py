@@ -487,3 +487,34 @@ def test_a_defaults_list_choice_is_mapped_only_to_an_option_the_repository_has(t
     assert found["conf/main.yaml"].status is Status.FIXABLE
     assert found["conf/experiment/e1.yaml"].status is Status.MANUAL
     assert "no option routing/cvrp of env" in found["conf/experiment/e1.yaml"].message
+
+
+def test_a_defaults_choice_is_read_only_where_its_group_is_known(tmp_path: Path) -> None:
+    """A relative entry in an option or experiment config is below that config's own group, which its
+    package does not tell: not read. In a primary config, the new option must be beside it (not in
+    another config tree up the directories)."""
+    from bot.engine.scan import scan
+    from bot.rules.loader import load_rules
+    from tests.conftest import make_repo
+
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    (rules_dir / "enc.yaml").write_text("id: enc\nmatch: {key: [encoder]}\nfix: {map: {small: v2/small}}\n")
+    repo = make_repo(tmp_path / "r", {
+        "conf/config.yaml": "defaults:\n  - encoder: small\n  - _self_\n",
+        "conf/encoder/v2/small.yaml": "layers: 2\n",
+        "conf/model/net.yaml": "# @package model\ndefaults:\n  - encoder: small\n",  # model/encoder
+        "conf/legacy/main.yaml": "defaults:\n  - encoder: small\n",  # beside it: legacy/encoder, no v2
+        "conf/legacy/encoder/small.yaml": "layers: 1\n"})
+    report = scan(repo, load_rules([rules_dir], include_bundled=False))
+    assert sorted((f.path, f.status.value) for f in report.findings) == [
+        ("conf/config.yaml", "fixable"), ("conf/legacy/main.yaml", "manual")]
+
+
+def test_a_removal_names_each_interpolation_it_leaves_once(tmp_path: Path) -> None:
+    rules = [rule("drop", match={"key": ["trainer.total_epochs"]}, fix={"remove": True})]
+    src = ("trainer:\n  total_epochs: 3\n  seed: 1\nbase: &b\n  horizon: ${trainer.total_epochs}\n"
+           "a:\n  <<: *b\nb:\n  <<: *b\n"
+           "esc: \\${trainer.total_epochs}\nsel: ${oc.select:trainer.total_epochs,10}\n")
+    found = find_yaml("c.yaml", src.encode(), rules)
+    assert sorted((f.line, f.status.value) for f in found) == [(2, "fixable"), (5, "manual")]

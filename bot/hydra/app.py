@@ -151,10 +151,13 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
     if launch.config_dir is not None:
         entries = [*entries, launch.config_dir]
     dirs: list[str] = []
+    here = run_dir(launch)
     for entry in entries:
-        at_run_dir = _PWD.sub(lambda _: str(root / (run_dir(launch) or "")), entry)
+        at_run_dir = _PWD.sub(lambda _: str(root / here), entry) if here is not None and not here.startswith("/") \
+            else entry
         found_dir = search_dir(root, at_run_dir, root)
-        if found_dir is None and at_run_dir != entry and "${" not in at_run_dir:
+        if found_dir is None and at_run_dir != entry and "${" not in at_run_dir and inside(root, Path(
+                at_run_dir.removeprefix("file://"))):
             continue  # `file://${oc.env:PWD}/configs` where the launch runs holds none: Hydra only warns
         if found_dir is None:
             return AppProblem(f"config search path {entry} is not in the repository", OUTSIDE)

@@ -96,6 +96,8 @@ class Rule:
             if leaves is None:
                 return None
             tokens.update(leaves)
+            tokens.update(leaf.rsplit("/", 1)[-1] for leaf in leaves if "/" in leaf)  # `model/encoder` is
+            # written `- encoder: small` in model's own defaults list
         if self.fix is not None:  # a moved launch names the old package, dotted or as a path
             tokens.update(old.rsplit(".", 1)[-1] for old, _ in self.fix.entrypoint)
         if self.ensure:

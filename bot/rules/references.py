@@ -79,16 +79,21 @@ def removal_references(ev: Evaluator, rule: Rule) -> list[Finding]:
     if fix is None or not fix.remove or reads_value(rule):
         return []
     findings: list[Finding] = []
+    seen: set[object] = set()
     for group in ev.groups:
         if group.role in _NOT_FOLLOWED or not group_applies(rule, group, ev.facts):
             continue
         for setting in group.settings:
             written = setting.text if setting.state in ("static", "dynamic") else None
-            if not written or "${" not in written or key_matches(rule, setting):
+            place = (setting.line, setting.column)  # one written value, however many merges read it
+            if not written or "${" not in written or key_matches(rule, setting) or place in seen:
                 continue
-            named = next((m.group(1) for m in _INNER.finditer(written) if _renamed(rule, m.group(1))), None)
+            named = next((m.group(1) for m in _INNER.finditer(written) if _renamed(rule, m.group(1))
+                          and written[m.start() - 1 : m.start()] != "\\"  # `\${a}` is text
+                          and not ("oc.select" in m.group(0) and written[m.end(1) : m.end(1) + 1] == ",")), None)
             if named is None:
-                continue
+                continue  # none, or `${oc.select:a.b,default}`, which still resolves
+            seen.add(place)
             finding = ev.finding(rule, setting.line, setting.column, setting.key, written,
                                  f"{setting.key} is {written}, which names {named}", groups=[group])
             manual(finding, f"the rule removes {named}: a person must replace the interpolation")

@@ -16,7 +16,9 @@ from bot.lang.embedded.blocks import DocBlocks, Line, markdown_blocks, overrides
 from bot.lang.focus import Focus
 from bot.lang.front import UNREADABLE, FrontEnd, Reading, Unit
 
-COMMENTED = re.compile(rb"^[ \t]*#[^\n]*[\w\]]\.[\w.\[\]\-]+=", re.MULTILINE)  # a comment line with an override
+COMMENTED = re.compile(  # a comment line with an override, or a commented launch with one
+    rb"^[ \t]*#[^\n]*(?:[\w\]]\.[\w.\[\]\-]+="
+    rb"|(?:python[\d.]*|torchrun|deepspeed|accelerate|srun)\s.*\s[A-Za-z_][\w\-]*=)", re.MULTILINE)
 
 
 def _lines(data: bytes) -> list[Line]:

@@ -22,6 +22,8 @@ from bot.model import Span
 WORD = re.compile(rb"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'])+")
 OVERRIDE = re.compile(rb"(?P<prefix>\+\+|\+|~)?(?P<key>[A-Za-z_][\w\-]*(?:\.[\w\-@/\[\]]+)+)="
                       rb"(?P<value>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`\\();|&<>])*)")
+LOOSE = re.compile(rb"(?P<prefix>\+\+|\+|~)?(?P<key>[A-Za-z_][\w\-]*(?:\.[\w\-@/\[\]]+)*)="  # a launch's: `env=cvrp`
+                   rb"(?P<value>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`\\();|&<>])*)")
 LAUNCHER = re.compile(rb"(?:\$ )?(?:[\w./]*python[\d.]*|torchrun|deepspeed|accelerate|srun|ray|bash|sh|nohup)$")
 COMMENT_LINE = re.compile(rb"[ \t]*#+[ \t]?")
 MD_CODE = re.compile(rb"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
@@ -105,8 +107,8 @@ def comment_literals(data: bytes, lines: list[Line], comments: set[int] | None =
         continues = bool(words) and words[-1].group() == b"\\"
         if continues:
             words.pop()
-        found = [(w, OVERRIDE.fullmatch(w.group())) for w in words]
         launch = bool(words) and bool(LAUNCHER.match(words[0].group()))
+        found = [(w, (LOOSE if launch else OVERRIDE).fullmatch(w.group())) for w in words]
         if found and (all(m for _, m in found) or launch):
             alone = len(found) == 1 and found[0][1] is not None
             for word, match in found:

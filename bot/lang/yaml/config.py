@@ -139,6 +139,7 @@ def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None) -> li
     from ruamel.yaml.nodes import MappingNode
 
     text = Text(data)
+    headed = header_package(data) is not None
     groups = []
     for root in config_documents(data) if roots is None else roots:
         if not isinstance(root, MappingNode):
@@ -149,7 +150,7 @@ def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None) -> li
         if walker.settings:
             first = walker.settings[0]
             groups.append(SettingGroup(walker.settings, first.line, first.column, handle=doc))
-        choices = defaults_group(doc)
+        choices = defaults_group(doc, headed)
         if choices is not None:
             groups.append(choices)
         hydra = next((v for k, v in root.value if _is_key(k) and k.value == "hydra"), None)

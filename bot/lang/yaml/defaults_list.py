@@ -3,14 +3,16 @@
 A rule that maps or sets a group's option (`env: tsp -> routing/tsp`, after the option files moved)
 must rewrite the defaults entries that choose it too (`- env: tsp`, `- override /env: cvrp`), or
 the config no longer composes ("Could not find 'env/tsp'"). Each entry of one group and one option
-is a setting of role DEFAULTS_LIST: its key the group as the command line names it (a relative
-entry of a group's option is below that group: `model/encoder`), its value the option. Only the
-option is written here; renaming or removing a group's entry is left to a person.
+is a setting of role DEFAULTS_LIST: its key the group as the command line names it, its value the
+option. A relative entry of a config with a package is below that config's own group, which the
+package does not tell: not read. Only the option is written here, where the new option's file is in
+the group's directory; renaming or removing a group's entry is left to a person.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.ir import DEFAULTS_LIST, Action, Plan, Setting, SettingGroup
@@ -23,8 +25,16 @@ if TYPE_CHECKING:
 KEYWORDS = ("override", "optional")
 
 
-def defaults_group(doc: Doc) -> SettingGroup | None:
-    """The group choices of the document's defaults list, if it makes any."""
+@dataclass
+class Choice(Entry):
+    """A defaults entry's place, and whether its group is written from the config root (`/env`)."""
+
+    rooted: bool = False
+
+
+def defaults_group(doc: Doc, headed: bool) -> SettingGroup | None:
+    """The group choices of the document's defaults list, if it makes any; `headed`: the file has a
+    `# @package` header (an option or experiment config, whose relative entries are below its group)."""
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
     listed = next((v for k, v in doc.root.value if isinstance(k, ScalarNode) and k.value == "defaults"), None)
@@ -35,7 +45,7 @@ def defaults_group(doc: Doc) -> SettingGroup | None:
         if isinstance(item, MappingNode) and len(item.value) == 1:
             key, value = item.value[0]
             if isinstance(key, ScalarNode) and isinstance(value, ScalarNode):
-                setting = _choice(doc, item, key, value)
+                setting = _choice(doc, item, key, value, headed)
                 if setting is not None:
                     settings.append(setting)
     if not settings:
@@ -44,7 +54,7 @@ def defaults_group(doc: Doc) -> SettingGroup | None:
                         label="a defaults list")
 
 
-def _choice(doc: Doc, item: MappingNode, key: ScalarNode, value: ScalarNode) -> Setting | None:
+def _choice(doc: Doc, item: MappingNode, key: ScalarNode, value: ScalarNode, headed: bool) -> Setting | None:
     words = str(key.value).split()
     if not words or any(w not in KEYWORDS for w in words[:-1]):
         return None
@@ -52,20 +62,21 @@ def _choice(doc: Doc, item: MappingNode, key: ScalarNode, value: ScalarNode) -> 
     if not written.strip("/") or written.startswith("."):
         return None
     group = written.lstrip("/")
-    below = doc.prefix.rstrip(".")
-    if not written.startswith("/") and below and below != "_global_":
-        group = below.replace(".", "/") + "/" + group  # an option's own defaults: groups below its group
+    if not written.startswith("/") and (doc.prefix or headed):
+        return None  # relative to the group this option file is in, which its package does not tell
     option = value.value if value.tag == "tag:yaml.org,2002:str" else None
     if option is None or option == "???" or "${" in str(option):
         return None  # no choice, each run's own, or one known at run time
     line, column = key.start_mark.line + 1, key.start_mark.column + 1
-    entry = Entry(key, value, item, ("defaults", str(key.value)), False, bool(item.flow_style))
+    entry = Choice(key, value, item, ("defaults", str(key.value)), False, bool(item.flow_style),
+                   rooted=written.startswith("/"))
     return Setting(group, "", doc.text.slice(value), str(option), "static", line, column, handle=entry)
 
 
-def realise_defaults(plans: list[Plan], option_exists: Callable[[str, str], bool]) -> None:
-    """Each plan for a defaults entry as an edit of its option, or refused; `option_exists(group, option)`:
-    whether the repository has the new option's file (a choice of one it lacks would not compose)."""
+def realise_defaults(plans: list[Plan], option_exists: Callable[[str, str, str, bool], bool]) -> None:
+    """Each plan for a defaults entry as an edit of its option, or refused; `option_exists(group, old, new,
+    rooted)`: whether the new option's file is where the old one is (a choice of one the repository
+    lacks would not compose)."""
     for plan in plans:
         doc: Doc = plan.group.handle
         result = _edits(plan.actions, doc, option_exists)
@@ -75,16 +86,16 @@ def realise_defaults(plans: list[Plan], option_exists: Callable[[str, str], bool
             plan.edits = [(Span(doc.text.byte(start), doc.text.byte(end)), text) for start, end, text in result]
 
 
-def _edits(actions: list[Action], doc: Doc, option_exists: Callable[[str, str], bool]) -> Edits | str:
+def _edits(actions: list[Action], doc: Doc, option_exists: Callable[[str, str, str, bool], bool]) -> Edits | str:
     from bot.lang.yaml.edits import replace_value
 
     if [a.kind for a in actions] != ["value"] or actions[0].setting is None:
         return "a defaults list entry: a person must rename or remove the group's choice there"
     action = actions[0]
     assert action.setting is not None
-    entry: Entry = action.setting.handle
+    entry: Choice = action.setting.handle
     if not isinstance(action.value, str) or has_props(doc.text, entry.value):
         return "a group's option is a name: a person must write this one"
-    if not option_exists(action.setting.key, action.value):
+    if not option_exists(action.setting.key, str(action.setting.value), action.value, entry.rooted):
         return f"no option {action.value} of {action.setting.key} in the repository: the config would not compose"
     return replace_value(doc, entry, action.value)

@@ -32,17 +32,21 @@ class YamlFront:
             groups = []
         return Reading([Unit(groups, partial(_realise, self.option_exists))])
 
-    def option_exists(self, group: str, option: str) -> bool:
-        """Whether `group/option.yaml` is beside this config or in a directory above it, in the repository."""
+    def option_exists(self, group: str, old: str, new: str, rooted: bool) -> bool:
+        """Whether `group/new.yaml` is in the group's directory: beside this config for a relative entry, the
+        nearest directory up from it that holds the group (the old option's file, else the group) for a
+        rooted one."""
         if self.root is None:
             return True
+        real_root = os.path.realpath(self.root).rstrip(os.sep) + os.sep
         directory = posixpath.dirname(self.path)
         while True:
-            candidate = self.root / directory / group / f"{option}.yaml"
-            real_root = os.path.realpath(self.root)
-            if candidate.is_file() and os.path.realpath(candidate).startswith(real_root.rstrip(os.sep) + os.sep):
-                return True
-            if not directory:
+            base = self.root / directory / group
+            if (base / f"{old}.yaml").is_file() or (base.is_dir() and not rooted) or (
+                    rooted and base.is_dir() and (base / f"{new}.yaml").is_file()):
+                candidate = base / f"{new}.yaml"
+                return candidate.is_file() and os.path.realpath(candidate).startswith(real_root)
+            if not rooted or not directory:
                 return False
             directory = posixpath.dirname(directory)
 
@@ -55,7 +59,7 @@ class YamlFront:
         return None
 
 
-def _realise(option_exists: Callable[[str, str], bool], plans: list[Plan]) -> None:
+def _realise(option_exists: Callable[[str, str, str, bool], bool], plans: list[Plan]) -> None:
     """A config's plans as edits: a sweep's params are rewritten as overrides, the rest as YAML."""
     from bot.lang.yaml.defaults_list import realise_defaults
     from bot.lang.yaml.edits import realise
