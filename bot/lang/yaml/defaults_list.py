@@ -15,9 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.ir import DEFAULTS_LIST, Action, Plan, Setting, SettingGroup
+from bot.ir import DEFAULTS_LIST, Action, Setting, SettingGroup
 from bot.lang.yaml.document import Doc, Edits, Entry, has_props
-from bot.model import Span
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import MappingNode, ScalarNode
@@ -73,20 +72,12 @@ def _choice(doc: Doc, item: MappingNode, key: ScalarNode, value: ScalarNode, hea
     return Setting(group, "", doc.text.slice(value), str(option), "static", line, column, handle=entry)
 
 
-def realise_defaults(plans: list[Plan], option_exists: Callable[[str, str, str, bool], bool]) -> None:
-    """Each plan for a defaults entry as an edit of its option, or refused; `option_exists(group, old, new,
-    rooted)`: whether the new option's file is where the old one is (a choice of one the repository
-    lacks would not compose)."""
-    for plan in plans:
-        doc: Doc = plan.group.handle
-        result = _edits(plan.actions, doc, option_exists)
-        if isinstance(result, str):
-            plan.refusal = result
-        else:
-            plan.edits = [(Span(doc.text.byte(start), doc.text.byte(end)), text) for start, end, text in result]
+OptionExists = Callable[[str, str, str, bool], bool]
 
 
-def _edits(actions: list[Action], doc: Doc, option_exists: Callable[[str, str, str, bool], bool]) -> Edits | str:
+def defaults_edits(actions: list[Action], doc: Doc, option_exists: OptionExists) -> Edits | str:
+    """The option of a defaults entry rewritten, or why not; `option_exists(group, old, new, rooted)`: whether
+    the new option's file is in the group's directory (a choice of one the repository lacks would not compose)."""
     from bot.lang.yaml.edits import replace_value
 
     if [a.kind for a in actions] != ["value"] or actions[0].setting is None:

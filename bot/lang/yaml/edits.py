@@ -7,6 +7,7 @@ Values are replaced, keys renamed, removed or moved here; new keys are added by 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import bool_style
@@ -24,11 +25,12 @@ PREFIX_REASON = "prefixes do not exist in a YAML config"
 BRANCHES_REASON = "a person must choose among the values it may take"
 
 
-def realise(plans: list[Plan]) -> None:
-    """Each plan as edits of its document, in order (an added key may make the mapping a later one goes in)."""
+def realise(plans: list[Plan], edits_of: Callable[[list[Action], Doc], Edits | str] | None = None) -> None:
+    """Each plan as edits of its document, in order (an added key may make the mapping a later one goes in);
+    `edits_of`: the edits of one plan's actions, or why there are none (default: a config's keys and values)."""
     for plan in plans:
         doc: Doc = plan.group.handle
-        result = _plan(plan.actions, doc)
+        result = (edits_of or _plan)(plan.actions, doc)
         if isinstance(result, str):
             plan.refusal = result
         else:

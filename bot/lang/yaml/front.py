@@ -61,10 +61,10 @@ class YamlFront:
 
 def _realise(option_exists: Callable[[str, str, str, bool], bool], plans: list[Plan]) -> None:
     """A config's plans as edits: a sweep's params are rewritten as overrides, the rest as YAML."""
-    from bot.lang.yaml.defaults_list import realise_defaults
+    from bot.lang.yaml.defaults_list import defaults_edits
     from bot.lang.yaml.edits import realise
-    from bot.lang.yaml.sweeper import realise_sweeps
+    from bot.lang.yaml.sweeper import sweep_edits
 
     realise([p for p in plans if p.group.role not in (SWEEP_PARAMS, DEFAULTS_LIST)])
-    realise_sweeps([p for p in plans if p.group.role == SWEEP_PARAMS])
-    realise_defaults([p for p in plans if p.group.role == DEFAULTS_LIST], option_exists)
+    realise([p for p in plans if p.group.role == SWEEP_PARAMS], sweep_edits)
+    realise([p for p in plans if p.group.role == DEFAULTS_LIST], partial(defaults_edits, option_exists=option_exists))

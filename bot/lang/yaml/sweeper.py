@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bot.ir import SWEEP_PARAMS, Action, Plan, Setting, SettingGroup
+from bot.ir import SWEEP_PARAMS, Action, Setting, SettingGroup
 from bot.lang.yaml.document import Doc, Edits, Entry, has_props
 from bot.lang.yaml.format import yaml_word_key
-from bot.model import Span
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
@@ -87,17 +86,6 @@ def _as_override(value: Node) -> str:
     if plain is None:
         return "null"
     return plain if isinstance(plain, str) else str(plain)
-
-
-def realise_sweeps(plans: list[Plan]) -> None:
-    """Each plan for a sweep's params as edits of its document's text."""
-    for plan in plans:
-        doc: Doc = plan.group.handle
-        result = sweep_edits(plan.actions, doc)
-        if isinstance(result, str):
-            plan.refusal = result
-        else:
-            plan.edits = [(Span(doc.text.byte(start), doc.text.byte(end)), text) for start, end, text in result]
 
 
 def sweep_edits(actions: list[Action], doc: Doc) -> Edits | str:
