@@ -27,6 +27,7 @@ HYDRA_NODE = "hydra-node"  # a config's `hydra:` node (Hydra's own settings): on
 DEFAULTS_LIST = "defaults-list"  # a config's defaults list: group choices (an option written, nothing added)
 SWEEP_PARAMS = "sweep-params"  # a config's hydra.sweeper.params: overrides every run of a sweep gets (no ensure)
 STRANDED = "stranded"  # overrides after a launch a blank after its `\` cut short: they never reach it (manual)
+IN_LIST = "in-list"  # a config's values inside its lists (`- size: ${a.b}`): only interpolations followed there
 
 
 @dataclass
@@ -45,6 +46,7 @@ class Setting:
     keyed: bool = True  # the key is written in one place (an edit of the key or a fix can go there)
     handle: Any = None  # the front end's own reference to what is written
     excerpt: bool = False  # the key may be a config's last segments (a docs block): rules match by suffix
+    parts_read: bool = False  # a list whose values are also read one by one (an IN_LIST group)
 
     def __post_init__(self) -> None:
         if self.site is None:
@@ -68,6 +70,7 @@ class SettingGroup:
     lines: tuple[int, int] | None = None  # first and last line of the command it is (None: not a command)
     entry_site: object = None  # where the entry point is written: launches sharing it are one finding
     entry_written: bool = True  # False for a console script: the packaging names its module, not the launch
+    open_args: bool = False  # the launch passes on its caller's arguments (`"$@"`): they may choose config groups
 
 
 @dataclass

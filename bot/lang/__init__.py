@@ -35,9 +35,10 @@ def _shell(path: str, kind: str, root: Path | None, packages: Any) -> FrontEnd:
 
 
 def _yaml(path: str, kind: str, root: Path | None, packages: Any) -> FrontEnd:
+    from bot.lang.embedded.doc_front import TextReaders
     from bot.lang.yaml.front import YamlFront
 
-    return YamlFront(path, packages, root)
+    return TextReaders(YamlFront(path, packages, root), kind)
 
 
 def _python(path: str, kind: str, root: Path | None, packages: Any) -> FrontEnd:

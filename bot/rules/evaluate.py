@@ -19,6 +19,7 @@ from bot.ir import (
     DEFAULTS_LIST,
     EXCERPT,
     HYDRA_NODE,
+    IN_LIST,
     PROSE,
     SCRIPT,
     STRANDED,
@@ -65,7 +66,7 @@ class Site:
     groups: list[SettingGroup] = field(default_factory=list)
 
 
-NO_ENSURE = (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEEP_PARAMS, DEFAULTS_LIST)
+NO_ENSURE = (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEEP_PARAMS, DEFAULTS_LIST, IN_LIST)
 
 
 class Evaluator:
@@ -88,7 +89,7 @@ class Evaluator:
     def sites(self, rule: Rule) -> list[Site]:
         sites: dict[object, Site] = {}
         for group in self.groups:
-            if group.role == HYDRA_NODE or (group.role in (COMMENT, PROSE)
+            if group.role in (HYDRA_NODE, IN_LIST) or (group.role in (COMMENT, PROSE)
                                             and rule.comment_policy(group.role == PROSE) == "off"):
                 continue
             for setting in group.settings:
@@ -239,7 +240,8 @@ class Evaluator:
         findings: list[Finding] = []
         seen: set[object] = set()
         for group in self.groups:
-            if group.role in (CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEEP_PARAMS, DEFAULTS_LIST) \
+            if group.role in (CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEEP_PARAMS, DEFAULTS_LIST,
+                              IN_LIST) \
                     or not group_applies(rule, group, self.facts):
                 continue
             sides = [Side(s.key, s.value, s) for s in group.settings if s.state == "static" and s.prefix != "~"]

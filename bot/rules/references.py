@@ -27,13 +27,15 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
         return []
     findings: list[Finding] = []
     plans: list[Plan] = []
+    seen: set[tuple[int, int]] = set()
     for group in ev.groups:
         if group.role in _NOT_FOLLOWED or not group_applies(rule, group, ev.facts):
             continue  # a sweep's params are also in their config's hydra node, whose interpolations follow
         for setting in group.settings:
-            written = setting.text if setting.state in ("static", "dynamic") else None
-            if not written or "${" not in written:
-                continue
+            written = setting.text if setting.state in ("static", "dynamic") and not setting.parts_read else None
+            if not written or "${" not in written or (setting.line, setting.column) in seen:
+                continue  # a list read value by value is followed in its IN_LIST group; an alias once
+            seen.add((setting.line, setting.column))
             inner = _unquoted(written)
             reference = config_reference(inner)
             if reference is None:  # `${data.root}/train`: each reference to a renamed key inside the text
@@ -45,7 +47,6 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
                 finding = ev.finding(rule, setting.line, setting.column, setting.key, written,
                                      f"{setting.key} is {written}, which names {named}", groups=[group])
                 why = ("an interpolation inside text with escapes" if "\\" in inner  # `\${` is no interpolation
-                       else "an interpolation inside quoted text" if inner != written  # Hydra's or the file's quotes
                        else "an interpolation inside a list or mapping" if not isinstance(setting.value, str)
                        else None)
                 if why is not None:
@@ -66,7 +67,8 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
             if inner != written and any(ch in inner for ch in "'\"\\"):
                 manual(finding, "a quoted interpolation with quotes or escapes inside: a person must rewrite it")
                 continue
-            plans.append(Plan(finding, group, [Action("value", setting, text, value=text, variants=[setting])],
+            quoted = written[0] + text + written[-1] if inner != written else text  # Hydra's quotes kept
+            plans.append(Plan(finding, group, [Action("value", setting, quoted, value=text, variants=[setting])],
                               f"points at {new_key}"))
     write_plans(ev.path, rule, plans, ev.realise)
     return findings
@@ -84,7 +86,7 @@ def removal_references(ev: Evaluator, rule: Rule) -> list[Finding]:
         if group.role in _NOT_FOLLOWED or not group_applies(rule, group, ev.facts):
             continue
         for setting in group.settings:
-            written = setting.text if setting.state in ("static", "dynamic") else None
+            written = setting.text if setting.state in ("static", "dynamic") and not setting.parts_read else None
             place = (setting.line, setting.column)  # one written value, however many merges read it
             if not written or "${" not in written or key_matches(rule, setting) or place in seen:
                 continue

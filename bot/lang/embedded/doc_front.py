@@ -38,7 +38,7 @@ def comment_starts(data: bytes) -> set[int]:
 @dataclass
 class TextReaders:
     """A shell-family front end (`inner`) with the readers of overrides written as text, and for docs
-    the YAML blocks."""
+    the YAML blocks; a YAML config's front end with the readers of its comments."""
 
     inner: FrontEnd
     kind: str
@@ -69,6 +69,12 @@ class TextReaders:
             reading.partly_parsed = reading.partly_parsed or bool(regions)
             reading.regions.extend(regions)
             return reading
+        if self.kind == kinds.YAML:
+            if COMMENTED.search(data):
+                from bot.lang.embedded.yaml_comments import comment_units
+
+                reading.units.extend(comment_units(data))
+            return reading
         if self.kind == kinds.SHELL:
             if COMMENTED.search(data):
                 starts = comment_starts(data)
@@ -94,7 +100,7 @@ class TextReaders:
 
     def errors(self, data: bytes) -> int:
         errors = self.inner.errors(data)
-        if self.kind == kinds.SHELL:
+        if self.kind in (kinds.SHELL, kinds.YAML):
             return errors
         if self.kind == kinds.NOTEBOOK:
             from bot.lang.embedded.nb_markdown import notebook_yaml_errors
@@ -106,7 +112,7 @@ class TextReaders:
 
     def problem(self, before: bytes, after: bytes) -> str | None:
         problem = self.inner.problem(before, after)
-        if problem is not None or self.kind in (kinds.SHELL, kinds.NOTEBOOK):
+        if problem is not None or self.kind in (kinds.SHELL, kinds.NOTEBOOK, kinds.YAML):
             return problem
         old, new = self.blocks(before).blocks, self.blocks(after).blocks
         if [(b.language, b.shell) for b in old] != [(b.language, b.shell) for b in new]:

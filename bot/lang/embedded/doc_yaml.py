@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.ir import DEFAULTS_LIST, EXCERPT, HYDRA_NODE, SWEEP_PARAMS, ErrorRegion, Plan
+from bot.ir import DEFAULTS_LIST, EXCERPT, HYDRA_NODE, IN_LIST, SWEEP_PARAMS, ErrorRegion, Plan
 from bot.lang.embedded.blocks import YAML_LANGUAGES, Block, Line
 from bot.lang.front import Unit
 from bot.lang.shell.launches import line_column
@@ -102,11 +102,12 @@ def yaml_units(data: bytes, blocks: list[Block]) -> tuple[list[Unit], list[Error
             regions.append(ErrorRegion(shown.text, near_launch=False))
             continue
         # Hydra's own settings shown: not the config's
-        groups = [g for g in groups if g.role not in (HYDRA_NODE, SWEEP_PARAMS, DEFAULTS_LIST)]
+        groups = [g for g in groups if g.role not in (HYDRA_NODE, SWEEP_PARAMS, DEFAULTS_LIST, IN_LIST)]
         for group in groups:
             group.role, group.label = EXCERPT, "config shown in the doc"
             for setting in group.settings:
                 setting.excerpt = True
+                setting.parts_read = False  # a doc's lists are followed whole (their keys may be excerpts)
         if groups:
             units.append(Unit(groups, _Realise(shown), _ToHost(shown)))
     return units, regions

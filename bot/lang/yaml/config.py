@@ -7,20 +7,18 @@ are realised as byte edits by bot.lang.yaml.edits, on the documents read here (b
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from bot.hydra.grammar import format_value
-from bot.ir import HYDRA_NODE, Setting, SettingGroup
+from bot.ir import HYDRA_NODE, SettingGroup
 from bot.lang.yaml.defaults_list import defaults_group
-from bot.lang.yaml.document import MERGE_TAG, Doc, Entry, Text, indent_step, merged_mappings, spaced
+from bot.lang.yaml.document import MERGE_TAG, Doc, Text, indent_step, spaced
 from bot.lang.yaml.packages import header_package, yaml_packages
 from bot.lang.yaml.sweeper import sweeper_group
+from bot.lang.yaml.walker import Walker, is_key
 
 if TYPE_CHECKING:
-    from ruamel.yaml.nodes import MappingNode, Node
+    from ruamel.yaml.nodes import Node
 
-SKIPPED_TOP = ("defaults", "hydra")
-INTERPOLATION = "an interpolation, resolved at run time"
 
 
 class YamlProblem(ValueError):
@@ -145,128 +143,29 @@ def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None) -> li
         if not isinstance(root, MappingNode):
             continue
         doc = Doc(text, root, prefix, indent_step(root), spaced(text, root))
-        walker = _Walker(doc)
+        walker = Walker(doc)
         walker.mapping(root, (), shared=root.anchor is not None, flow=bool(root.flow_style))
         if walker.settings:
             first = walker.settings[0]
             groups.append(SettingGroup(walker.settings, first.line, first.column, handle=doc))
+        groups.extend(walker.in_lists())
         choices = defaults_group(doc, headed)
         if choices is not None:
             groups.append(choices)
-        hydra = next((v for k, v in root.value if _is_key(k) and k.value == "hydra"), None)
+        hydra = next((v for k, v in root.value if is_key(k) and k.value == "hydra"), None)
         if isinstance(hydra, MappingNode):  # always at the config's root, whatever its package
             node_doc = Doc(text, root, "", indent_step(root), spaced(text, root))
-            node_walker = _Walker(node_doc)
+            node_walker = Walker(node_doc)
             node_walker.mapping(hydra, ("hydra",), shared=hydra.anchor is not None, flow=bool(hydra.flow_style))
             if node_walker.settings:
                 first = node_walker.settings[0]
                 groups.append(SettingGroup(node_walker.settings, first.line, first.column, role=HYDRA_NODE,
                                            handle=node_doc))
+            groups.extend(node_walker.in_lists())
             sweep = sweeper_group(node_doc)
             if sweep is not None:
                 groups.append(sweep)
     return groups
-
-
-class _Walker:
-    def __init__(self, doc: Doc) -> None:
-        from ruamel.yaml import YAML
-
-        self.doc = doc
-        self.settings: list[Setting] = []
-        self.safe = YAML(typ="safe", pure=True)
-        self.open: set[int] = set()  # mappings being walked: a recursive alias stops here
-
-    def mapping(self, node: MappingNode, path: tuple[str, ...], shared: bool, flow: bool) -> None:
-        if id(node) in self.open:
-            return
-        self.open.add(id(node))
-        pairs = [(k, v, shared) for k, v in node.value if _is_key(k) and k.tag != MERGE_TAG]
-        explicit = {k.value for k, _, _ in pairs}
-        for merged in merged_mappings(node):
-            self.doc.merged.add(id(node))
-            for k, v in merged.value:
-                if _is_key(k) and k.tag != MERGE_TAG and k.value not in explicit:
-                    explicit.add(k.value)
-                    pairs.append((k, v, True))
-        for key, value, key_shared in pairs:
-            if not path and key.value in SKIPPED_TOP:
-                continue
-            self.add(Entry(key, value, node, (*path, str(key.value)), key_shared or value.anchor is not None,
-                           flow))
-        self.open.discard(id(node))
-
-    def add(self, entry: Entry) -> None:
-        from ruamel.yaml.nodes import MappingNode, ScalarNode
-
-        value, key = entry.value, entry.key
-        setting = Setting(self.doc.prefix + ".".join(entry.path), "", None, None, "static",
-                          key.start_mark.line + 1, key.start_mark.column + 1, handle=entry)
-        self.settings.append(setting)
-        if isinstance(value, MappingNode):
-            setting.state = "mapping"
-            self.mapping(value, entry.path, entry.shared, entry.flow or bool(value.flow_style))
-            return
-        setting.value = self.plain(value)
-        written = self.doc.text.slice(value)
-        if isinstance(value, ScalarNode):
-            setting.text = written
-        else:
-            flow = getattr(value, "flow_style", False)  # a block list's text starts with its first `- `
-            setting.text = written if flow and "\n" not in written.strip() else format_value(setting.value)
-        if _interpolated(value):
-            setting.state, setting.reason = "dynamic", INTERPOLATION
-
-    def plain(self, node: Node) -> Any:
-        import datetime
-
-        from ruamel.yaml.error import YAMLError
-
-        try:
-            value = self.safe.constructor.construct_object(node, deep=True)
-        except YAMLError:  # a tag of the application's own (`!Foo x`): keep what is written
-            return self.doc.text.slice(node)
-        if isinstance(value, (datetime.date, datetime.datetime)):
-            return str(node.value)  # OmegaConf reads timestamps as strings
-        return _plain(value)
-
-
-def _plain(value: Any) -> Any:
-    import datetime
-
-    if isinstance(value, dict):
-        return {_plain(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat()
-    return value
-
-
-def _is_key(node: Node) -> bool:
-    from ruamel.yaml.nodes import ScalarNode
-
-    return isinstance(node, ScalarNode)
-
-
-def _interpolated(node: Node) -> bool:
-    """Whether a string anywhere in the value (a scalar, or inside sequences and mappings) interpolates."""
-    from ruamel.yaml.nodes import MappingNode, ScalarNode
-
-    todo, seen = [node], set()
-    while todo:
-        current = todo.pop()
-        if id(current) in seen:  # an alias back to an enclosing node
-            continue
-        seen.add(id(current))
-        if isinstance(current, ScalarNode):
-            if current.tag == "tag:yaml.org,2002:str" and "${" in str(current.value):
-                return True
-        elif isinstance(current, MappingNode):
-            todo.extend(part for pair in current.value for part in pair)
-        elif isinstance(current.value, list):
-            todo.extend(current.value)
-    return False
 
 
 __all__ = ["read_groups", "yaml_errors", "yaml_packages"]

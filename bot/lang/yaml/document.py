@@ -60,6 +60,7 @@ class Entry:
     path: tuple[str, ...]  # below the document's package
     shared: bool  # inside an anchored node, reached through an alias or a merge key
     flow: bool  # inside a flow collection
+    own_anchor: bool = False  # shared only because its value carries an anchor: the key is written once
 
 
 @dataclass

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import bool_style
 from bot.ir import Action, Plan
-from bot.lang.yaml.document import Doc, Edits, Entry, Text, merged_mappings
-from bot.lang.yaml.entry_lines import entry_lines, past_blank, refuse
+from bot.lang.yaml.document import Doc, Edits, Entry, Text, has_props, merged_mappings
+from bot.lang.yaml.entry_lines import SHARED_REASON, TAG_REASON, entry_lines, past_blank, refuse
 from bot.lang.yaml.format import yaml_key, yaml_value
 from bot.lang.yaml.insert import insert
 from bot.model import Span
@@ -133,7 +133,10 @@ def _colon(text: Text, entry: Entry) -> int | None:
 
 
 def rename(doc: Doc, entry: Entry, leaf: str) -> Edits | str:
-    reason = refuse(doc, entry, structure=False) or _existing(doc, entry.parent, leaf)
+    """The key rewritten in place: its value, with any anchor or tag on it, stays as it is."""
+    inherited = entry.shared and not entry.own_anchor  # reached through an alias or a merge key
+    reason = (SHARED_REASON if inherited or entry.key.anchor is not None
+              else TAG_REASON if has_props(doc.text, entry.key) else None) or _existing(doc, entry.parent, leaf)
     if reason:
         return reason
     old = doc.text.slice(entry.key)
