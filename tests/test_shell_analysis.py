@@ -59,6 +59,8 @@ uv run --with pytest python -m lab.train a=9
 srun -J git python -m lab.train a=10
 docker run -v ~/.cache/pip:/root/.cache/pip img python -m lab.train a=11
 poetry run mypy lab/train.py
+uv run --frozen pytest tests/test_train.py
+uv run -- pytest tests/test_train.py
 conda create -n lab python=3.10 -y
 docker build -f lab/train.py .
 """

@@ -63,7 +63,8 @@ def render(launches: Launches, fmt: str) -> str:
         if any(where):
             lines.append("  " + ", ".join(w for w in where if w))
         if info.cut_short is not None:
-            lines.append(f"  cut short at line {info.cut_short}: a blank after its `\\` ends it, and the lines after "
+            why = "a comment inside its continuation" if info.cut_by_comment else "a blank after its `\\`"
+            lines.append(f"  cut short at line {info.cut_short}: {why} ends it, and the lines after "
                          "run as a command of their own")
         for item in info.overrides:
             origin = "" if item["in"] == "command" else f" [{item['in']}]"

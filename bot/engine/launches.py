@@ -45,12 +45,14 @@ class LaunchInfo:
     flags: dict[str, str]
     overrides: list[dict[str, Any]]
     cut_short: int | None = None  # the line where a blank after `\` ends it (bot.lang.shell.continuations)
+    cut_by_comment: bool = False  # ended instead by a comment line inside its continuation (cut_short: that line)
 
     def as_dict(self) -> dict[str, Any]:
         return {"path": self.path, "line": self.line, "kind": self.kind, "launcher": self.launcher,
                 "entry": self.entry, "entry_kind": self.entry_kind, "class": self.cls, "evidence": self.evidence,
                 "app": self.app, "branch": self.branch, "function": self.function, "flags": self.flags,
-                "overrides": self.overrides, "cut_short": self.cut_short}
+                "overrides": self.overrides, "cut_short": self.cut_short,
+                **({"cut_by_comment": True} if self.cut_by_comment else {})}
 
 
 @dataclass
@@ -140,7 +142,9 @@ def describe(root: Path, path: str, kind: str, line: int, launch: Launch,
     return LaunchInfo(path, line, kind, launch.launcher, launch.entry, launch.entry_kind, cls, evidence, app_info,
                       launch.branch, launch.site.in_function, flags,
                       [_override(o, host_line) for o in launch.overrides],
-                      host_line(launch.site.node.end_byte) if launch.cut_short is not None else None)
+                      None if launch.cut_short is None
+                      else host_line(launch.site.node.end_byte) + launch.cut_by_comment,  # a comment: the next line
+                      launch.cut_by_comment)
 
 
 def _override(override: Override, host_line: Callable[[int], int]) -> dict[str, Any]:

@@ -95,13 +95,17 @@ def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: Setti
         actions.append(action)
         words.append(item_words(rule, first))
     elif fix.has_set or fix.map:
-        new = {new_text(rule, s) for s in variants}
-        if None in new:
-            manual(finding, f"no mapping for the value {first.text}")
+        texts = [new_text(rule, s) for s in variants]
+        unmapped = next((s for s, t in zip(variants, texts) if t is None), None)
+        if unmapped is not None:
+            manual(finding, f"no mapping for the value {unmapped.text}")
             return None
-        if len(new) > 1:
-            manual(finding, "the branches need different new values")
-            return None
+        new = set(texts)
+        if len(new) > 1:  # a map over a loop's or the branches' values: each written where it is
+            plan = plan_branch_values(rule, finding, variants, [True] * len(variants), group)
+            if plan is None:
+                manual(finding, "the branches need different new values")
+            return plan
         (text, value), = new  # type: ignore[misc]
         actions.append(Action("value", first, text, value=value, variants=variants))
         words.append(f"set to {text}")
@@ -128,13 +132,14 @@ def plan_branch_values(rule: Rule, finding: Finding, variants: list[Setting], ve
 
 
 def prefix_for(entry: EnsureEntry, group: SettingGroup, facts: LaunchFacts | None) -> str:
-    """`prefix: auto`: plain where the composed config has the key, `+` where not, `++` if unknown."""
+    """`prefix: auto`: plain where the composed config has the key, `+` where not, `++` if unknown (or
+    where the caller's arguments the launch passes on may choose a config that has it)."""
     if entry.prefix != "auto":
         return entry.prefix
     if facts is None or group.launch is None:
         return "++"
     found, _ = facts.value(group.launch, entry.key)
-    return "++" if found is None else "" if found else "+"
+    return "++" if found is None or (not found and group.open_args) else "" if found else "+"
 
 
 def ensure_conflict(entries: list[EnsureEntry], present: dict[str, list[Setting]]) -> str | None:

@@ -6,6 +6,10 @@ tree-sitter-bash leaves an escaped blank that stands apart out of the command, w
 before it; one that ends a word (`x=pow\ `) stays in the word. Seen in
 real launch scripts with a comment after the backslash (`x=pow \  # pow or max_min`) and with
 trailing blanks that an editor keeps.
+
+A comment line inside a continued command ends it too: the `\` joins the next line, whose `#` then
+starts a comment to the end of that line (its own `\` included), and the command ends there. Seen in
+launches with an override commented out (`#    ++max_epochs=2 \`) or a heading among the overrides.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ if TYPE_CHECKING:
 
 _ESCAPED_BLANK_AT_END = re.compile(rb"[ \t]*\\[ \t]+(?:#[^\r\n]*)?(?=\r?\n)")
 _REST_OF_LINE = re.compile(rb"[ \t]*(?:#[^\r\n]*)?(?=\r?\n)")
+_CONTINUED_INTO_COMMENT = re.compile(rb"[ \t]*\\\r?\n[ \t]*#[^\r\n]*\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*")
+_CONTINUATION_LINE = re.compile(rb"[ \t]+[^\s#]")
 
 
 def cut_short_at(src: bytes, command: Node) -> int | None:
@@ -50,6 +56,23 @@ def _ends_in_escaped_blank(src: bytes, end: int) -> bool:
     return (end - 2 - position) % 2 == 1
 
 
-def cut_short_reason(line: int) -> str:
+def cut_by_comment(src: bytes, command: Node) -> tuple[int, int] | None:
+    """(the line of the comment that ends the command, the line where the rest begins) when the command's
+    last `\\` continues into a comment line and an indented line after it holds more; else None."""
+    end = command.end_byte
+    parent = command.parent
+    if parent is not None and parent.type == "redirected_statement":
+        end = parent.end_byte
+    found = _CONTINUED_INTO_COMMENT.match(src, end)
+    if found is None or _CONTINUATION_LINE.match(src, found.end()) is None:
+        return None
+    comment = src.index(b"\n", end) + 1
+    return src.count(b"\n", 0, comment) + 1, src.count(b"\n", 0, found.end()) + 1
+
+
+def cut_short_reason(line: int, comment: bool = False) -> str:
+    if comment:
+        return (f"the launch ends at line {line}: a comment inside its continuation ends the command, so the "
+                "lines after it run as a command of their own")
     return (f"the launch ends at line {line}: its `\\` is followed by a blank, which does not continue the "
             "line, so the lines after it run as a command of their own")

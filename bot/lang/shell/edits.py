@@ -56,9 +56,11 @@ def _indent(src: bytes, pos: int) -> str:
     return line[: len(line) - len(line.lstrip(b" \t"))].decode()
 
 
-def word_node(tree: Tree, span: Span) -> Node | None:
-    """The argument or array element that holds the bytes of `span`, if it is a whole word."""
-    node: Node | None = tree.root_node.descendant_for_byte_range(span.start, span.end)
+def word_node(tree: Tree | Node, span: Span) -> Node | None:
+    """The argument or array element that holds the bytes of `span`, if it is a whole word; `tree`: the
+    script's, or the root of a `bash -c` string's (bot.lang.shell.inline.words_root)."""
+    root = tree.root_node if hasattr(tree, "root_node") else tree
+    node: Node | None = root.descendant_for_byte_range(span.start, span.end)
     while node is not None and node.parent is not None and node.parent.type not in WORD_PARENTS:
         node = node.parent
     if node is None or node.parent is None:

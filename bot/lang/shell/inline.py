@@ -144,6 +144,20 @@ def _reads_as_written(src: bytes, root: Node) -> bool:
     return not any(name in assigned and at >= assigned[name] for name, at in expanded)
 
 
+def words_root(script: ShellScript, span: Span) -> Node:
+    """Where the words around `span` are: the `bash -c` string's own tree when the string holds it (the
+    script's tree has the string as one word), else the script's."""
+    for start, end, _ in script.inline_strings:
+        if start < span.start and span.end < end:
+            node: Node | None = script.tree.root_node.descendant_for_byte_range(start, end)
+            while node is not None and (node.start_byte, node.end_byte) != (start, end):
+                node = node.parent
+            found = _parse(script.src, node) if node is not None else None
+            if found is not None:
+                return found.root
+    return script.tree.root_node
+
+
 _BREAKS_DOUBLE = re.compile(r'["$`]|\\(?!\n)')  # what the outer shell reads in a double-quoted string
 
 

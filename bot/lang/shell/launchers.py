@@ -27,6 +27,10 @@ RUNNER_SUBCOMMANDS = {"uv": {"run"}, "poetry": {"run"}, "conda": {"run"}, "pdm":
                       "hatch": {"run"}, "rye": {"run"}, "pixi": {"run", "exec"}, "micromamba": {"run"},
                       "mamba": {"run"}, "accelerate": {"launch"}, "docker": {"run", "exec"},
                       "podman": {"run", "exec"}, "singularity": {"exec", "run"}, "apptainer": {"exec", "run"}}
+# a runner's options that take no value: the word after one is the program (`uv run --frozen pytest`)
+RUNNER_FLAGS = {"--", "--frozen", "--locked", "--no-sync", "--isolated", "--no-dev", "--all-extras", "--active",
+                "--no-project", "--offline", "--exact", "--no-editable", "--all-packages", "--quiet", "-q",
+                "--verbose", "--no-capture-output", "--live-stream", "--rm", "-it", "-i", "-t", "--nv"}
 RUNNER_MODULES = {"composer.cli.launcher"}  # `python -m composer.cli.launcher -n 8 train.py`: a runner
 PYTHON_VALUE_OPTIONS = {"-X", "-W", "-Q"}
 WRAPPER_VALUE_OPTIONS = {"timeout": {"-s", "--signal", "-k", "--kill-after"}, "nice": {"-n"},
@@ -151,11 +155,12 @@ def _after_runner(words: list[str], fields: list[Field], i: int, base: str,
         i = at + 1  # the subcommand is neither a console script nor the program
     start = i
     while i < n and not (PYTHON.match(_basename(words[i])) or TORCHRUN.match(_basename(words[i]))):
-        if _is_console(words, fields, i) and (not words[i - 1].startswith("-") or (
+        after_option = words[i - 1].startswith("-") and words[i - 1] not in RUNNER_FLAGS
+        if _is_console(words, fields, i) and (not after_option or (
                 i + 1 < n and "=" in words[i + 1] and not words[i + 1].startswith("-"))):
             # `uv run sheeprl ...`, `srun --exclusive sheeprl a=1`; not an option's value (`-J sheeprl`)
             return launcher, words[i], CONSOLE, i + 1
-        if words[i] in NOT_LAUNCHES and (i == start or not words[i - 1].startswith("-")):
+        if words[i] in NOT_LAUNCHES and (i == start or not after_option):
             return None  # the program the runner runs (`uv run pytest`), not an option's value (`-J git`)
         if words[i].endswith(".py") and not words[i].startswith("-"):
             return launcher, words[i], "script", i + 1  # deepspeed / accelerate launch run a script

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from bot.lang.shell.arms import Statement
 from bot.lang.shell.calls import ScriptCall, script_call
-from bot.lang.shell.continuations import cut_short_at
+from bot.lang.shell.continuations import cut_by_comment, cut_short_at
 from bot.lang.shell.directories import tilde
 from bot.lang.shell.launchers import CONSOLE, consoles_generation
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, build_launches, parse_override_field
@@ -167,10 +167,14 @@ def _analyse(src: bytes, all_exported: bool, path: str | None, consoles: int) ->
         launches = [launch for launch in build_launches(site, words, src, path)
                     if launch.entry_kind != CONSOLE or launch.entry not in result.functions]  # `run() {...}`: ours
         cut = cut_short_at(src, site.node)
+        rest = None if cut is None else cut + 1
+        commented = cut_by_comment(src, site.node) if cut is None and launches else None
+        if commented is not None:
+            cut, rest = commented
         for launch in launches:
-            launch.cut_short = cut
-        if cut is not None and launches:
-            cut_launches[cut + 1] = launches
+            launch.cut_short, launch.cut_by_comment = cut, commented is not None
+        if rest is not None and launches:
+            cut_launches[rest] = launches
         script.launches.extend(launches)
         if any(launch.entry_kind != SHELL_SCRIPT for launch in launches):
             continue

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from bot.lang.shell.edits import insertion_after_token, insertion_after_word, quote_for, word_node
+from bot.lang.shell.inline import words_root
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
 from bot.lang.shell.text import source_span
@@ -50,7 +51,7 @@ def insertion(script: ShellScript, anchor: Override, hydra_text: str) -> tuple[S
     """The edit that adds `hydra_text` after the anchor, in its quoting; None where it cannot be written."""
     assert anchor.key_span is not None
     if not anchor.key_chain or anchor.key_chain[-1].definition.kind == "array":
-        node = word_node(script.tree, anchor.key_span)
+        node = word_node(words_root(script, anchor.key_span), anchor.key_span)
         if node is None:
             return None
         text = quote_for("b", hydra_text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.ir import Plan
 from bot.lang.shell.edits import remove_word_before, word_node
+from bot.lang.shell.inline import words_root
 from bot.lang.shell.launches import Override
 from bot.lang.shell.parse import ShellScript
 
@@ -19,7 +20,8 @@ def join_removals(script: ShellScript, plans: list[Plan]) -> None:
             continue
         setting = plan.actions[0].setting
         override: Override | None = setting.handle[0] if setting is not None else None
-        node = word_node(script.tree, override.key_span) if override and override.key_span is not None else None
+        key = override.key_span if override is not None else None
+        node = word_node(words_root(script, key), key) if key is not None else None
         joined = remove_word_before(script.src, node) if node is not None else None
         if joined is not None and joined.end <= after.start:
             plan.edits = [(joined, "")]

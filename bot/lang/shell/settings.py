@@ -29,13 +29,16 @@ def launch_groups(script: ShellScript) -> list[SettingGroup]:
                                    entry=launch.module, label=f"launch of {launch.entry}",
                                    role=SCRIPT if launch.entry_kind == SHELL_SCRIPT else LAUNCH, launch=launch,
                                    handle=launch, lines=(min(launch.line, node.start_point[0] + 1), last),
-                                   entry_site=_entry_site(launch), entry_written=launch.entry_kind != CONSOLE))
+                                   entry_site=_entry_site(launch), entry_written=launch.entry_kind != CONSOLE,
+                                   open_args=launch.caller_args))
         if launch.stranded:
             first, end = launch.stranded[0], launch.stranded[-1]
             groups.append(SettingGroup(
                 [override_setting(o) for o in launch.stranded], first.line, first.column,
-                label=f"not passed to the launch of {launch.entry} at line {launch.line}: the blank after the "
-                      f"backslash on line {launch.cut_short} ends it, and this line runs as a command of its own",
+                label=f"not passed to the launch of {launch.entry} at line {launch.line}: "
+                      + (f"the comment on line {launch.cut_short} ends it" if launch.cut_by_comment else
+                         f"the blank after the backslash on line {launch.cut_short} ends it")
+                      + ", and this line runs as a command of its own",
                 entry=launch.module, role=STRANDED, launch=launch, lines=(first.line, end.line), entry_written=False))
     return groups
 

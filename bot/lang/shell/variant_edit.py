@@ -40,7 +40,9 @@ def variant_edits(script: ShellScript, plan: Plan) -> tuple[Edits, str, str | No
             return [], "", found
         edits.append(found)
         lines.append(line_of(script.src, found[0].start))
-    return edits, f"where {'they are' if len(edits) > 1 else 'it is'} written (line {', '.join(map(str, lines))})", None
+    shown = sorted(set(lines))
+    return edits, f"where {'they are' if len(edits) > 1 else 'it is'} written (line{'s' if len(shown) > 1 else ''} " \
+                  f"{', '.join(map(str, shown))})", None
 
 
 def _edit(script: ShellScript, override: Override, info: ValueInfo, text: str) -> tuple[Span, str] | str:

@@ -21,7 +21,7 @@ from bot.lang.shell.edits import (
     word_node,
 )
 from bot.lang.shell.entry_edit import entry_edit
-from bot.lang.shell.inline import inline_quoting_line
+from bot.lang.shell.inline import inline_quoting_line, words_root
 from bot.lang.shell.items import item_site
 from bot.lang.shell.launches import Launch, Override, line_of
 from bot.lang.shell.nodes import tests_value
@@ -156,7 +156,7 @@ class ShellWriter:
     def removal(self, override: Override) -> tuple[Span, str] | None:
         assert override.key_span is not None
         if not override.key_chain or override.key_chain[-1].definition.kind == "array":
-            node = word_node(self.script.tree, override.key_span)
+            node = word_node(words_root(self.script, override.key_span), override.key_span)
             if node is None or node.start_byte > (override.prefix_span or override.key_span).start:
                 return None
             span = source_span(override.field.pieces)
@@ -269,7 +269,7 @@ class ShellWriter:
     def insert(self, plan: Plan, action: Action, launch: Launch, needs: dict[int, dict[str, str]],
                placed: dict[tuple[int, str], tuple[Edits, str]]) -> None:
         if launch.cut_short is not None:
-            plan.refusal = cut_short_reason(launch.cut_short)
+            plan.refusal = cut_short_reason(launch.cut_short, launch.cut_by_comment)
             return
         if not any(o.key_span is not None and o.field.static for o in launch.overrides):
             plan.refusal = "the launch has no override written in the script to place it after"

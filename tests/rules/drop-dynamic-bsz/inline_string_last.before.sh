@@ -1,0 +1,7 @@
+#!/bin/bash
+# The last override of a launch inside `bash -c "..."` goes with the continuation before it.
+srun bash -c "
+    python3 -m verl.trainer.main_ppo \
+        trainer.total_epochs=1 \
+        actor_rollout_ref.rollout.log_prob_use_dynamic_bsz=True
+"
