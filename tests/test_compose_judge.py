@@ -84,6 +84,24 @@ def test_a_launch_that_did_not_compose_before_is_not_judged(tmp_path: Path) -> N
     assert report.changes and all(f.status is Status.FIXABLE for f in report.findings)
 
 
+def test_a_launch_whose_entry_point_moves_is_not_judged_by_what_it_composes_to(tmp_path: Path) -> None:
+    # the app moved (trainer.old_main is gone): neither launch ran anything before, so the move is made in
+    # both, though the second one's override is not in the config (compose-check reports that one)
+    script = "#!/bin/bash\npython3 -m trainer.old_main policy.engine.layers=4\n" \
+             "python3 -m trainer.old_main policy.engine.missing=4\n"
+    root = _repo(tmp_path, script)
+    moved = parse_rule(yaml.safe_load("""
+id: trainer-moved
+title: The trainer moved
+when: {entrypoint: ["trainer.old_main"]}
+fix: {entrypoint: {trainer.old_main: trainer.main}}
+"""), Path("trainer-moved.yaml"))
+    report = scan(root, [moved])
+    assert [f.status for f in report.findings] == [Status.FIXABLE, Status.FIXABLE]
+    (change,) = report.changes
+    assert change.after.count(b"-m trainer.main ") == 2
+
+
 def test_another_rules_fix_in_the_same_file_is_still_made(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     layers = parse_rule(yaml.safe_load("""

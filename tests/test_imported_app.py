@@ -66,3 +66,24 @@ def test_an_imported_helper_called_first_neither_hides_the_app_nor_a_compose_api
     assert [(launch.cls, launch.evidence) for launch in launches] == [
         ("hydra", "the compose API in lab/api.py"),
         ("hydra", "@hydra.main in lab/core/entry.py (imported by lab/first.py)")]
+
+
+def test_hydra_main_under_another_name_is_the_app(tmp_path: Path) -> None:
+    aliased = {
+        "conf/train.yaml": "trainer:\n  epochs: 1\n",
+        "alias.py": "from hydra import main as hydra_main\n\n\n@hydra_main(config_path='conf', config_name='train',"
+                    " version_base=None)\ndef run(cfg):\n    pass\n\n\nif __name__ == '__main__':\n    run()\n",
+        "module.py": "import hydra as hy\n\n\n@hy.main(config_path='conf', config_name='train', version_base=None)\n"
+                     "def run(cfg):\n    pass\n",
+        "wrapped.py": "from dora import hydra_main\n\n\n@hydra_main(config_path='conf', config_name='train',"
+                      " version_base=None)\ndef run(cfg):\n    pass\n",
+        "other.py": "from mylib import hydra_main\n\n\n@hydra_main(config_path='conf', config_name='train')\n"
+                    "def run(cfg):\n    pass\n",
+        "run.sh": "python alias.py trainer.epochs=2 trainer.stale=1\npython module.py trainer.epochs=3\n"
+                  "python wrapped.py trainer.epochs=4\npython other.py trainer.epochs=5\n",
+    }
+    repo = make_repo(tmp_path / "aliased", aliased)
+    launches = collect(repo, "aliased").launches
+    assert [launch.cls for launch in launches] == ["hydra", "hydra", "hydra", "not-hydra"]
+    report, _ = compose_scan(repo)
+    assert [(f.line, f.key) for f in report.findings] == [(1, "trainer.stale")]

@@ -35,11 +35,15 @@ def test_interpolations_are_run_time_values() -> None:
     assert finding.status is Status.MANUAL
 
 
-def test_the_only_element_is_not_removed_and_python_that_does_not_parse_is_skipped() -> None:
+def test_the_only_element_leaves_an_empty_list_and_python_that_does_not_parse_is_skipped() -> None:
     rules = [replace(r, enabled=True) for r in load_rules() if r.id == "megatron-use-mbridge"]
     remove = [replace(rules[0], id="drop", fix=replace(rules[0].fix, remove=True, has_set=False, set=None))]
-    (finding,) = check_file("t.py", b'compose(overrides=["critic.megatron.use_mbridge=False"])\n', remove).findings
-    assert finding.status is Status.MANUAL and "only element" in finding.message
+    result = check_file("t.py", b'compose(overrides=["critic.megatron.use_mbridge=False"])\n', remove)
+    assert [f.status for f in result.findings] == [Status.FIXABLE]
+    assert result.change is not None and result.change.after == b"compose(overrides=[])\n"
+    listed = b'compose(overrides=[\n    "critic.megatron.use_mbridge=False",\n])\n'
+    after = check_file("t.py", listed, remove).change
+    assert after is not None and after.after == b"compose(overrides=[\n])\n"
     broken = check_file("t.py", b'compose(overrides=["critic.megatron.use_mbridge=False"]\n', rules)
     assert broken.unreadable is not None and python_errors(b"def (:\n") == 1
 

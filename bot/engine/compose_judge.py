@@ -41,19 +41,24 @@ def forget_composed() -> None:
     _composer.cache_clear()
 
 
-def _failures(root: Path, path: str, data: bytes, shadow: ConfigShadow | None = None,
-              kind: str = SHELL) -> tuple[int, dict[int, str]]:
-    """(launches, Hydra's first message per launch that does not compose) for the file's bytes;
-    `shadow`: composed with the config as the run's edits leave it."""
+Judged = tuple[int, dict[int, str], set[int]]  # launches, Hydra's first message for each failing, those not composed
+
+
+def _failures(root: Path, path: str, data: bytes, shadow: ConfigShadow | None = None, kind: str = SHELL) -> Judged:
+    """(launches, Hydra's first message per launch that does not compose, the launches not composed: no app
+    found, a doc's elided launch, a sweep not composed) for the file's bytes; `shadow`: composed with the
+    config as the run's edits leave it."""
     found = _launches(root, path, kind, data)
     if found is None:
-        return -1, {}
+        return -1, {}, set()
     composer = _composer(root)
     failing: dict[int, str] = {}
+    unjudged: set[int] = set()
     for index, (script, launch, line) in enumerate(found):
         app = resolve_app(root, launch, explain=False)
-        runs = sweep_runs(launch)[0]
-        if isinstance(app, AppProblem) or elided(kind, launch) or not runs:
+        runs = [] if isinstance(app, AppProblem) or elided(kind, launch) else sweep_runs(launch)[0]
+        if isinstance(app, AppProblem) or not runs:
+            unjudged.add(index)
             continue
         app = shadow.app(app) if shadow is not None else app
         problem = _first_failure(script, launch, app, composer, runs)
@@ -62,7 +67,7 @@ def _failures(root: Path, path: str, data: bytes, shadow: ConfigShadow | None = 
             where = f"{override.prefix}{override.key}: " if override is not None else ""
             message = shadow.originals(message) if shadow is not None else message
             failing[index] = f"line {line}{describe(reading)}: {where}{message}"
-    return len(found), failing
+    return len(found), failing, unjudged
 
 
 def _first_failure(script: ShellScript, launch: Launch, app: HydraApp, composer: Composer,
@@ -143,15 +148,16 @@ def _verdict(script: ShellScript, launch: Launch, app: HydraApp, composer: Compo
 
 
 def newly_failing(root: Path, path: str, before: bytes, after: bytes,
-                  known: tuple[int, dict[int, str]] | None = None, shadow: ConfigShadow | None = None,
-                  kind: str = SHELL) -> list[str]:
+                  known: Judged | None = None, shadow: ConfigShadow | None = None, kind: str = SHELL) -> list[str]:
     """Hydra's messages for the launches that compose with `before` and not with `after` (with the config
-    as the run's edits leave it, given a `shadow`)."""
-    count, failing = known if known is not None else _failures(root, path, before, kind=kind)
-    count_after, failing_after = _failures(root, path, after, shadow, kind)
+    as the run's edits leave it, given a `shadow`). A launch not composed before is not judged: one whose
+    entry point an edit moves ran nothing before, whatever it composes to now."""
+    count, failing, unjudged = known if known is not None else _failures(root, path, before, kind=kind)
+    count_after, failing_after, _ = _failures(root, path, after, shadow, kind)
     if count_after != count:
         return []  # the edits moved launches: nothing to pair them with (verify judges the shell)
-    return [message for index, message in sorted(failing_after.items()) if index not in failing]
+    return [message for index, message in sorted(failing_after.items())
+            if index not in failing and index not in unjudged]
 
 
 def keep_composing(root: Path, path: str, data: bytes, findings: list[Finding],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -23,6 +24,23 @@ def hydra_main_arguments(path: Path, function: str | None = None) -> tuple[str |
 
 Arguments = tuple[str | None, str | None, bool, str | None]  # config_path, config_name, found, version_base
 
+_MAIN_AS = re.compile(r"^[ \t]*from[ \t]+hydra[ \t]+import[ \t(]+(?:[^\n]*,[ \t]*)?main[ \t]+as[ \t]+(\w+)",
+                      re.MULTILINE)
+_HYDRA_AS = re.compile(r"^[ \t]*import[ \t]+hydra[ \t]+as[ \t]+(\w+)", re.MULTILINE)
+_DORA_MAIN = re.compile(r"^[ \t]*from[ \t]+dora[ \t]+import[ \t(]+(?:[^\n]*,[ \t]*)?hydra_main(?:[ \t]+as[ \t]+(\w+))?",
+                        re.MULTILINE)
+
+
+def decorator_names(text: str) -> tuple[set[str], set[str]]:
+    """(names a bare decorator may call Hydra's main by, modules an attribute `main` may be Hydra's of):
+    `main` and `hydra`, and what the file's imports bind them to (`from hydra import main as hydra_main`,
+    `import hydra as h`, dora's `hydra_main`, which runs `hydra.main` with the same arguments)."""
+    names, owners = {"main"}, {"hydra"}
+    names.update(_MAIN_AS.findall(text))
+    owners.update(_HYDRA_AS.findall(text))
+    names.update(alias or "hydra_main" for alias in _DORA_MAIN.findall(text))
+    return names, owners
+
 
 @lru_cache(maxsize=256)
 def _read(path: Path, function: str | None = None) -> Arguments:
@@ -42,6 +60,7 @@ def _read(path: Path, function: str | None = None) -> Arguments:
         return None, None, False, None
 
     paths = PathReader(module)
+    names, owners = decorator_names(text)
 
     def literal(node: cst.BaseExpression) -> str | None:
         if isinstance(node, cst.SimpleString):
@@ -65,7 +84,7 @@ def _read(path: Path, function: str | None = None) -> Arguments:
         name = func.attr.value if isinstance(func, cst.Attribute) else (
             func.value if isinstance(func, cst.Name) else "")
         owner = func.value.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else ""
-        if name != "main" or owner not in ("hydra", ""):
+        if not (name in names and owner == "") and not (name == "main" and owner in owners):
             return None
         values: dict[str, str | None] = {"config_path": None, "config_name": None, "version_base": UNDECLARED}
         positional = ["config_path", "config_name", "version_base"]

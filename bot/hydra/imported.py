@@ -13,6 +13,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from bot.hydra.decorator import decorator_names
 from bot.hydra.entry import inside, source_roots
 
 MAX_HOPS = 3
@@ -30,7 +31,8 @@ def imported_app(root: Path, path: Path, function: str | None) -> tuple[Path, st
             seen.add(current[0])
             definition = _definition(*current)
             if definition is not None:
-                if any(_is_hydra_main(d) for d in definition.decorator_list):
+                names = decorator_names(_text(current[0]))
+                if any(_is_hydra_main(d, names) for d in definition.decorator_list):
                     return current[0], current[1] or ""
                 break  # defined here without the decorator: not a Hydra app
             onward = _imported(root, *current)
@@ -38,6 +40,13 @@ def imported_app(root: Path, path: Path, function: str | None) -> tuple[Path, st
                 break
             current = onward[0]
     return None
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 @lru_cache(maxsize=256)
@@ -60,12 +69,13 @@ def _definition(path: Path, function: str | None) -> ast.FunctionDef | ast.Async
     return None
 
 
-def _is_hydra_main(decorator: ast.expr) -> bool:
-    """`@hydra.main(...)` or `@main(...)` (imported from hydra), as bot.hydra.decorator reads them."""
+def _is_hydra_main(decorator: ast.expr, names: tuple[set[str], set[str]]) -> bool:
+    """`@hydra.main(...)` or `@main(...)` (imported from hydra), as bot.hydra.decorator reads them;
+    `names`: decorator_names of the file."""
     func = decorator.func if isinstance(decorator, ast.Call) else None
     if isinstance(func, ast.Attribute):
-        return func.attr == "main" and isinstance(func.value, ast.Name) and func.value.id == "hydra"
-    return isinstance(func, ast.Name) and func.id == "main"
+        return func.attr == "main" and isinstance(func.value, ast.Name) and func.value.id in names[1]
+    return isinstance(func, ast.Name) and func.id in names[0]
 
 
 def _imported(root: Path, path: Path, function: str | None) -> list[tuple[Path, str | None]]:

@@ -24,7 +24,8 @@ class PythonFront:
         tree = stdlib_tree(data)
         if tree is not None and (not LOOKS_LIKE_OVERRIDE.search(data) or not may_hold_overrides(tree)):
             return Reading([Unit([], _nothing_to_realise)])  # no list libcst could read as overrides
-        from bot.lang.python.launch import parse, read_groups, realise
+        from bot.lang.python.launch import parse, read_groups
+        from bot.lang.python.writer import realise
 
         module = parse(data)
         if module is None:

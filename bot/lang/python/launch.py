@@ -2,8 +2,7 @@
 
 `subprocess.run([sys.executable, "-m", "verl.trainer.main_ppo", "a.b=1"])`, a `cmd = ["python3",
 "-m", ...]` list built for later, and `compose(config_name=..., overrides=["a.b=1"])` are read with
-libcst (nothing imported). Each list is one group of settings; edits rewrite a string literal,
-drop an element with its separator, or add one in the list's own layout.
+libcst (nothing imported). Each list is one group of settings; bot.lang.python.writer writes the edits.
 """
 
 from __future__ import annotations
@@ -15,10 +14,8 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from bot.hydra.grammar import HydraSyntaxError, parse_override
-from bot.hydra.list_values import apply_text_edits, list_edits
-from bot.ir import Action, Plan, Setting, SettingGroup
+from bot.ir import Setting, SettingGroup
 from bot.lang.python.prefilter import LOOKS_LIKE_OVERRIDE, OVERRIDE_TEXT
-from bot.model import Span
 
 
 @dataclass
@@ -57,7 +54,7 @@ class _Offsets:
         return self.line_starts[line - 1] + len(text[:column].encode("utf-8"))
 
 
-def _word(node: cst.BaseExpression) -> str | None:
+def word_of(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.SimpleString):
         value = node.evaluated_value
         return value if isinstance(value, str) else None
@@ -74,6 +71,8 @@ class _Collector(cst.CSTVisitor):
         super().__init__()
         self.lists: list[tuple[cst.List | cst.Tuple, str]] = []  # (list, why: argv | overrides)
         self.named: dict[str, cst.List | cst.Tuple] = {}  # NAME = [...] assigned once, for *NAME in an argv
+        self.override_names: set[str] = set()  # `overrides=NAME`: the list NAME is assigned is overrides
+        self.added: list[tuple[str, cst.List | cst.Tuple]] = []  # `NAME += [...]`, `NAME.extend([...])`
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(
@@ -81,10 +80,32 @@ class _Collector(cst.CSTVisitor):
             name = node.targets[0].target.value
             self.named[name] = node.value if name not in self.named else cst.List([])  # reassigned: unknown
 
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None and node.keyword.value == "overrides" and isinstance(
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign) and isinstance(
                 node.value, (cst.List, cst.Tuple)):
-            self.lists.append((node.value, "overrides"))
+            self.added.append((node.target.value, node.value))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "extend" and isinstance(func.value, cst.Name) \
+                and len(node.args) == 1 and isinstance(node.args[0].value, (cst.List, cst.Tuple)):
+            self.added.append((func.value.value, node.args[0].value))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None and node.keyword.value == "overrides":
+            if isinstance(node.value, (cst.List, cst.Tuple)):
+                self.lists.append((node.value, "overrides"))
+            elif isinstance(node.value, cst.Name):
+                self.override_names.add(node.value.value)
+
+    def override_lists(self) -> list[tuple[cst.List | cst.Tuple, str]]:
+        """Every list written for `overrides=`: in the call, or assigned once to the name it passes
+        (`ov = [...]`, then `ov += [...]` or `ov.extend([...])`), before the lists read as an argv."""
+        named = [(self.named[name], "overrides") for name in sorted(self.override_names)
+                 if name in self.named and self.named[name].elements]
+        added = [(value, "overrides") for name, value in self.added if name in self.override_names]
+        return [*(item for item in self.lists if item[1] == "overrides"), *named, *added,
+                *(item for item in self.lists if item[1] != "overrides")]
 
     def visit_List(self, node: cst.List) -> None:
         self.lists.append((node, "argv"))
@@ -104,12 +125,12 @@ def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[Setting
     offsets = _Offsets(data)
     groups: list[SettingGroup] = []
     taken: set[int] = set()
-    for node, why in sorted(collector.lists, key=lambda t: t[1] != "overrides"):
+    for node, why in collector.override_lists():
         if id(node) in taken:
             continue
         taken.add(id(node))
         elements = [e for e in node.elements if isinstance(e, cst.Element)]
-        words = [_word(e.value) for e in elements]
+        words = [word_of(e.value) for e in elements]
         spliced: list[cst.Element] = []  # elements of `*NAME` lists, after the entry
         for item in node.elements:
             if isinstance(item, cst.StarredElement) and isinstance(item.value, cst.Name):
@@ -127,7 +148,7 @@ def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[Setting
             label = f"launch of {entry}"
         settings: list[Setting] = []
         for element in [*elements[first:], *spliced]:
-            text = _word(element.value)
+            text = word_of(element.value)
             if text is None or not OVERRIDE_TEXT.match(text):
                 continue
             pos = positions[element.value]
@@ -175,117 +196,4 @@ def read_groups(data: bytes, module: cst.Module | None = None) -> list[SettingGr
     return _groups(data, module)[0]
 
 
-def realise(data: bytes, plans: list[Plan]) -> None:
-    """Each plan as an edit of its list: a string rewritten, an element removed or added."""
-    for plan in plans:
-        result = _realise(plan.actions, plan.group, data)
-        if isinstance(result, str):
-            plan.refusal = result
-        else:
-            plan.edits = result
-
-
-def _literal_for(anchor: Element, text: str, data: bytes) -> str | None:
-    """`text` as a string literal in the anchor's quoting; None when it cannot be written exactly."""
-    literal = anchor.literal
-    if literal is None:
-        return None
-    raw = data[anchor.start : anchor.end].decode("utf-8")
-    quote = literal.quote
-    prefix = literal.prefix
-    if "\\" in raw or quote in text or "\\" in text or len(quote) != 1 or "f" in prefix.lower():
-        return None
-    return f"{prefix}{quote}{text}{quote}"
-
-
-def _realise(actions: list[Action], group: SettingGroup, data: bytes) -> list[tuple[Span, str]] | str:
-    edits: list[tuple[Span, str]] = []
-    _, elements = group.handle
-    if actions[0].kind == "entrypoint":
-        return _move_entry(actions[0], group, elements, data)
-    if actions[0].kind == "variant":
-        return "a person must choose among the values it may take"
-    for action in actions:
-        if action.kind == "insert":
-            return _insert(action, group, elements, data)
-        setting = action.setting
-        assert setting is not None
-        element: Element = setting.handle
-        if action.kind == "remove":
-            return _remove(element, elements, data)
-        key, prefix, value = setting.key, setting.prefix, setting.text
-        for other in actions:
-            if other.kind == "key":
-                key = other.text
-            elif other.kind == "prefix":
-                prefix = other.text
-            elif other.kind == "value":
-                value = other.text
-            elif other.kind == "items":
-                planned = list_edits(value or "", other.items, set(other.drop))
-                if planned is None:
-                    return "the list is written in a form the bot does not edit element by element"
-                value = apply_text_edits(value or "", planned)
-        text = f"{prefix}{key}" + (f"={value}" if value is not None else "")
-        literal = _literal_for(element, text, data)
-        if literal is None:
-            return "the string has escapes or a prefix the bot does not rewrite; edit it by hand"
-        return [(Span(element.start, element.end), literal)]
-    return edits
-
-
-def _move_entry(action: Action, group: SettingGroup, elements: list[Element],
-                data: bytes) -> list[tuple[Span, str]] | str:
-    """The argv string that names the entry point, with the moved module prefix (module or path form)."""
-    from bot.lang.shell.launchers import moved_entry
-
-    for element in elements:
-        word = _word(element.node.value)
-        if word is None or group.entry not in (word, word.removesuffix(".py").lstrip("./").replace("/", ".")):
-            continue
-        where = moved_entry(word, "module" if word == group.entry else "script", action.key, str(action.value))
-        literal = _literal_for(element, word[: where[0]] + where[2] + word[where[1] :], data) if where else None
-        if literal is None:
-            return "the entry point's string has escapes or a prefix the bot does not rewrite; edit it by hand"
-        return [(Span(element.start, element.end), literal)]
-    return "the entry point is not written as one string"
-
-
-def _remove(element: Element, elements: list[Element], data: bytes) -> list[tuple[Span, str]] | str:
-    index = next((i for i, e in enumerate(elements) if e.node is element.node), None)
-    if index is None:
-        return "it comes from a list spliced in with *NAME: remove it there by hand"
-    if index + 1 < len(elements):
-        span = Span(element.start, elements[index + 1].start)
-    elif index > 0:
-        span = Span(elements[index - 1].end, element.end)
-    else:
-        return "the only element of its list: remove it by hand"
-    if b"#" in data[span.start : span.end].replace(data[element.start : element.end], b""):
-        return "a comment sits next to it: remove it by hand"
-    return [(span, "")]
-
-
-def _insert(action: Action, group: SettingGroup, elements: list[Element], data: bytes) -> list[tuple[Span, str]] | str:
-    anchor: Element = group.settings[-1].handle
-    text = f"{action.prefix}{action.key}={action.text}"
-    literal = _literal_for(anchor, text, data)
-    if literal is None:
-        return "the list's strings use a quoting the bot does not write; add it by hand"
-    line_start = data.rfind(b"\n", 0, anchor.start) + 1
-    own_line = not data[line_start : anchor.start].strip()
-    comma = anchor.node.comma
-    has_comma = isinstance(comma, cst.Comma)
-    if not own_line:
-        return [(Span(anchor.end, anchor.end), f", {literal}")]
-    indent = data[line_start : anchor.start].decode("utf-8")
-    newline = "\r\n" if data[: data.find(b"\n") + 1].endswith(b"\r\n") else "\n"
-    line_end = data.find(b"\n", anchor.end)
-    rest = data[anchor.end : line_end if line_end >= 0 else len(data)].rstrip(b"\r")
-    if rest.strip() not in (b"", b","):
-        return "the element shares its line with other code: add it by hand"
-    at = anchor.end + len(rest)
-    return [(Span(at, at), ("" if has_comma else ",") + newline + indent + literal + ("," if has_comma else ""))]
-
-
-__all__ = ["parse", "python_errors", "read_groups", "realise"]
+__all__ = ["Element", "parse", "python_errors", "read_groups", "word_of"]

@@ -4,7 +4,7 @@ libcst (slow, and slow to import) runs only on files where it can find something
 with a string that reads as an override, and a list that can launch (one of its strings is a
 launcher word: python, torchrun, a wrapper, a runner, a `.sh` script, a console script the repository
 declares; or `sys.executable`) or an
-`overrides=[...]` argument. Every string libcst evaluates is a string constant of the stdlib tree,
+`overrides=[...]` (or `overrides=NAME`) argument. Every string libcst evaluates is a string constant of the stdlib tree,
 so this is a necessary condition for a group: a file without it reads as no groups.
 """
 
@@ -50,7 +50,8 @@ def may_hold_overrides(tree: ast.Module) -> bool:
     """False only when no list of the file can be read as a group of overrides (see the module docstring)."""
     override = launcher = False
     for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg == "overrides" and isinstance(node.value, (ast.List, ast.Tuple)):
+        if isinstance(node, ast.keyword) and node.arg == "overrides" and isinstance(
+                node.value, (ast.List, ast.Tuple, ast.Name)):  # a list, or the name of one
             launcher = True
         elif isinstance(node, (ast.List, ast.Tuple)):
             for element in node.elts:

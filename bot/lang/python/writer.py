@@ -1,0 +1,131 @@
+"""Edits of Python override lists: a string literal rewritten in its own quoting, an element dropped with its
+separator, or one added in the list's own layout (lists read by bot.lang.python.launch)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from bot.hydra.list_values import apply_text_edits, list_edits
+from bot.ir import Action, Plan, SettingGroup
+from bot.lang.python.launch import Element, word_of
+from bot.model import Span
+
+
+def realise(data: bytes, plans: list[Plan]) -> None:
+    """Each plan as an edit of its list: a string rewritten, an element removed or added."""
+    for plan in plans:
+        result = _realise(plan.actions, plan.group, data)
+        if isinstance(result, str):
+            plan.refusal = result
+        else:
+            plan.edits = result
+
+
+def _literal_for(anchor: Element, text: str, data: bytes) -> str | None:
+    """`text` as a string literal in the anchor's quoting; None when it cannot be written exactly."""
+    literal = anchor.literal
+    if literal is None:
+        return None
+    raw = data[anchor.start : anchor.end].decode("utf-8")
+    quote = literal.quote
+    prefix = literal.prefix
+    if "\\" in raw or quote in text or "\\" in text or len(quote) != 1 or "f" in prefix.lower():
+        return None
+    return f"{prefix}{quote}{text}{quote}"
+
+
+def _realise(actions: list[Action], group: SettingGroup, data: bytes) -> list[tuple[Span, str]] | str:
+    edits: list[tuple[Span, str]] = []
+    _, elements = group.handle
+    if actions[0].kind == "entrypoint":
+        return _move_entry(actions[0], group, elements, data)
+    if actions[0].kind == "variant":
+        return "a person must choose among the values it may take"
+    for action in actions:
+        if action.kind == "insert":
+            return _insert(action, group, elements, data)
+        setting = action.setting
+        assert setting is not None
+        element: Element = setting.handle
+        if action.kind == "remove":
+            return _remove(element, elements, data)
+        key, prefix, value = setting.key, setting.prefix, setting.text
+        for other in actions:
+            if other.kind == "key":
+                key = other.text
+            elif other.kind == "prefix":
+                prefix = other.text
+            elif other.kind == "value":
+                value = other.text
+            elif other.kind == "items":
+                planned = list_edits(value or "", other.items, set(other.drop))
+                if planned is None:
+                    return "the list is written in a form the bot does not edit element by element"
+                value = apply_text_edits(value or "", planned)
+        text = f"{prefix}{key}" + (f"={value}" if value is not None else "")
+        literal = _literal_for(element, text, data)
+        if literal is None:
+            return "the string has escapes or a prefix the bot does not rewrite; edit it by hand"
+        return [(Span(element.start, element.end), literal)]
+    return edits
+
+
+def _move_entry(action: Action, group: SettingGroup, elements: list[Element],
+                data: bytes) -> list[tuple[Span, str]] | str:
+    """The argv string that names the entry point, with the moved module prefix (module or path form)."""
+    from bot.lang.shell.launchers import moved_entry
+
+    for element in elements:
+        word = word_of(element.node.value)
+        if word is None or group.entry not in (word, word.removesuffix(".py").lstrip("./").replace("/", ".")):
+            continue
+        where = moved_entry(word, "module" if word == group.entry else "script", action.key, str(action.value))
+        literal = _literal_for(element, word[: where[0]] + where[2] + word[where[1] :], data) if where else None
+        if literal is None:
+            return "the entry point's string has escapes or a prefix the bot does not rewrite; edit it by hand"
+        return [(Span(element.start, element.end), literal)]
+    return "the entry point is not written as one string"
+
+
+def _remove(element: Element, elements: list[Element], data: bytes) -> list[tuple[Span, str]] | str:
+    index = next((i for i, e in enumerate(elements) if e.node is element.node), None)
+    if index is None:
+        return "it comes from a list spliced in with *NAME: remove it there by hand"
+    if index + 1 < len(elements):
+        span = Span(element.start, elements[index + 1].start)
+    elif index > 0:
+        span = Span(elements[index - 1].end, element.end)
+    else:  # the only one: the list is left empty (`overrides=[]`), its line too when it has one of its own
+        span = Span(element.start, element.end)
+        after = data[span.end :]
+        if after.lstrip(b" \t").startswith(b","):
+            span = Span(span.start, span.end + len(after) - len(after.lstrip(b" \t")) + 1)
+        line_start = data.rfind(b"\n", 0, span.start) + 1
+        line_end = data.find(b"\n", span.end)
+        if line_end >= 0 and not data[line_start : span.start].strip() and not data[span.end : line_end].strip():
+            span = Span(line_start, line_end + 1)
+    if b"#" in data[span.start : span.end].replace(data[element.start : element.end], b""):
+        return "a comment sits next to it: remove it by hand"
+    return [(span, "")]
+
+
+def _insert(action: Action, group: SettingGroup, elements: list[Element], data: bytes) -> list[tuple[Span, str]] | str:
+    anchor: Element = group.settings[-1].handle
+    text = f"{action.prefix}{action.key}={action.text}"
+    literal = _literal_for(anchor, text, data)
+    if literal is None:
+        return "the list's strings use a quoting the bot does not write; add it by hand"
+    line_start = data.rfind(b"\n", 0, anchor.start) + 1
+    own_line = not data[line_start : anchor.start].strip()
+    comma = anchor.node.comma
+    has_comma = isinstance(comma, cst.Comma)
+    if not own_line:
+        return [(Span(anchor.end, anchor.end), f", {literal}")]
+    indent = data[line_start : anchor.start].decode("utf-8")
+    newline = "\r\n" if data[: data.find(b"\n") + 1].endswith(b"\r\n") else "\n"
+    line_end = data.find(b"\n", anchor.end)
+    rest = data[anchor.end : line_end if line_end >= 0 else len(data)].rstrip(b"\r")
+    if rest.strip() not in (b"", b","):
+        return "the element shares its line with other code: add it by hand"
+    at = anchor.end + len(rest)
+    return [(Span(at, at), ("" if has_comma else ",") + newline + indent + literal + ("," if has_comma else ""))]

@@ -1,0 +1,14 @@
+"""Override lists handed to compose() through a name: the list it is assigned, and what is added to it."""
+from hydra import compose
+
+
+def build(name):
+    overrides = ["actor.optim.lr_scheduler_type=cosine", "trainer.epochs=1"]
+    overrides += ["critic.optim.lr_scheduler_type=linear"]
+    overrides.extend(["++ref.optim.lr_scheduler_type=constant"])
+    return compose(config_name=name, overrides=overrides)
+
+
+def unrelated():
+    notes = ["actor.optim.warmup_style=cosine"]  # never handed to compose(): text, left alone
+    return notes

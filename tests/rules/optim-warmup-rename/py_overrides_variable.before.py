@@ -1,0 +1,14 @@
+"""Override lists handed to compose() through a name: the list it is assigned, and what is added to it."""
+from hydra import compose
+
+
+def build(name):
+    overrides = ["actor.optim.warmup_style=cosine", "trainer.epochs=1"]
+    overrides += ["critic.optim.warmup_style=linear"]
+    overrides.extend(["++ref.optim.warmup_style=constant"])
+    return compose(config_name=name, overrides=overrides)
+
+
+def unrelated():
+    notes = ["actor.optim.warmup_style=cosine"]  # never handed to compose(): text, left alone
+    return notes
