@@ -520,3 +520,20 @@ def test_console_continuation_prompts_are_shell() -> None:
     assert result.change is not None
     old, new = b"> critic.megatron.use_mbridge=False", b"> critic.megatron.use_mbridge=True"
     assert result.change.after == src.replace(old, new)
+
+
+def test_makefiles_are_found_by_name_and_their_recipes_read(tmp_path: Path) -> None:
+    makefile = ("PY ?= python3\n\ntrain:\n\t@$(PY) -m verl.trainer.main_ppo "
+                "actor_rollout_ref.actor.megatron.use_mbridge=False trainer.out=$$HOME/x\n"
+                "notes:\n\techo actor_rollout_ref.actor.megatron.use_mbridge=False\n")
+    repo = make_repo(tmp_path / "repo", {"Makefile": makefile, "sub/rules.mk": makefile, "sub/makefile.txt": makefile})
+    report = scan(repo, rule("megatron-use-mbridge"))
+    assert sorted((f.path, f.line, f.status.value) for f in report.findings) == [
+        ("Makefile", 4, "fixable"), ("sub/rules.mk", 4, "fixable")]
+    change = next(c for c in report.changes if c.path == "Makefile")
+    assert change.after == makefile.replace("use_mbridge=False trainer", "use_mbridge=True trainer").encode()
+    from bot.engine.launches import collect
+
+    launches = collect(repo, "repo").launches
+    assert [(launch.path, launch.entry) for launch in launches] == [
+        ("Makefile", "verl.trainer.main_ppo"), ("sub/rules.mk", "verl.trainer.main_ppo")]

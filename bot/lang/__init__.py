@@ -52,6 +52,7 @@ class Registration:
     make: Callable[[str, str, Path | None, Any], FrontEnd]  # (path, kind, root, YAML packages) -> front end
     suffixes: tuple[str, ...] = ()  # lower-case file suffixes of the kind (a shell script also by its shebang)
     within: str = ""  # a directory where files with these suffixes are this kind before any other
+    names: tuple[str, ...] = ()  # whole file names of the kind (`Makefile`)
     whole_repository: frozenset[str] = frozenset()  # kinds every file of which a result depends on
 
 
@@ -64,7 +65,9 @@ FRONT_ENDS: dict[str, Registration] = {
     kinds.WORKFLOW: Registration(_shell, _YAML_SUFFIXES, within=".github/workflows/"),
     kinds.YAML: Registration(_yaml, _YAML_SUFFIXES, whole_repository=frozenset({kinds.YAML, kinds.PYTHON})),
     kinds.PYTHON: Registration(_python, (".py",)),
+    kinds.MAKEFILE: Registration(_shell, (".mk",), names=("Makefile", "makefile", "GNUmakefile")),
 }
+_NAMED = {name: kind for kind, registration in FRONT_ENDS.items() for name in registration.names}
 
 
 KindsBySuffix = dict[str, tuple[tuple[str, str], ...]]  # suffix -> (kind, within) in FRONT_ENDS' order
@@ -85,6 +88,8 @@ def kind_for_path(path: str, suffix: str | None = None, table: KindsBySuffix | N
     `suffix`: the path's lower-cased suffix, when the caller already has it; `table`: kinds_by_suffix().
     """
     suffix = os.path.splitext(path)[1].lower() if suffix is None else suffix
+    if not suffix:
+        return _NAMED.get(path.rpartition("/")[2])
     found = None
     for kind, within in (table if table is not None else kinds_by_suffix()).get(suffix, ()):
         if not within:

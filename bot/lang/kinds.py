@@ -9,5 +9,6 @@ NOTEBOOK = "notebook"
 WORKFLOW = "workflow"
 YAML = "yaml"
 PYTHON = "python"
+MAKEFILE = "makefile"
 
-SHELL_FAMILY = (SHELL, MARKDOWN, RST, NOTEBOOK, WORKFLOW)  # read through tree-sitter-bash
+SHELL_FAMILY = (SHELL, MARKDOWN, RST, NOTEBOOK, WORKFLOW, MAKEFILE)  # read through tree-sitter-bash

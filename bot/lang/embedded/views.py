@@ -30,6 +30,7 @@ class ShellView:
     names: dict[str, str] = field(default_factory=dict)  # placeholder variable -> what the file says
     hidden_errors: int = 0  # parse errors of lines blanked out of the view (bot.lang.embedded.blocks)
     own: tuple[int, int] | None = None  # the bytes whose launches this view reports (None: all of them)
+    dollars: bool = False  # the file doubles each `$` the shell reads (a Makefile's recipes): so does an edit
 
     def reports(self, pos: int) -> bool:
         """Whether a launch starting at view byte `pos` is this view's to report (see `own`)."""
@@ -40,6 +41,8 @@ class ShellView:
 
     def encode(self, host_pos: int, text: str) -> str:
         """Inserted text as it must be written at `host_pos` of the file."""
+        if self.dollars:
+            text = text.replace("$", "$$")
         for start, end, separator in self.encoders:
             if start <= host_pos <= end:
                 line_break = "\\n" if separator is None else "\\n\"," + separator + "\""

@@ -73,7 +73,7 @@ class ShellFamilyFront:
             reading.launches += len(groups)
             if self.kind == kinds.SHELL:  # what a caller can hand to keys that hold a token
                 reading.inputs = {item.variable for item in env_inputs(script.launches, self._holds_token)}
-            if script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW):
+            if script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW, kinds.MAKEFILE):
                 reading.partly_parsed = True
                 reading.regions.extend(error_regions(script))
             if view.own is not None and script.calls:  # a doc block read apart: its own calls only
@@ -155,7 +155,7 @@ def _launch_lines(script: ShellScript) -> set[int]:
 
 
 def _view_function(kind: str) -> Callable[[bytes], list[ShellView]]:
-    from bot.lang.embedded import blocks, notebooks, views, workflow
+    from bot.lang.embedded import blocks, makefile, notebooks, views, workflow
 
     if kind == kinds.SHELL:
         return lambda data: [views.ShellView(data)]
@@ -164,4 +164,5 @@ def _view_function(kind: str) -> Callable[[bytes], list[ShellView]]:
         kinds.RST: blocks.rst_views,
         kinds.NOTEBOOK: notebooks.notebook_views,
         kinds.WORKFLOW: workflow.workflow_views,
+        kinds.MAKEFILE: makefile.makefile_views,
     }[kind]
