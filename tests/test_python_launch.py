@@ -62,3 +62,24 @@ def test_group_choices_without_a_dotted_key_are_read() -> None:
     result = check_file("t.py", src, [rule])
     assert [(f.line, f.status) for f in result.findings] == [(2, Status.FIXABLE)]
     assert result.change is not None and b'"model=tiny"' in result.change.after
+
+
+def test_a_list_and_what_is_added_to_it_are_one_set_of_overrides() -> None:
+    from pathlib import Path
+
+    import yaml
+
+    from bot.rules.loader import parse_rule
+
+    ensure = parse_rule(yaml.safe_load("""
+id: seed-set
+title: The seed is set
+when: {sets: ["trainer.**"]}
+ensure:
+  - {key: trainer.seed, value: 1, prefix: "+"}
+"""), Path("seed-set.yaml"))
+    src = (b'ov = ["trainer.epochs=2"]\nov += ["+trainer.seed=3"]\ncfg = compose(config_name="c", overrides=ov)\n'
+           b'extra = ["trainer.epochs=2"]\nextra.extend(["+trainer.other=1"])\ncompose(config_name="c", overrides=extra)\n')
+    result = check_file("t.py", src, [replace(ensure, enabled=True)])
+    assert [(f.line, f.status) for f in result.findings] == [(4, Status.FIXABLE)]  # the first has its seed
+    assert result.change is not None and b'extend(["+trainer.other=1", "+trainer.seed=1"])' in result.change.after

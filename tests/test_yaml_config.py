@@ -518,3 +518,19 @@ def test_a_removal_names_each_interpolation_it_leaves_once(tmp_path: Path) -> No
            "esc: \\${trainer.total_epochs}\nsel: ${oc.select:trainer.total_epochs,10}\n")
     found = find_yaml("c.yaml", src.encode(), rules)
     assert sorted((f.line, f.status.value) for f in found) == [(2, "fixable"), (5, "manual")]
+
+
+def test_a_renamed_mapping_takes_the_interpolations_of_its_keys_along() -> None:
+    rules = [rule("moved", match={"key": ["model.enc"]}, fix={"rename": "model.encoder"})]
+    src = ("model:\n  enc:\n    dim: 4\n    sizes: [1, 2]\nhead:\n  dim: ${model.enc.dim}\n  first: ${model.enc.sizes[0]}\n"
+           "  other: ${model.encoder_x}\n  path: \"${model.enc.dim}/it's\"\nlayers:\n  - width: ${model.enc.dim}\n")
+    result = check_file("c.yaml", src.encode(), rules)
+    assert result.change is not None
+    assert result.change.after.decode() == src.replace("  enc:", "  encoder:").replace("${model.enc.", "${model.encoder.")
+
+
+def test_a_removal_reports_what_a_list_keeps_of_the_removed_key() -> None:
+    rules = [rule("drop", match={"key": ["**.workers"]}, fix={"remove": True})]
+    src = "data:\n  workers: 4\n  batch: 8\nloaders:\n  - workers: ${data.workers}\n  - jobs: ${data.workers}\n"
+    found = find_yaml("c.yaml", src.encode(), rules)
+    assert sorted((f.line, f.status.value) for f in found) == [(2, "fixable"), (5, "manual"), (6, "manual")]

@@ -24,11 +24,13 @@ def hydra_main_arguments(path: Path, function: str | None = None) -> tuple[str |
 
 Arguments = tuple[str | None, str | None, bool, str | None]  # config_path, config_name, found, version_base
 
-_MAIN_AS = re.compile(r"^[ \t]*from[ \t]+hydra[ \t]+import[ \t(]+(?:[^\n]*,[ \t]*)?main[ \t]+as[ \t]+(\w+)",
-                      re.MULTILINE)
+# `from hydra import main as X` (also inside parentheses over several lines), `import hydra as X`,
+# `from dora import hydra_main [as X]`
+_FROM_IMPORT = r"^[ \t]*from[ \t]+{module}[ \t]+import[ \t]*(?:\((?P<paren>[^)]*)\)|(?P<line>[^\n]*))"
+_FROM_HYDRA = re.compile(_FROM_IMPORT.format(module="hydra"), re.MULTILINE)
+_FROM_DORA = re.compile(_FROM_IMPORT.format(module="dora"), re.MULTILINE)
 _HYDRA_AS = re.compile(r"^[ \t]*import[ \t]+hydra[ \t]+as[ \t]+(\w+)", re.MULTILINE)
-_DORA_MAIN = re.compile(r"^[ \t]*from[ \t]+dora[ \t]+import[ \t(]+(?:[^\n]*,[ \t]*)?hydra_main(?:[ \t]+as[ \t]+(\w+))?",
-                        re.MULTILINE)
+_NAME_AS = r"(?:^|,)\s*{name}\s+as\s+(\w+)\s*(?:,|$)"
 
 
 def decorator_names(text: str) -> tuple[set[str], set[str]]:
@@ -36,9 +38,13 @@ def decorator_names(text: str) -> tuple[set[str], set[str]]:
     `main` and `hydra`, and what the file's imports bind them to (`from hydra import main as hydra_main`,
     `import hydra as h`, dora's `hydra_main`, which runs `hydra.main` with the same arguments)."""
     names, owners = {"main"}, {"hydra"}
-    names.update(_MAIN_AS.findall(text))
     owners.update(_HYDRA_AS.findall(text))
-    names.update(alias or "hydra_main" for alias in _DORA_MAIN.findall(text))
+    for pattern, name, plain in ((_FROM_HYDRA, "main", False), (_FROM_DORA, "hydra_main", True)):
+        for found in pattern.finditer(text):
+            imported = (found.group("paren") or found.group("line") or "").split("#")[0].strip()
+            names.update(re.findall(_NAME_AS.format(name=name), imported))
+            if plain and re.search(rf"(?:^|,)\s*{name}\s*(?:,|$)", imported):
+                names.add(name)
     return names, owners
 
 

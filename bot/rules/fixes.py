@@ -127,19 +127,22 @@ def plan_branch_values(rule: Rule, finding: Finding, variants: list[Setting], ve
             actions.append(Action("variant", setting, new[0], value=new[1], variants=variants))
     if not actions:
         return None
-    return Plan(finding, group, actions, " and ".join(f"{a.setting.text} set to {a.text}" for a in actions
-                                                      if a.setting is not None))
+    words = dict.fromkeys(f"{a.setting.text} set to {a.text}" for a in actions if a.setting is not None)
+    return Plan(finding, group, actions, " and ".join(words))
 
 
 def prefix_for(entry: EnsureEntry, group: SettingGroup, facts: LaunchFacts | None) -> str:
-    """`prefix: auto`: plain where the composed config has the key, `+` where not, `++` if unknown (or
-    where the caller's arguments the launch passes on may choose a config that has it)."""
+    """`prefix: auto`: plain where the composed config has the key, `+` where not, `++` if unknown, as
+    where the launch passes on its caller's arguments (`"$@"`), which may choose config groups that have
+    the key or not."""
     if entry.prefix != "auto":
         return entry.prefix
     if facts is None or group.launch is None:
         return "++"
+    if group.open_args:
+        return "++"
     found, _ = facts.value(group.launch, entry.key)
-    return "++" if found is None or (not found and group.open_args) else "" if found else "+"
+    return "++" if found is None else "" if found else "+"
 
 
 def ensure_conflict(entries: list[EnsureEntry], present: dict[str, list[Setting]]) -> str | None:

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from bot.hydra.grammar import config_reference, with_reference
-from bot.ir import COMMENT, DEFAULTS_LIST, PROSE, STRANDED, SWEEP_PARAMS, Action, Plan, Setting
+from bot.ir import COMMENT, DEFAULTS_LIST, IN_LIST, PROSE, STRANDED, SWEEP_PARAMS, Action, Plan, Setting
 from bot.model import Finding
 from bot.rules.fixes import manual, renamed_key, write_plans
 from bot.rules.matching import group_applies, key_matches, reads_value
@@ -28,6 +28,10 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
     findings: list[Finding] = []
     plans: list[Plan] = []
     seen: set[tuple[int, int]] = set()
+    values: dict[object, set[object]] = {}  # what each written override reads in every branch or loop round
+    for group in ev.groups:
+        for setting in group.settings:
+            values.setdefault(setting.site, set()).add(setting.identity)
     for group in ev.groups:
         if group.role in _NOT_FOLLOWED or not group_applies(rule, group, ev.facts):
             continue  # a sweep's params are also in their config's hydra node, whose interpolations follow
@@ -43,7 +47,7 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
                 if inside is None:
                     continue
                 text, named = inside
-                new_key = renamed_key(rule, named)
+                new_key = _new_key(rule, named)
                 finding = ev.finding(rule, setting.line, setting.column, setting.key, written,
                                      f"{setting.key} is {written}, which names {named}", groups=[group])
                 why = ("an interpolation inside text with escapes" if "\\" in inner  # `\${` is no interpolation
@@ -54,7 +58,7 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
                     findings.append(finding)
                     continue
             elif _renamed(rule, reference.key):
-                new_key = renamed_key(rule, reference.key)
+                new_key = _new_key(rule, reference.key)
                 text = with_reference(inner, new_key)  # the file's writer keeps the value's own quoting
                 finding = ev.finding(rule, setting.line, setting.column, setting.key, setting.text,
                                      f"{setting.key} is {setting.text}, which the rule renames", groups=[group])
@@ -64,7 +68,10 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
             if not setting.keyed:
                 manual(finding, "the value is not written in one place")
                 continue
-            if inner != written and any(ch in inner for ch in "'\"\\"):
+            if len(values.get(setting.site, ())) > 1:  # `for d in '${a.b}/x' y`: one edit would serve every round
+                manual(finding, "the value depends on the branch taken or a loop's round: a person must rewrite it")
+                continue
+            if inner != written and (written[0] in inner or "\\" in inner):  # its own quote, or an escape
                 manual(finding, "a quoted interpolation with quotes or escapes inside: a person must rewrite it")
                 continue
             quoted = written[0] + text + written[-1] if inner != written else text  # Hydra's quotes kept
@@ -88,7 +95,8 @@ def removal_references(ev: Evaluator, rule: Rule) -> list[Finding]:
         for setting in group.settings:
             written = setting.text if setting.state in ("static", "dynamic") and not setting.parts_read else None
             place = (setting.line, setting.column)  # one written value, however many merges read it
-            if not written or "${" not in written or key_matches(rule, setting) or place in seen:
+            removed = key_matches(rule, setting) and group.role != IN_LIST  # a list's value stays with its list
+            if not written or "${" not in written or removed or place in seen:
                 continue
             named = next((m.group(1) for m in _INNER.finditer(written) if _renamed(rule, m.group(1))
                           and written[m.start() - 1 : m.start()] != "\\"  # `\${a}` is text
@@ -117,13 +125,30 @@ def _inside(rule: Rule, text: str) -> tuple[str, str] | None:
         if not _renamed(rule, key):
             continue
         first = first or key
-        parts += [text[end : match.start(1)], renamed_key(rule, key)]
+        parts += [text[end : match.start(1)], _new_key(rule, key)]
         end = match.end(1)
     return ("".join(parts) + text[end:], first) if first is not None else None
 
 
 def _renamed(rule: Rule, key: str) -> bool:
-    return key_matches(rule, Setting(key, "", None, None, "static", 0, 0))
+    """Whether the rule renames (or removes) the key, or a mapping above it (`${a.b.x}` when `a.b` goes)."""
+    return _matched_prefix(rule, key) is not None
+
+
+def _matched_prefix(rule: Rule, key: str) -> str | None:
+    """The longest of the key and the keys above it that the rule matches."""
+    parts = key.split(".")
+    for end in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:end])
+        if key_matches(rule, Setting(prefix, "", None, None, "static", 0, 0)):
+            return prefix
+    return None
+
+
+def _new_key(rule: Rule, key: str) -> str:
+    """The key once the rule renamed it or the mapping above it."""
+    prefix = _matched_prefix(rule, key) or key
+    return renamed_key(rule, prefix) + key[len(prefix) :]
 
 
 def _unquoted(text: str) -> str:

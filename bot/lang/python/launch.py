@@ -75,10 +75,12 @@ class _Collector(cst.CSTVisitor):
         self.added: list[tuple[str, cst.List | cst.Tuple]] = []  # `NAME += [...]`, `NAME.extend([...])`
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(
-                node.value, (cst.List, cst.Tuple)):
-            name = node.targets[0].target.value
-            self.named[name] = node.value if name not in self.named else cst.List([])  # reassigned: unknown
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):  # assigned twice, or not a list: not known
+                name = target.target.value
+                value = node.value if isinstance(node.value, (cst.List, cst.Tuple)) else None
+                self.named[name] = value if value is not None and len(node.targets) == 1 and name not in self.named \
+                    else cst.List([])
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign) and isinstance(
@@ -98,14 +100,14 @@ class _Collector(cst.CSTVisitor):
             elif isinstance(node.value, cst.Name):
                 self.override_names.add(node.value.value)
 
-    def override_lists(self) -> list[tuple[cst.List | cst.Tuple, str]]:
-        """Every list written for `overrides=`: in the call, or assigned once to the name it passes
-        (`ov = [...]`, then `ov += [...]` or `ov.extend([...])`), before the lists read as an argv."""
-        named = [(self.named[name], "overrides") for name in sorted(self.override_names)
-                 if name in self.named and self.named[name].elements]
-        added = [(value, "overrides") for name, value in self.added if name in self.override_names]
-        return [*(item for item in self.lists if item[1] == "overrides"), *named, *added,
-                *(item for item in self.lists if item[1] != "overrides")]
+    def override_lists(self) -> list[tuple[cst.List | cst.Tuple, str, list[cst.List | cst.Tuple]]]:
+        """Every list written for `overrides=` (in the call, or assigned once to the name it passes, with
+        what `ov += [...]` or `ov.extend([...])` adds to it: one set of overrides), then the lists read as
+        an argv: (list, why, the lists added to it)."""
+        named = [(self.named[name], "overrides", [value for added, value in self.added if added == name])
+                 for name in sorted(self.override_names) if name in self.named and self.named[name].elements]
+        return [*((node, why, []) for node, why in self.lists if why == "overrides"), *named,
+                *((node, why, []) for node, why in self.lists if why != "overrides")]
 
     def visit_List(self, node: cst.List) -> None:
         self.lists.append((node, "argv"))
@@ -125,13 +127,16 @@ def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[Setting
     offsets = _Offsets(data)
     groups: list[SettingGroup] = []
     taken: set[int] = set()
-    for node, why in collector.override_lists():
+    for node, why, added in collector.override_lists():
         if id(node) in taken:
             continue
         taken.add(id(node))
         elements = [e for e in node.elements if isinstance(e, cst.Element)]
         words = [word_of(e.value) for e in elements]
-        spliced: list[cst.Element] = []  # elements of `*NAME` lists, after the entry
+        spliced: list[cst.Element] = []  # elements of `*NAME` lists, after the entry, and of lists added to it
+        for extra in added:
+            spliced.extend(e for e in extra.elements if isinstance(e, cst.Element))
+            taken.add(id(extra))
         for item in node.elements:
             if isinstance(item, cst.StarredElement) and isinstance(item.value, cst.Name):
                 named = collector.named.get(item.value.value)

@@ -90,7 +90,7 @@ def _move_entry(action: Action, group: SettingGroup, elements: list[Element],
 def _remove(element: Element, elements: list[Element], data: bytes) -> list[tuple[Span, str]] | str:
     index = next((i for i, e in enumerate(elements) if e.node is element.node), None)
     if index is None:
-        return "it comes from a list spliced in with *NAME: remove it there by hand"
+        return "it comes from another list (spliced in with *NAME, or added with += or .extend): remove it by hand"
     if index + 1 < len(elements):
         span = Span(element.start, elements[index + 1].start)
     elif index > 0:

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 _ESCAPED_BLANK_AT_END = re.compile(rb"[ \t]*\\[ \t]+(?:#[^\r\n]*)?(?=\r?\n)")
 _REST_OF_LINE = re.compile(rb"[ \t]*(?:#[^\r\n]*)?(?=\r?\n)")
 _CONTINUED_INTO_COMMENT = re.compile(rb"[ \t]*\\\r?\n[ \t]*#[^\r\n]*\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*")
-_CONTINUATION_LINE = re.compile(rb"[ \t]+[^\s#]")
+# a line meant to go on with the launch: indented, and an override or an option first, or continued itself
+_CONTINUATION_LINE = re.compile(rb"[ \t]+(?:[+~-]|[A-Za-z_][\w.\[\]@/\-]*=|[^\r\n]*\\\r?\n)")
 
 
 def cut_short_at(src: bytes, command: Node) -> int | None:

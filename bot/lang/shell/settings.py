@@ -17,6 +17,7 @@ from bot.lang.shell.launches import SHELL_SCRIPT, Launch, Override, line_column,
 from bot.lang.shell.parse import ShellScript
 from bot.lang.shell.text import source_span
 from bot.lang.shell.values import read_value
+from bot.model import Span
 
 
 def launch_groups(script: ShellScript) -> list[SettingGroup]:
@@ -50,11 +51,17 @@ def _entry_site(launch: Launch) -> object:
     return span or id(launch)
 
 
+def _written(override: Override) -> Span | None:
+    """Where the value's text is written: equal words of a loop's list are each a value of their own (a
+    map must rewrite every one of them)."""
+    return source_span(override.value_pieces) if override.value_pieces else None
+
+
 def override_setting(override: Override) -> Setting:
     info = read_value(override)
     return Setting(override.key, override.prefix, info.text, info.value, info.state, override.line, override.column,
                    reason=info.reason, origin=info.origin() if info.state == "static" else "",
-                   site=override.key_span or id(override), identity=info.identity(),
+                   site=override.key_span or id(override), identity=(*info.identity(), _written(override)),
                    keyed=override.key_span is not None, handle=(override, info))
 
 

@@ -29,7 +29,9 @@ def variant_edits(script: ShellScript, plan: Plan) -> tuple[Edits, str, str | No
     lines: list[int] = []
     mapped = {id(a.setting): a.text for a in plan.actions}
     for action in plan.actions:  # a loop must not come to run one value twice, nor branches meant to differ agree
-        others = [mapped.get(id(v), v.text) for v in action.variants if v is not action.setting]
+        assert action.setting is not None
+        old = action.setting.text
+        others = [mapped.get(id(v), v.text) for v in action.variants if v is not action.setting and v.text != old]
         if action.text in others:
             return [], "", f"another of its values is {action.text} already"
     for action in plan.actions:

@@ -12,3 +12,9 @@ def build(name):
 def unrelated():
     notes = ["actor.optim.warmup_style=cosine"]  # never handed to compose(): text, left alone
     return notes
+
+
+def reassigned(name, load):
+    dead = ["actor.optim.warmup_style=cosine"]  # replaced before compose() reads it: not what it gets
+    dead = load()
+    return compose(config_name=name, overrides=dead)
