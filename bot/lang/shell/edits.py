@@ -20,8 +20,15 @@ SAFE_BARE = re.compile(r"^[A-Za-z0-9_.,:/@%+=\-]*$")
 WORD_PARENTS = {"command", "array"}
 
 
+_HYDRA_SINGLE = re.compile(r"'([^'\"\\\\]*)'")  # a Hydra string in single quotes, no quote or escape inside
+
+
 def quote_for(ctx: str, text: str) -> str | None:
-    """`text` written so the shell hands it over unchanged from a position in context `ctx`."""
+    """`text` (Hydra's text of a value or an override) written so the shell hands it over unchanged from a
+    position in context `ctx`. Inside single quotes, a string Hydra quotes with `'` is quoted with `"`
+    instead (`'480'` and `"480"` are one value for Hydra)."""
+    if ctx in (BARE, SINGLE) and "'" in text:
+        text = _HYDRA_SINGLE.sub(r'"\1"', text)
     if ctx == BARE:
         if SAFE_BARE.match(text) and not text.startswith("~"):
             return text

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import bool_style
 from bot.ir import Action, Plan
+from bot.lang.yaml.columns import keep_comment_columns
 from bot.lang.yaml.document import Doc, Edits, Entry, Text, has_props, merged_mappings
 from bot.lang.yaml.entry_lines import SHARED_REASON, TAG_REASON, entry_lines, past_blank, refuse
 from bot.lang.yaml.format import yaml_key, yaml_value
@@ -28,13 +29,24 @@ BRANCHES_REASON = "a person must choose among the values it may take"
 def realise(plans: list[Plan], edits_of: Callable[[list[Action], Doc], Edits | str] | None = None) -> None:
     """Each plan as edits of its document, in order (an added key may make the mapping a later one goes in);
     `edits_of`: the edits of one plan's actions, or why there are none (default: a config's keys and values)."""
+    planned: list[tuple[Plan, Edits]] = []
     for plan in plans:
         doc: Doc = plan.group.handle
         result = (edits_of or _plan)(plan.actions, doc)
         if isinstance(result, str):
             plan.refusal = result
         else:
-            plan.edits = [(Span(doc.text.byte(start), doc.text.byte(end)), text) for start, end, text in result]
+            planned.append((plan, result))
+    lines: dict[tuple[int, int], int] = {}  # (document, line) -> how many plans edit it
+    for plan, result in planned:
+        text = plan.group.handle.text
+        for line in {text.line_start(start) for start, _, _ in result}:
+            lines[(id(text), line)] = lines.get((id(text), line), 0) + 1
+    for plan, result in planned:
+        text = plan.group.handle.text
+        alone = [e for e in result if lines[(id(text), text.line_start(e[0]))] == 1]  # one plan's line only
+        result = sorted([*result, *keep_comment_columns(text, alone)[len(alone):]]) if alone else result
+        plan.edits = [(Span(text.byte(start), text.byte(end)), new) for start, end, new in result]
 
 
 def _plan(actions: list[Action], doc: Doc) -> Edits | str:
