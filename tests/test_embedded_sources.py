@@ -537,3 +537,22 @@ def test_makefiles_are_found_by_name_and_their_recipes_read(tmp_path: Path) -> N
     launches = collect(repo, "repo").launches
     assert [(launch.path, launch.entry) for launch in launches] == [
         ("Makefile", "verl.trainer.main_ppo"), ("sub/rules.mk", "verl.trainer.main_ppo")]
+
+
+def test_each_recipe_line_of_a_makefile_is_a_shell_of_its_own() -> None:
+    from bot.lang.embedded.makefile import makefile_views
+    from bot.lang.shell.parse import analyse
+    from bot.lang.shell.values import read_value
+
+    makefile = (b"train:\n\tDS=cifar10\n\tpython3 -m app data.dataset=$$DS\nifeq ($(GPU),1)\n"
+                b"\tpython3 -m app \\\n\t\t+trainer.seed=1\nendif\nhelp: ## show; python3 -m app x=1\n\t@echo help\n")
+    views = makefile_views(makefile)
+    assert len(views) == 4  # DS=..., the launch, the continued launch, echo
+    launches = [launch for view in views for launch in analyse(view.text).launches]
+    assert [(launch.line, [o.prefix + o.key for o in launch.overrides]) for launch in launches] == [
+        (3, ["data.dataset"]), (5, ["+trainer.seed"])]  # a continuation keeps its `+`; `## show;` is a comment
+    assert read_value(launches[0].overrides[0]).state == "dynamic"  # DS was set in another shell
+    oneshell = makefile_views(b".ONESHELL:\ntrain:\n\tDS=cifar10\n\tpython3 -m app data.dataset=$$DS\n")
+    (view,) = oneshell
+    (launch,) = analyse(view.text).launches
+    assert read_value(launch.overrides[0]).text == "cifar10"

@@ -57,6 +57,10 @@ class ShellView:
                 finding.message = finding.message.replace(
                     f"from {name}, which this script never assigns (the caller's environment)",
                     f"{original}, a placeholder the reader fills in")
+            elif original.startswith("$"):  # a Makefile's reference, which make expands when it runs
+                finding.message = finding.message.replace(
+                    f"from {name}, which this script never assigns (the caller's environment)",
+                    f"from make's {original}")
             finding.message = finding.message.replace("${" + name + "}", original).replace(name, original)
         if self.host_at is None:
             return finding
