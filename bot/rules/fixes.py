@@ -132,17 +132,15 @@ def plan_branch_values(rule: Rule, finding: Finding, variants: list[Setting], ve
 
 
 def prefix_for(entry: EnsureEntry, group: SettingGroup, facts: LaunchFacts | None) -> str:
-    """`prefix: auto`: plain where the composed config has the key, `+` where not, `++` if unknown, as
-    where the launch passes on its caller's arguments (`"$@"`), which may choose config groups that have
-    the key or not."""
+    """`prefix: auto`: plain where the composed config has the key, `+` where not, `++` if unknown, as where
+    the key is not there and the launch passes on its caller's arguments (`"$@"`), which may choose a config
+    group that has it."""
     if entry.prefix != "auto":
         return entry.prefix
     if facts is None or group.launch is None:
         return "++"
-    if group.open_args:
-        return "++"
     found, _ = facts.value(group.launch, entry.key)
-    return "++" if found is None else "" if found else "+"
+    return "++" if found is None or (not found and group.open_args) else "" if found else "+"
 
 
 def ensure_conflict(entries: list[EnsureEntry], present: dict[str, list[Setting]]) -> str | None:
