@@ -318,3 +318,20 @@ def test_a_config_group_linked_inside_the_repository_is_composed_in_the_edited_c
     report = scan(root, [rename, _rule("++")])
     assert {(f.rule, f.path, f.status.value) for f in report.findings if f.path == "run.sh"} == {
         ("layers-renamed", "run.sh", "fixable"), ("tuning-flag", "run.sh", "fixable")}
+
+
+def test_prefix_auto_adds_with_plus_plus_where_the_caller_may_choose_a_group_that_has_the_key(tmp_path: Path) -> None:
+    script = "#!/bin/bash\npython3 -m trainer.main \"$@\" policy.engine.layers=4\n" \
+             "python3 -m trainer.main policy.engine.layers=4\n"
+    root = _repo(tmp_path, script)
+    auto = parse_rule(yaml.safe_load("""
+id: seed-set
+title: The seed is set
+when: {sets: ["policy.engine.**"]}
+ensure:
+  - {key: policy.seed, value: 1, prefix: auto}
+  - {key: policy.engine.layers, value: 4, prefix: auto}
+"""), Path("seed-set.yaml"))
+    (change,) = scan(root, [auto]).changes
+    lines = change.after.decode().splitlines()
+    assert "++policy.seed=1" in lines[1] and " +policy.seed=1" in lines[2]  # the config lacks it
