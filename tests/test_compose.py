@@ -479,3 +479,20 @@ def test_a_search_path_entry_of_the_working_directory_is_where_the_launch_runs(t
     report, stats = compose_scan(repo)
     assert [(f.line, f.key) for f in report.findings] == [(1, "stale")]
     assert not stats.unresolved
+
+
+def test_a_key_an_option_sets_is_a_note_where_the_caller_may_choose_that_option(tmp_path: Path) -> None:
+    app = ("import hydra\n\n\n@hydra.main(config_path='conf', config_name='main', version_base=None)\n"
+           "def main(cfg):\n    pass\n")
+    root = make_repo(tmp_path / "repo", {
+        "app.py": app, "conf/main.yaml": "defaults:\n  - model: small\n",
+        "conf/model/small.yaml": "width: 2\n", "conf/model/large.yaml": "width: 8\ndepth: 4\n",
+        "conf/extra/wide.yaml": "# @package _global_\nscale: 2\n",
+        "run.sh": "python app.py \"$@\" model.depth=3 scale=1\npython app.py model.depth=3\n"
+                  "python app.py \"$@\" model.gone=1\n"})
+    report, _ = compose_scan(root)
+    found = sorted((f.line, f.key, f.severity) for f in report.findings)
+    assert found == [(1, "model.depth", "note"), (1, "scale", "note"), (2, "model.depth", "error"),
+                     (3, "model.gone", "error")]
+    note = next(f for f in report.findings if f.key == "scale")
+    assert "extra/wide.yaml sets scale" in note.message

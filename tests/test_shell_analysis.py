@@ -350,3 +350,25 @@ def test_words_after_a_redirections_file_are_arguments() -> None:
                      b"python3 v.py g.h=4 < <(cat in) i.j=5\n")
     assert [[o.text for o in launch.overrides] for launch in script.launches] == [
         ["a.b=1", "c.d=2"], ["e.f=3"], ["g.h=4", "i.j=5"]]
+
+
+def test_a_comment_line_cuts_a_launch_only_where_an_indented_override_or_option_follows() -> None:
+    script = """\
+python3 -m lab.train \\
+    a=1 \\
+    # b=2
+    c=3
+for x in 1 2; do
+    python3 -m lab.train \\
+        d=1 \\
+        # e=2
+    python3 -m lab.eval \\
+        f=1
+done
+python3 -m lab.train \\
+    g=1 \\
+    # heading
+    --flag x
+"""
+    found = launches(script)
+    assert [(launch.line, launch.cut_short) for launch in found] == [(1, 3), (6, None), (9, None), (12, 14)]

@@ -534,3 +534,26 @@ def test_a_removal_reports_what_a_list_keeps_of_the_removed_key() -> None:
     src = "data:\n  workers: 4\n  batch: 8\nloaders:\n  - workers: ${data.workers}\n  - jobs: ${data.workers}\n"
     found = find_yaml("c.yaml", src.encode(), rules)
     assert sorted((f.line, f.status.value) for f in found) == [(2, "fixable"), (5, "manual"), (6, "manual")]
+
+
+def test_two_renames_whose_keys_one_value_names_both_fix_it() -> None:
+    rules = [rule("ra", match={"key": ["a"]}, fix={"rename": "x"}), rule("rb", match={"key": ["b"]}, fix={"rename": "y"})]
+    src = "a: 1\nb: 2\nc: ${a}_${b}\nd: \"${oc.select:a,0}/${b}\"\n"
+    result = check_file("c.yaml", src.encode(), rules)
+    assert all(f.status is Status.FIXABLE for f in result.findings) and len(result.findings) == 6
+    assert result.change is not None
+    assert result.change.after.decode() == "x: 1\ny: 2\nc: ${x}_${y}\nd: \"${oc.select:x,0}/${y}\"\n"
+
+
+def test_a_primary_config_with_a_global_header_has_its_defaults_read(tmp_path: Path) -> None:
+    """lightning-hydra's `train.yaml` is `# @package _global_`: its relative entries are still the config
+    root's groups; an experiment config with the same header, which a defaults list names, is not read."""
+    from bot.engine.scan import scan
+    from tests.conftest import make_repo
+
+    repo = make_repo(tmp_path / "repo", {
+        "conf/train.yaml": "# @package _global_\ndefaults:\n  - _self_\n  - db: mysql\n  - experiment: null\n",
+        "conf/db/mysql.yaml": "user: a\n", "conf/db/pg.yaml": "user: b\n",
+        "conf/experiment/x.yaml": "# @package _global_\ndefaults:\n  - db: mysql\n"})
+    report = scan(repo, [rule("db-map", match={"key": ["db"], "value": ["mysql"]}, fix={"map": {"mysql": "pg"}})])
+    assert [(f.path, f.line, f.status.value) for f in report.findings] == [("conf/train.yaml", 4, "fixable")]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.engine.compose_findings import RULE_ID as RULE_ID
-from bot.engine.compose_findings import launch_finding, override_finding
+from bot.engine.compose_findings import chosen_by_caller, launch_finding, override_finding
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.engine.readings import Reading, Run, describe, elided, failures, in_run, readings, sweep_runs
 from bot.engine.silence import default_baseline, identity, silence
@@ -79,6 +79,8 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
                 finding = launch_finding(path, script, launch, app, message)
             else:
                 finding = override_finding(path, override, message, launch, renames or [])
+                if launch.caller_args:
+                    chosen_by_caller(finding, app, override.key, message)
             if len(where) < composed:  # not in every way the script runs: name the one
                 finding.message += describe(where[0])
             node = launch.site.node

@@ -3,11 +3,13 @@ and for a key a config change renamed), or a launch whose config itself does not
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bot.hydra.app import HydraApp
 from bot.hydra.renames import Rename, rename_fix
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
-from bot.model import Edit, Finding, Status
+from bot.model import NOTE, Edit, Finding, Status
 
 RULE_ID = "hydra-compose"
 ALREADY_THERE = "Could not append to config. An item is already at"
@@ -43,3 +45,21 @@ def override_finding(path: str, override: Override, message: str, launch: Launch
         finding.edits = [Edit(path, override.key_span, new_key, RULE_ID)]
         finding.fix_site = (path, override.line)
     return finding
+
+
+_MISSING = "is not in struct"  # Hydra's words for a key the composed config lacks
+
+
+def chosen_by_caller(finding: Finding, app: HydraApp, key: str, message: str) -> None:
+    """A key the config lacks, in a launch that passes on its caller's arguments (`"$@"`), which an option
+    of a config group sets: the caller may choose that option, so this is a note, naming it."""
+    from bot.hydra.group_keys import option_setting
+
+    if _MISSING not in message:
+        return
+    dirs = [d for d in (app.config_dir, *map(Path, app.search_path)) if d is not None]
+    option = option_setting(dirs, key)
+    if option is not None:
+        finding.severity = NOTE
+        finding.message += (f"; the launch passes on its caller's arguments, and the config group option "
+                            f"{option} sets {key}: run with it chosen, the launch composes")

@@ -6,11 +6,12 @@ overlap are a conflict, and every finding involved becomes manual.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.lang.front import UNREADABLE
-from bot.model import Edit, Finding, Status
+from bot.model import Edit, Finding, Span, Status
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,36 @@ def unique_edits(findings: list[Finding]) -> list[Edit]:
 def _ordered(edits: list[Edit]) -> list[Edit]:
     """By position; insertions at one point keep their planned order."""
     return [e for _, e in sorted(enumerate(edits), key=lambda t: (t[1].span.start, t[1].span.end, t[0]))]
+
+
+_REFERENCE = re.compile(r"\$\{[^{}]*\}")  # `${a.b}`, `${oc.select:a.b,1}`
+
+
+def narrowed(data: bytes, edit: Edit) -> Edit:
+    """The edit cut to what it changes, where that lies inside one `${...}` of the value before and after:
+    two rules renaming two keys that one value names (`${a}_${b}`) then edit apart, not the same bytes."""
+    try:
+        old = data[edit.span.start : edit.span.end].decode("utf-8")
+    except UnicodeDecodeError:
+        return edit
+    new = edit.text
+    if old == new or "${" not in old or "${" not in new:
+        return edit
+    prefix = 0
+    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    if not (_inside_reference(old, prefix, len(old) - suffix) and _inside_reference(new, prefix, len(new) - suffix)):
+        return edit
+    start = edit.span.start + len(old[:prefix].encode("utf-8"))
+    end = edit.span.end - len(old[len(old) - suffix :].encode("utf-8"))
+    return Edit(edit.path, Span(start, end), new[prefix : len(new) - suffix], edit.rule)
+
+
+def _inside_reference(text: str, start: int, end: int) -> bool:
+    return any(m.start() + 2 <= start and end <= m.end() - 1 for m in _REFERENCE.finditer(text))
 
 
 def find_conflicts(edits: list[Edit]) -> list[Conflict]:

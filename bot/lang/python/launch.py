@@ -7,6 +7,7 @@ libcst (nothing imported). Each list is one group of settings; bot.lang.python.w
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,23 @@ class Element:
     start: int  # byte offsets of the element's value
     end: int
     literal: cst.SimpleString | None
+    head: tuple[int, int] | None = None  # a built string's (`f"k={v}"`, `"k=" + v`) prefix and key, in bytes
+
+
+_HEAD = re.compile(r"(\+\+|\+|~)?([A-Za-z_][\w\-]*(?:\.[\w\-@/]+)*)=")
+
+
+def _built(node: cst.BaseExpression) -> tuple[str, int] | None:
+    """(the literal text an f-string or a `"k=" + value` starts with, its offset in the node's source) when it
+    names an override's key: the key is written out, the value is known at run time."""
+    if isinstance(node, cst.FormattedString) and node.parts and isinstance(node.parts[0], cst.FormattedStringText):
+        head, offset = node.parts[0].value, len(node.start)
+    elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add) and isinstance(
+            node.left, cst.SimpleString) and isinstance(node.left.evaluated_value, str):
+        head, offset = node.left.evaluated_value, len(node.left.prefix) + len(node.left.quote)
+    else:
+        return None
+    return (head, offset) if _HEAD.match(head) and "\\" not in head and "{" not in head else None
 
 
 def python_errors(data: bytes) -> int:
@@ -73,6 +91,7 @@ class _Collector(cst.CSTVisitor):
         self.named: dict[str, cst.List | cst.Tuple] = {}  # NAME = [...] assigned once, for *NAME in an argv
         self.override_names: set[str] = set()  # `overrides=NAME`: the list NAME is assigned is overrides
         self.added: list[tuple[str, cst.List | cst.Tuple]] = []  # `NAME += [...]`, `NAME.extend([...])`
+        self.joined: dict[int, str] = {}  # `[...] + NAME`: the list's id -> NAME, whose elements follow it
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -81,6 +100,11 @@ class _Collector(cst.CSTVisitor):
                 value = node.value if isinstance(node.value, (cst.List, cst.Tuple)) else None
                 self.named[name] = value if value is not None and len(node.targets) == 1 and name not in self.named \
                     else cst.List([])
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.Add) and isinstance(node.left, (cst.List, cst.Tuple)) and isinstance(
+                node.right, cst.Name):
+            self.joined[id(node.left)] = node.right.value
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign) and isinstance(
@@ -134,7 +158,8 @@ def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[Setting
         elements = [e for e in node.elements if isinstance(e, cst.Element)]
         words = [word_of(e.value) for e in elements]
         spliced: list[cst.Element] = []  # elements of `*NAME` lists, after the entry, and of lists added to it
-        for extra in added:
+        joined = collector.named.get(collector.joined.get(id(node), ""))
+        for extra in [*added, *([joined] if joined is not None else [])]:
             spliced.extend(e for e in extra.elements if isinstance(e, cst.Element))
             taken.add(id(extra))
         for item in node.elements:
@@ -154,11 +179,22 @@ def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[Setting
         settings: list[Setting] = []
         for element in [*elements[first:], *spliced]:
             text = word_of(element.value)
-            if text is None or not OVERRIDE_TEXT.match(text):
+            built = _built(element.value) if text is None else None
+            if built is None and (text is None or not OVERRIDE_TEXT.match(text)):
                 continue
             pos = positions[element.value]
             start = offsets.byte(pos.start.line, pos.start.column)
             end = offsets.byte(pos.end.line, pos.end.column)
+            if built is not None:  # `f"paths.root={tmp}"`: a key written out, a value known at run time
+                head = _HEAD.match(built[0])
+                assert head is not None
+                at = start + built[1]
+                settings.append(Setting(head.group(2), head.group(1) or "", data[start:end].decode("utf-8", "replace"),
+                                        None, "dynamic", pos.start.line, pos.start.column + 1,
+                                        "a Python expression, known at run time",
+                                        handle=Element(element, start, end, None, (at, at + len(head.group(0)) - 1))))
+                continue
+            assert text is not None
             literal = element.value if isinstance(element.value, cst.SimpleString) else None
             try:
                 parsed = parse_override(text)

@@ -46,6 +46,17 @@ def stdlib_tree(data: bytes) -> ast.Module | None:
         return None
 
 
+def _built_head(node: ast.expr) -> str | None:
+    """The literal text an f-string or a `"k=" + value` starts with."""
+    if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+        head = node.values[0].value
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and isinstance(node.left, ast.Constant):
+        head = node.left.value
+    else:
+        return None
+    return head if isinstance(head, str) else None
+
+
 def may_hold_overrides(tree: ast.Module) -> bool:
     """False only when no list of the file can be read as a group of overrides (see the module docstring)."""
     override = launcher = False
@@ -58,6 +69,8 @@ def may_hold_overrides(tree: ast.Module) -> bool:
                 if isinstance(element, ast.Constant) and isinstance(element.value, str):
                     override = override or bool(OVERRIDE_TEXT.match(element.value))
                     launcher = launcher or _launcher(element.value)
+                elif _built_head(element) is not None:  # `f"k={v}"`, `"k=" + v`
+                    override = override or bool(OVERRIDE_TEXT.match(_built_head(element) or ""))
                 elif _executable(element):
                     launcher = True
         if override and launcher:

@@ -49,6 +49,8 @@ def _realise(actions: list[Action], group: SettingGroup, data: bytes) -> list[tu
         element: Element = setting.handle
         if action.kind == "remove":
             return _remove(element, elements, data)
+        if element.literal is None and element.head is not None:  # a built string: its key only
+            return _built_key(actions, setting.key, setting.prefix, element.head)
         key, prefix, value = setting.key, setting.prefix, setting.text
         for other in actions:
             if other.kind == "key":
@@ -68,6 +70,19 @@ def _realise(actions: list[Action], group: SettingGroup, data: bytes) -> list[tu
             return "the string has escapes or a prefix the bot does not rewrite; edit it by hand"
         return [(Span(element.start, element.end), literal)]
     return edits
+
+
+def _built_key(actions: list[Action], key: str, prefix: str, head: tuple[int, int]) -> list[tuple[Span, str]] | str:
+    """A rename or a new prefix of an override a Python expression builds (`f"k={v}"`), written in its literal
+    head; its value is the program's."""
+    for action in actions:
+        if action.kind == "key":
+            key = action.text
+        elif action.kind == "prefix":
+            prefix = action.text
+        else:
+            return "the value is built by a Python expression: a person must change it"
+    return [(Span(*head), f"{prefix}{key}")]
 
 
 def _move_entry(action: Action, group: SettingGroup, elements: list[Element],

@@ -132,12 +132,14 @@ def package_prefix(data: bytes, path: str, packages: dict[str, str] | None) -> s
     return package + "." if package else ""
 
 
-def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None) -> list[SettingGroup]:
-    """One group a document; `roots`: the documents as config_documents read them (else read here)."""
+def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None, placed: bool = True) -> list[SettingGroup]:
+    """One group a document; `roots`: the documents as config_documents read them (else read here);
+    `placed`: a defaults list names the file (an option of a group), so a relative entry's group is relative
+    to a directory its header does not tell; a primary config's are its own directory's groups."""
     from ruamel.yaml.nodes import MappingNode
 
     text = Text(data)
-    headed = header_package(data) is not None
+    headed = header_package(data) is not None and placed
     groups = []
     for root in config_documents(data) if roots is None else roots:
         if not isinstance(root, MappingNode):

@@ -27,7 +27,8 @@ class YamlFront:
         except YamlProblem as exc:
             raise SourceUnreadable(str(exc)) from None
         try:
-            groups = yaml_groups(data, package_prefix(data, self.path, self.packages), roots)
+            placed = self.packages is None or self.path in self.packages
+            groups = yaml_groups(data, package_prefix(data, self.path, self.packages), roots, placed)
         except RecursionError:  # self-nested beyond what the walk follows
             groups = []
         return Reading([Unit(groups, partial(_realise, self.option_exists))])
