@@ -557,3 +557,10 @@ def test_a_primary_config_with_a_global_header_has_its_defaults_read(tmp_path: P
         "conf/experiment/x.yaml": "# @package _global_\ndefaults:\n  - db: mysql\n"})
     report = scan(repo, [rule("db-map", match={"key": ["db"], "value": ["mysql"]}, fix={"map": {"mysql": "pg"}})])
     assert [(f.path, f.line, f.status.value) for f in report.findings] == [("conf/train.yaml", 4, "fixable")]
+
+
+def test_two_rules_renaming_one_key_to_two_names_still_clash_in_its_interpolations() -> None:
+    rules = [rule("ra", match={"key": ["optim.lr"]}, fix={"rename": "optim.base_lr"}),
+             rule("rb", match={"key": ["optim.lr"]}, fix={"rename": "optim.lr_max"})]
+    result = check_file("c.yaml", b"sched:\n  start: ${optim.lr}\n", rules)
+    assert [f.status.value for f in result.findings] == ["manual", "manual"] and result.change is None

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.engine.edits import apply_edits, find_conflicts, narrowed, unique_edits, verify
+from bot.engine.edits import apply_edits, find_conflicts, narrow_edits, unique_edits, verify
 from bot.engine.silence import identity, silence
 from bot.hydra.entry import RepositoryEntries
 from bot.ir import Setting
@@ -76,8 +76,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
                         kind=kind, reads=tuple(sorted(reading.reads)),
                         unsure=tuple(sorted(rules_reached(reading.regions, rules))), silenced=silenced,
                         inputs=tuple(sorted(reading.inputs)) if reading.inputs is not None else None)
-    for finding in findings:
-        finding.edits = [narrowed(data, edit) for edit in finding.edits]
+    narrow_edits(data, findings)
     edits = unique_edits(findings)
     if not edits:
         return result

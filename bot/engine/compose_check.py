@@ -80,7 +80,7 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
             else:
                 finding = override_finding(path, override, message, launch, renames or [])
                 if launch.caller_args:
-                    chosen_by_caller(finding, app, override.key, message)
+                    chosen_by_caller(finding, app, override.key, message, launch)
             if len(where) < composed:  # not in every way the script runs: name the one
                 finding.message += describe(where[0])
             node = launch.site.node

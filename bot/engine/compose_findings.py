@@ -50,15 +50,17 @@ def override_finding(path: str, override: Override, message: str, launch: Launch
 _MISSING = "is not in struct"  # Hydra's words for a key the composed config lacks
 
 
-def chosen_by_caller(finding: Finding, app: HydraApp, key: str, message: str) -> None:
+def chosen_by_caller(finding: Finding, app: HydraApp, key: str, message: str, launch: Launch) -> None:
     """A key the config lacks, in a launch that passes on its caller's arguments (`"$@"`), which an option
-    of a config group sets: the caller may choose that option, so this is a note, naming it."""
+    of a config group sets: the caller may choose that option (unless the launch chooses that group
+    itself), so this is a note, naming it."""
     from bot.hydra.group_keys import option_setting
 
     if _MISSING not in message:
         return
     dirs = [d for d in (app.config_dir, *map(Path, app.search_path)) if d is not None]
-    option = option_setting(dirs, key)
+    chosen = {o.key.replace(".", "/") for o in launch.overrides}
+    option = option_setting(dirs, key, chosen)
     if option is not None:
         finding.severity = NOTE
         finding.message += (f"; the launch passes on its caller's arguments, and the config group option "

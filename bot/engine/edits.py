@@ -43,31 +43,50 @@ def _ordered(edits: list[Edit]) -> list[Edit]:
 _REFERENCE = re.compile(r"\$\{[^{}]*\}")  # `${a.b}`, `${oc.select:a.b,1}`
 
 
-def narrowed(data: bytes, edit: Edit) -> Edit:
-    """The edit cut to what it changes, where that lies inside one `${...}` of the value before and after:
-    two rules renaming two keys that one value names (`${a}_${b}`) then edit apart, not the same bytes."""
+def narrowed(data: bytes, edit: Edit) -> tuple[Edit, int | None]:
+    """(the edit cut to what it changes, the file offset of the `${` it changes) where that lies inside one
+    `${...}` of the value before and after, else (the edit, None): two rules renaming two keys that one value
+    names (`${a}_${b}`) then edit apart, not the same bytes."""
     try:
         old = data[edit.span.start : edit.span.end].decode("utf-8")
     except UnicodeDecodeError:
-        return edit
+        return edit, None
     new = edit.text
     if old == new or "${" not in old or "${" not in new:
-        return edit
+        return edit, None
     prefix = 0
     while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
         prefix += 1
     suffix = 0
     while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
         suffix += 1
-    if not (_inside_reference(old, prefix, len(old) - suffix) and _inside_reference(new, prefix, len(new) - suffix)):
-        return edit
+    where = _reference_at(old, prefix, len(old) - suffix)
+    if where is None or _reference_at(new, prefix, len(new) - suffix) is None:
+        return edit, None
     start = edit.span.start + len(old[:prefix].encode("utf-8"))
     end = edit.span.end - len(old[len(old) - suffix :].encode("utf-8"))
-    return Edit(edit.path, Span(start, end), new[prefix : len(new) - suffix], edit.rule)
+    reference = edit.span.start + len(old[:where].encode("utf-8"))
+    return Edit(edit.path, Span(start, end), new[prefix : len(new) - suffix], edit.rule), reference
 
 
-def _inside_reference(text: str, start: int, end: int) -> bool:
-    return any(m.start() + 2 <= start and end <= m.end() - 1 for m in _REFERENCE.finditer(text))
+def _reference_at(text: str, start: int, end: int) -> int | None:
+    """Where the `${...}` that holds characters [start, end) begins, if one does."""
+    return next((m.start() for m in _REFERENCE.finditer(text) if m.start() + 2 <= start and end <= m.end() - 1),
+                None)
+
+
+def narrow_edits(data: bytes, findings: list[Finding]) -> None:
+    """Each finding's edits narrowed (`narrowed`), except where two rules change the same `${...}`: those
+    keep their whole value, so that they clash as they should (two renames of one key to two names)."""
+    cut = [[narrowed(data, edit) for edit in finding.edits] for finding in findings]
+    rules: dict[int, set[str]] = {}
+    for pairs in cut:
+        for edit, reference in pairs:
+            if reference is not None:
+                rules.setdefault(reference, set()).add(edit.rule)
+    for finding, pairs in zip(findings, cut):
+        finding.edits = [edit if reference is None or len(rules[reference]) == 1 else original
+                         for original, (edit, reference) in zip(finding.edits, pairs)]
 
 
 def find_conflicts(edits: list[Edit]) -> list[Conflict]:

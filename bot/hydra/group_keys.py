@@ -3,6 +3,7 @@ run with that option chosen (`./train.sh model=large`), and then a key its own c
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +11,10 @@ MAX_OPTIONS = 2000  # option files looked at, per config directory
 MAX_BYTES = 512 * 1024
 
 
-def option_setting(config_dirs: list[Path], key: str) -> str | None:
+def option_setting(config_dirs: list[Path], key: str, chosen: Collection[str] = ()) -> str | None:
     """The first option of a config group (a YAML file below a config directory) whose keys, at its package
-    (its `# @package` header, else its group's path), hold `key`, as `group/option.yaml`; None when none does."""
+    (its `# @package` header, else its group's path), hold `key`, as `group/option.yaml`; None when none does.
+    `chosen`: groups (`model`, `db/engine`) the launch chooses itself, whose options a caller cannot pick."""
     from bot.hydra.app import load_yaml
     from bot.lang.yaml.packages import header_package
 
@@ -23,6 +25,8 @@ def option_setting(config_dirs: list[Path], key: str) -> str | None:
             relative = path.relative_to(base)
             if len(relative.parts) < 2 or not path.is_file() or path.stat().st_size > MAX_BYTES:
                 continue  # a primary config, or too large to be an option
+            if "/".join(relative.parts[:-1]) in chosen:
+                continue
             data = path.read_bytes()
             header = header_package(data)
             package = ".".join(relative.parts[:-1]) if header is None else header

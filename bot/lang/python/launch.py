@@ -42,7 +42,7 @@ def _built(node: cst.BaseExpression) -> tuple[str, int] | None:
     if isinstance(node, cst.FormattedString) and node.parts and isinstance(node.parts[0], cst.FormattedStringText):
         head, offset = node.parts[0].value, len(node.start)
     elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add) and isinstance(
-            node.left, cst.SimpleString) and isinstance(node.left.evaluated_value, str):
+            node.left, cst.SimpleString) and isinstance(node.left.evaluated_value, str) and not node.left.lpar:
         head, offset = node.left.evaluated_value, len(node.left.prefix) + len(node.left.quote)
     else:
         return None

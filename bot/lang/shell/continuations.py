@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 _ESCAPED_BLANK_AT_END = re.compile(rb"[ \t]*\\[ \t]+(?:#[^\r\n]*)?(?=\r?\n)")
 _REST_OF_LINE = re.compile(rb"[ \t]*(?:#[^\r\n]*)?(?=\r?\n)")
 _CONTINUED_INTO_COMMENT = re.compile(rb"[ \t]*\\\r?\n[ \t]*#[^\r\n]*\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*")
-# a line meant to go on with the launch: indented (deeper than the command), an override or an option first
-_CONTINUATION_LINE = re.compile(rb"([ \t]+)(?:[+~-]|[A-Za-z_][\w.\[\]@/\-]*=)")
+# a line meant to go on with the launch: indented (as deep as the command or deeper), an override or an
+# option first (quoted or not)
+_CONTINUATION_LINE = re.compile(rb"([ \t]*)[\"']?(?:[+~-]|[A-Za-z_][\w.\[\]@/\-]*=)")
 
 
 def cut_short_at(src: bytes, command: Node) -> int | None:
@@ -69,7 +70,7 @@ def cut_by_comment(src: bytes, command: Node) -> tuple[int, int] | None:
         return None
     rest = _CONTINUATION_LINE.match(src, found.end())
     head = src[src.rfind(b"\n", 0, command.start_byte) + 1 : command.start_byte]
-    if rest is None or len(rest.group(1)) <= len(head) - len(head.lstrip(b" \t")):
+    if rest is None or len(rest.group(1)) < max(1, len(head) - len(head.lstrip(b" \t"))):
         return None
     comment = src.index(b"\n", end) + 1
     return src.count(b"\n", 0, comment) + 1, src.count(b"\n", 0, found.end()) + 1

@@ -7,6 +7,7 @@ are realised as byte edits by bot.lang.yaml.edits, on the documents read here (b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bot.ir import HYDRA_NODE, SettingGroup
@@ -132,14 +133,16 @@ def package_prefix(data: bytes, path: str, packages: dict[str, str] | None) -> s
     return package + "." if package else ""
 
 
-def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None, placed: bool = True) -> list[SettingGroup]:
+def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None,
+                beside: Callable[[str], bool] | None = None) -> list[SettingGroup]:
     """One group a document; `roots`: the documents as config_documents read them (else read here);
-    `placed`: a defaults list names the file (an option of a group), so a relative entry's group is relative
-    to a directory its header does not tell; a primary config's are its own directory's groups."""
+    `beside`: for a config with a `# @package` header that no defaults list names, whether a group's
+    directory is beside it (a primary config's relative entries are the groups of its own directory; an
+    experiment config's, below its group, are not read)."""
     from ruamel.yaml.nodes import MappingNode
 
     text = Text(data)
-    headed = header_package(data) is not None and placed
+    headed = header_package(data) is not None
     groups = []
     for root in config_documents(data) if roots is None else roots:
         if not isinstance(root, MappingNode):
@@ -151,7 +154,7 @@ def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None, place
             first = walker.settings[0]
             groups.append(SettingGroup(walker.settings, first.line, first.column, handle=doc))
         groups.extend(walker.in_lists())
-        choices = defaults_group(doc, headed)
+        choices = defaults_group(doc, headed, beside)
         if choices is not None:
             groups.append(choices)
         hydra = next((v for k, v in root.value if is_key(k) and k.value == "hydra"), None)

@@ -31,9 +31,10 @@ class Choice(Entry):
     rooted: bool = False
 
 
-def defaults_group(doc: Doc, headed: bool) -> SettingGroup | None:
+def defaults_group(doc: Doc, headed: bool, beside: Callable[[str], bool] | None = None) -> SettingGroup | None:
     """The group choices of the document's defaults list, if it makes any; `headed`: the file has a
-    `# @package` header (an option or experiment config, whose relative entries are below its group)."""
+    `# @package` header (an option or experiment config, whose relative entries are below its group, unless
+    `beside` says the group's directory is beside it: a primary config's)."""
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
     listed = next((v for k, v in doc.root.value if isinstance(k, ScalarNode) and k.value == "defaults"), None)
@@ -44,7 +45,7 @@ def defaults_group(doc: Doc, headed: bool) -> SettingGroup | None:
         if isinstance(item, MappingNode) and len(item.value) == 1:
             key, value = item.value[0]
             if isinstance(key, ScalarNode) and isinstance(value, ScalarNode):
-                setting = _choice(doc, item, key, value, headed)
+                setting = _choice(doc, item, key, value, headed, beside)
                 if setting is not None:
                     settings.append(setting)
     if not settings:
@@ -53,7 +54,8 @@ def defaults_group(doc: Doc, headed: bool) -> SettingGroup | None:
                         label="a defaults list")
 
 
-def _choice(doc: Doc, item: MappingNode, key: ScalarNode, value: ScalarNode, headed: bool) -> Setting | None:
+def _choice(doc: Doc, item: MappingNode, key: ScalarNode, value: ScalarNode, headed: bool,
+            beside: Callable[[str], bool] | None) -> Setting | None:
     words = str(key.value).split()
     if not words or any(w not in KEYWORDS for w in words[:-1]):
         return None
@@ -61,7 +63,7 @@ def _choice(doc: Doc, item: MappingNode, key: ScalarNode, value: ScalarNode, hea
     if not written.strip("/") or written.startswith("."):
         return None
     group = written.lstrip("/")
-    if not written.startswith("/") and (doc.prefix or headed):
+    if not written.startswith("/") and (doc.prefix or (headed and not (beside is not None and beside(group)))):
         return None  # relative to the group this option file is in, which its package does not tell
     option = value.value if value.tag == "tag:yaml.org,2002:str" else None
     if option is None or option == "???" or "${" in str(option):

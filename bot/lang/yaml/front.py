@@ -28,7 +28,8 @@ class YamlFront:
             raise SourceUnreadable(str(exc)) from None
         try:
             placed = self.packages is None or self.path in self.packages
-            groups = yaml_groups(data, package_prefix(data, self.path, self.packages), roots, placed)
+            beside = None if placed or self.root is None else partial(_group_beside, self.root, self.path)
+            groups = yaml_groups(data, package_prefix(data, self.path, self.packages), roots, beside)
         except RecursionError:  # self-nested beyond what the walk follows
             groups = []
         return Reading([Unit(groups, partial(_realise, self.option_exists))])
@@ -58,6 +59,10 @@ class YamlFront:
 
     def problem(self, before: bytes, after: bytes) -> str | None:
         return None
+
+
+def _group_beside(root: Path, path: str, group: str) -> bool:
+    return (root / posixpath.dirname(path) / group).is_dir()
 
 
 def _realise(option_exists: Callable[[str, str, str, bool], bool], plans: list[Plan]) -> None:
