@@ -82,4 +82,4 @@ ensure:
            b'extra = ["trainer.epochs=2"]\nextra.extend(["+trainer.other=1"])\ncompose(config_name="c", overrides=extra)\n')
     result = check_file("t.py", src, [replace(ensure, enabled=True)])
     assert [(f.line, f.status) for f in result.findings] == [(4, Status.FIXABLE)]  # the first has its seed
-    assert result.change is not None and b'extend(["+trainer.other=1", "+trainer.seed=1"])' in result.change.after
+    assert result.change is not None and b'extra = ["trainer.epochs=2", "+trainer.seed=1"]' in result.change.after

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bot.hydra.list_values import apply_text_edits, list_edits
-from bot.ir import Action, Plan, SettingGroup
+from bot.ir import Action, Plan, Setting, SettingGroup
 from bot.lang.python.launch import Element, word_of
 from bot.model import Span
 
@@ -124,8 +124,27 @@ def _remove(element: Element, elements: list[Element], data: bytes) -> list[tupl
     return [(span, "")]
 
 
+def _nearest(group: SettingGroup, key: str) -> Setting:
+    """The written override whose key shares the most leading segments with `key` (the last of those): the
+    new one goes after it, as in a shell launch; one built by an expression or of another list is no anchor."""
+    target = key.split(".")
+    best, score = group.settings[-1], -1
+    for setting in group.settings:
+        element: Element = setting.handle
+        if element.literal is None or element not in group.handle[1]:
+            continue
+        common = 0
+        for a, b in zip(setting.key.split("."), target):
+            if a != b:
+                break
+            common += 1
+        if common >= score:
+            best, score = setting, common
+    return best
+
+
 def _insert(action: Action, group: SettingGroup, elements: list[Element], data: bytes) -> list[tuple[Span, str]] | str:
-    anchor: Element = group.settings[-1].handle
+    anchor: Element = _nearest(group, action.anchor_key or action.key).handle
     text = f"{action.prefix}{action.key}={action.text}"
     literal = _literal_for(anchor, text, data)
     if literal is None:
