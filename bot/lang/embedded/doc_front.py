@@ -63,9 +63,11 @@ class TextReaders:
         reading = self.inner.read(data)
         if self.kind == kinds.NOTEBOOK:
             from bot.lang.embedded.nb_markdown import notebook_units
+            from bot.lang.embedded.nb_python import python_cell_units
 
             units, regions = notebook_units(data)
             reading.units.extend(units)
+            reading.units.extend(python_cell_units(data))
             reading.partly_parsed = reading.partly_parsed or bool(regions)
             reading.regions.extend(regions)
             return reading
