@@ -60,17 +60,20 @@ def _built_head(node: ast.expr) -> str | None:
 def may_hold_overrides(tree: ast.Module) -> bool:
     """False only when no list of the file can be read as a group of overrides (see the module docstring)."""
     override = launcher = False
+    listed = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+              and isinstance(node.value, (ast.List, ast.Tuple)) for target in node.targets
+              if isinstance(target, ast.Name)}  # names a list is assigned to: `overrides=NAME` may be one
     for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg == "overrides" and isinstance(
-                node.value, (ast.List, ast.Tuple, ast.Name)):  # a list, or the name of one
+        if isinstance(node, ast.keyword) and node.arg == "overrides" and (isinstance(
+                node.value, (ast.List, ast.Tuple)) or (isinstance(node.value, ast.Name) and node.value.id in listed)):
             launcher = True
         elif isinstance(node, (ast.List, ast.Tuple)):
             for element in node.elts:
                 if isinstance(element, ast.Constant) and isinstance(element.value, str):
                     override = override or bool(OVERRIDE_TEXT.match(element.value))
                     launcher = launcher or _launcher(element.value)
-                elif _built_head(element) is not None:  # `f"k={v}"`, `"k=" + v`
-                    override = override or bool(OVERRIDE_TEXT.match(_built_head(element) or ""))
+                elif "=" in (head := _built_head(element) or ""):  # `f"k={v}"`, `"k=" + v`
+                    override = override or bool(OVERRIDE_TEXT.match(head))
                 elif _executable(element):
                     launcher = True
         if override and launcher:
