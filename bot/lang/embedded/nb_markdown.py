@@ -12,45 +12,15 @@ from dataclasses import dataclass
 
 from bot.ir import ErrorRegion, Plan, Realise
 from bot.lang.embedded.blocks import markdown_blocks
-from bot.lang.embedded.json_spans import JArray, JObject, JString, read_json
+from bot.lang.embedded.nb_cells import cell_views
 from bot.lang.embedded.views import ShellView
 from bot.lang.front import Unit
 from bot.model import Finding
 
 
 def markdown_cells(data: bytes) -> list[ShellView]:
-    """One view a markdown cell whose source is a string or a list of strings ([] for no notebook)."""
-    try:
-        root = read_json(data)
-    except ValueError:
-        return []
-    cells = root.members.get("cells") if isinstance(root, JObject) else None
-    views = []
-    for cell in cells.items if isinstance(cells, JArray) else []:
-        kind = cell.members.get("cell_type") if isinstance(cell, JObject) else None
-        if not isinstance(kind, JString) or kind.text != "markdown":
-            continue
-        source = cell.members.get("source")
-        items = source.items if isinstance(source, JArray) else [source]
-        strings = [s for s in items if isinstance(s, JString)]
-        if not strings or len(strings) != len(items) or not any("=" in s.text or "`" in s.text for s in strings):
-            continue
-        text, host_at = bytearray(), []
-        for string in strings:
-            for ch, (start, _) in zip(string.text, string.chars):
-                encoded = ch.encode("utf-8")
-                text += encoded
-                host_at.extend([start] * len(encoded))
-        host_at.append(strings[-1].content_end)
-        separator = _separator(source, data) if isinstance(source, JArray) else None
-        views.append(ShellView(bytes(text), host_at, [(s.content_start, s.content_end, separator) for s in strings]))
-    return views
-
-
-def _separator(array: JArray, data: bytes) -> str:
-    if len(array.items) >= 2:
-        return data[array.items[0].end + 1 : array.items[1].start].decode("utf-8")
-    return "\n "
+    """One view a markdown cell that may hold an override ([] for no notebook)."""
+    return cell_views(data, "markdown", lambda lines: any("=" in line or "`" in line for line in lines))
 
 
 @dataclass

@@ -11,44 +11,21 @@ from __future__ import annotations
 
 from functools import partial
 
-from bot.lang.embedded.json_spans import JArray, JObject, JString, read_json
+from bot.lang.embedded.nb_cells import cell_views
 from bot.lang.embedded.views import ShellView
 from bot.lang.front import Unit
 from bot.model import Finding
 
 
 def code_cells(data: bytes) -> list[ShellView]:
-    """One view a code cell that may hold an override list ([] for no notebook)."""
+    """One view a code cell that may hold an override list ([] for no notebook); `!` and `%` lines blanked,
+    a cell magic's cell (`%%bash`: another language) left out."""
     from bot.lang.python.prefilter import LOOKS_LIKE_OVERRIDE
 
-    try:
-        root = read_json(data)
-    except ValueError:
-        return []
-    cells = root.members.get("cells") if isinstance(root, JObject) else None
-    views = []
-    for cell in cells.items if isinstance(cells, JArray) else []:
-        kind = cell.members.get("cell_type") if isinstance(cell, JObject) else None
-        if not isinstance(kind, JString) or kind.text != "code":
-            continue
-        source = cell.members.get("source")
-        items = source.items if isinstance(source, JArray) else [source]
-        strings = [s for s in items if isinstance(s, JString)]
-        if not strings or len(strings) != len(items) or strings[0].text.startswith("%%"):
-            continue  # a cell magic runs another language
-        text, host_at = bytearray(), []
-        for string in strings:
-            magic = string.text.lstrip().startswith(("!", "%"))  # one line a string, in nbformat's layout
-            for ch, (start, _) in zip(string.text, string.chars):
-                encoded = (" " if magic and ch != "\n" else ch).encode("utf-8")
-                text += encoded
-                host_at.extend([start] * len(encoded))
-        host_at.append(strings[-1].content_end)
-        if not LOOKS_LIKE_OVERRIDE.search(text):
-            continue
-        separator = data[items[0].end + 1 : items[1].start].decode("utf-8") if len(items) >= 2 else "\n "
-        views.append(ShellView(bytes(text), host_at, [(s.content_start, s.content_end, separator) for s in strings]))
-    return views
+    def wanted(lines: list[str]) -> bool:
+        return not lines[0].startswith("%%") and bool(LOOKS_LIKE_OVERRIDE.search("".join(lines).encode("utf-8")))
+
+    return cell_views(data, "code", wanted, lambda line: line.lstrip().startswith(("!", "%")))
 
 
 def python_cell_units(data: bytes) -> list[Unit]:
