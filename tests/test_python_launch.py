@@ -79,7 +79,8 @@ ensure:
   - {key: trainer.seed, value: 1, prefix: "+"}
 """), Path("seed-set.yaml"))
     src = (b'ov = ["trainer.epochs=2"]\nov += ["+trainer.seed=3"]\ncfg = compose(config_name="c", overrides=ov)\n'
-           b'extra = ["trainer.epochs=2"]\nextra.extend(["+trainer.other=1"])\ncompose(config_name="c", overrides=extra)\n')
+           b'extra = ["trainer.epochs=2"]\nextra.extend(["+trainer.other=1"])\n'
+           b'compose(config_name="c", overrides=extra)\n')
     result = check_file("t.py", src, [replace(ensure, enabled=True)])
     assert [(f.line, f.status) for f in result.findings] == [(4, Status.FIXABLE)]  # the first has its seed
     assert result.change is not None and b'extra = ["trainer.epochs=2", "+trainer.seed=1"]' in result.change.after

@@ -522,11 +522,13 @@ def test_a_removal_names_each_interpolation_it_leaves_once(tmp_path: Path) -> No
 
 def test_a_renamed_mapping_takes_the_interpolations_of_its_keys_along() -> None:
     rules = [rule("moved", match={"key": ["model.enc"]}, fix={"rename": "model.encoder"})]
-    src = ("model:\n  enc:\n    dim: 4\n    sizes: [1, 2]\nhead:\n  dim: ${model.enc.dim}\n  first: ${model.enc.sizes[0]}\n"
+    src = ("model:\n  enc:\n    dim: 4\n    sizes: [1, 2]\nhead:\n  dim: ${model.enc.dim}\n"
+           "  first: ${model.enc.sizes[0]}\n"
            "  other: ${model.encoder_x}\n  path: \"${model.enc.dim}/it's\"\nlayers:\n  - width: ${model.enc.dim}\n")
     result = check_file("c.yaml", src.encode(), rules)
     assert result.change is not None
-    assert result.change.after.decode() == src.replace("  enc:", "  encoder:").replace("${model.enc.", "${model.encoder.")
+    expected = src.replace("  enc:", "  encoder:").replace("${model.enc.", "${model.encoder.")
+    assert result.change.after.decode() == expected
 
 
 def test_a_removal_reports_what_a_list_keeps_of_the_removed_key() -> None:
@@ -537,7 +539,8 @@ def test_a_removal_reports_what_a_list_keeps_of_the_removed_key() -> None:
 
 
 def test_two_renames_whose_keys_one_value_names_both_fix_it() -> None:
-    rules = [rule("ra", match={"key": ["a"]}, fix={"rename": "x"}), rule("rb", match={"key": ["b"]}, fix={"rename": "y"})]
+    rules = [rule("ra", match={"key": ["a"]}, fix={"rename": "x"}),
+             rule("rb", match={"key": ["b"]}, fix={"rename": "y"})]
     src = "a: 1\nb: 2\nc: ${a}_${b}\nd: \"${oc.select:a,0}/${b}\"\n"
     result = check_file("c.yaml", src.encode(), rules)
     assert all(f.status is Status.FIXABLE for f in result.findings) and len(result.findings) == 6
