@@ -39,19 +39,9 @@ def comment_units(data: bytes) -> list[Unit]:
 
 def _text_lines(roots: list[Node]) -> set[int]:
     """The lines (0-based) after the first of every scalar that spans lines: text, not comments."""
-    from ruamel.yaml.nodes import MappingNode, ScalarNode
+    from ruamel.yaml.nodes import ScalarNode
 
-    found: set[int] = set()
-    todo, seen = list(roots), set()
-    while todo:
-        node = todo.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, ScalarNode):
-            found.update(range(node.start_mark.line + 1, node.end_mark.line + 1))
-        elif isinstance(node, MappingNode):
-            todo.extend(part for pair in node.value for part in pair)
-        elif isinstance(node.value, list):
-            todo.extend(node.value)
-    return found
+    from bot.lang.yaml.document import all_nodes
+
+    return {line for node in all_nodes(roots) if isinstance(node, ScalarNode)
+            for line in range(node.start_mark.line + 1, node.end_mark.line + 1)}

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from bot.ir import HYDRA_NODE, SettingGroup
 from bot.lang.yaml.defaults_list import defaults_group
-from bot.lang.yaml.document import MERGE_TAG, Doc, Text, indent_step, spaced
+from bot.lang.yaml.document import MERGE_TAG, Doc, Text, all_nodes, indent_step, spaced
 from bot.lang.yaml.packages import header_package, yaml_packages
 from bot.lang.yaml.sweeper import sweeper_group
 from bot.lang.yaml.walker import Walker, is_key
@@ -72,22 +72,9 @@ def _ruamel_only(roots: list[Node]) -> bool:
 
     from bot.lang.yaml.fast import empty
 
-    todo, seen = list(roots), set()
-    while todo:
-        node = todo.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, ScalarNode):
-            if empty(node):
-                return True
-        elif isinstance(node, MappingNode):
-            if any(key.tag == MERGE_TAG for key, _ in node.value):
-                return True
-            todo.extend(part for pair in node.value for part in pair)
-        else:
-            todo.extend(node.value)
-    return False
+    return any(empty(node) if isinstance(node, ScalarNode)
+               else isinstance(node, MappingNode) and any(key.tag == MERGE_TAG for key, _ in node.value)
+               for node in all_nodes(roots))
 
 
 def _constructs(roots: list[Node]) -> bool:

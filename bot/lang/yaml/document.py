@@ -4,6 +4,7 @@ place in the tree (`Entry`), and the document's layout (indent step, blank lines
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -156,3 +157,20 @@ def indent_step(root: MappingNode) -> int:
                         counts[step] = counts.get(step, 0) + 1
                 todo.append(value)
     return max(counts, key=lambda s: (counts[s], -s)) if counts else 2
+
+
+def all_nodes(roots: list[Node]) -> Iterator[Node]:
+    """Every node under the roots, each once (an alias back to an enclosing node is not walked again)."""
+    from ruamel.yaml.nodes import MappingNode
+
+    todo, seen = list(roots), set()
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        if isinstance(node, MappingNode):
+            todo.extend(part for pair in node.value for part in pair)
+        elif isinstance(node.value, list):
+            todo.extend(node.value)

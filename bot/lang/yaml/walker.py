@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import format_value
 from bot.ir import IN_LIST, Setting, SettingGroup
-from bot.lang.yaml.document import MERGE_TAG, Doc, Entry, merged_mappings
+from bot.lang.yaml.document import MERGE_TAG, Doc, Entry, all_nodes, merged_mappings
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import MappingNode, Node, SequenceNode
@@ -133,19 +133,7 @@ def is_key(node: Node) -> bool:
 
 def _interpolated(node: Node) -> bool:
     """Whether a string anywhere in the value (a scalar, or inside sequences and mappings) interpolates."""
-    from ruamel.yaml.nodes import MappingNode, ScalarNode
+    from ruamel.yaml.nodes import ScalarNode
 
-    todo, seen = [node], set()
-    while todo:
-        current = todo.pop()
-        if id(current) in seen:  # an alias back to an enclosing node
-            continue
-        seen.add(id(current))
-        if isinstance(current, ScalarNode):
-            if current.tag == "tag:yaml.org,2002:str" and "${" in str(current.value):
-                return True
-        elif isinstance(current, MappingNode):
-            todo.extend(part for pair in current.value for part in pair)
-        elif isinstance(current.value, list):
-            todo.extend(current.value)
-    return False
+    return any(isinstance(n, ScalarNode) and n.tag == "tag:yaml.org,2002:str" and "${" in str(n.value)
+               for n in all_nodes([node]))
