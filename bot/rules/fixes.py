@@ -27,7 +27,7 @@ def write_plans(path: str, rule: Rule, plans: list[Plan], realise: Realise) -> N
     for plan in plans:
         finding = plan.finding
         if plan.refusal is not None:
-            manual(finding, f"{plan.words}; {plan.refusal}" if plan.words else plan.refusal)
+            manual(finding, f"{plan.refusal} (not written: {plan.words})" if plan.words else plan.refusal)
             continue
         finding.edits = [Edit(path, span, text, rule.id) for span, text in plan.edits]
         if finding.edits:
