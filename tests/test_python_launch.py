@@ -84,3 +84,24 @@ ensure:
     result = check_file("t.py", src, [replace(ensure, enabled=True)])
     assert [(f.line, f.status) for f in result.findings] == [(4, Status.FIXABLE)]  # the first has its seed
     assert result.change is not None and b'extra = ["trainer.epochs=2", "+trainer.seed=1"]' in result.change.after
+
+
+
+def test_a_key_written_before_a_percent_or_format_placeholder_is_read_and_the_file_is_not_screened_out() -> None:
+    """`"k=%s" % v` and `"k={}".format(v)` write the key out, as an f-string does: the file holds overrides (the
+    prefilter lets it through), the key is renamed, the value is left as built; `"%s=1" % k` has no key."""
+    from pathlib import Path
+
+    import yaml
+
+    from bot.rules.loader import parse_rule
+
+    rename = parse_rule(yaml.safe_load("id: lr-rename\ntitle: t\nmatch: {key: [optim.lr]}\nfix: {rename: base_lr}\n"),
+                        Path("lr-rename.yaml"))
+    src = (b'import subprocess, sys\n'
+           b'subprocess.run([sys.executable, "-m", "app.main", "optim.lr=%g" % lr, "optim.lr={}".format(lr),\n'
+           b'                "%s=1" % key])\n')
+    result = check_file("t.py", src, [rename])
+    assert [(f.line, f.status) for f in result.findings] == [(2, Status.FIXABLE), (2, Status.FIXABLE)]
+    assert result.change is not None and b'"optim.base_lr=%g" % lr, "optim.base_lr={}".format(lr)' in (
+        result.change.after)

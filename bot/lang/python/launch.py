@@ -37,16 +37,25 @@ _HEAD = re.compile(r"(\+\+|\+|~)?([A-Za-z_][\w\-]*(?:\.[\w\-@/]+)*)=")
 
 
 def _built(node: cst.BaseExpression) -> tuple[str, int] | None:
-    """(the literal text an f-string or a `"k=" + value` starts with, its offset in the node's source) when it
-    names an override's key: the key is written out, the value is known at run time."""
+    """(the literal text an f-string, `"k=" + v`, `"k=%s" % v` or `"k={}".format(v)` starts with, its offset in
+    the node's source) when it names an override's key: the key is written out, the value is known at run time."""
     if isinstance(node, cst.FormattedString) and node.parts and isinstance(node.parts[0], cst.FormattedStringText):
         head, offset = node.parts[0].value, len(node.start)
-    elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add) and isinstance(
-            node.left, cst.SimpleString) and isinstance(node.left.evaluated_value, str) and not node.left.lpar:
-        head, offset = node.left.evaluated_value, len(node.left.prefix) + len(node.left.quote)
+    elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Modulo)) and isinstance(
+            node.left, cst.SimpleString) and not node.left.lpar:
+        head, offset = _raw_head(node.left, "%" if isinstance(node.operator, cst.Modulo) else "")
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format" \
+            and isinstance(node.func.value, cst.SimpleString) and not node.func.value.lpar:
+        head, offset = _raw_head(node.func.value, "{")
     else:
         return None
     return (head, offset) if _HEAD.match(head) and "\\" not in head and "{" not in head else None
+
+
+def _raw_head(literal: cst.SimpleString, stop: str) -> tuple[str, int]:
+    """A string literal's text up to `stop` (its placeholders begin there), as written, and where it starts."""
+    raw = literal.raw_value if "b" not in literal.prefix.lower() else ""
+    return (raw.partition(stop)[0] if stop else raw), len(literal.prefix) + len(literal.quote)
 
 
 def python_errors(data: bytes) -> int:

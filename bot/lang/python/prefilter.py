@@ -47,11 +47,15 @@ def stdlib_tree(data: bytes) -> ast.Module | None:
 
 
 def _built_head(node: ast.expr) -> str | None:
-    """The literal text an f-string or a `"k=" + value` starts with."""
+    """The literal text an f-string, `"k=" + v`, `"k=%s" % v` or `"k={}".format(v)` starts with."""
     if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
         head = node.values[0].value
-    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and isinstance(node.left, ast.Constant):
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)) and isinstance(
+            node.left, ast.Constant):
         head = node.left.value
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
+            and isinstance(node.func.value, ast.Constant):
+        head = node.func.value.value
     else:
         return None
     return head if isinstance(head, str) else None
