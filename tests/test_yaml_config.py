@@ -564,6 +564,25 @@ def test_a_primary_config_with_a_global_header_has_its_defaults_read(tmp_path: P
     assert [(f.path, f.line, f.status.value) for f in report.findings] == [("conf/train.yaml", 4, "fixable")]
 
 
+def test_an_experiment_configs_relative_entry_is_below_its_own_group_even_with_that_directory_beside_it(
+        tmp_path: Path) -> None:
+    """An experiment config that no defaults list names, in a group directory of the config root: its relative
+    `- db: mysql` chooses `experiment/db` (the directory beside it), never the root's `db`."""
+    from bot.engine.scan import scan
+    from tests.conftest import make_repo
+
+    repo = make_repo(tmp_path / "repo", {
+        "conf/train.yaml": "# @package _global_\ndefaults:\n  - _self_\n  - db: mysql\n",
+        "conf/db/mysql.yaml": "user: a\n", "conf/db/pg.yaml": "user: b\n",
+        "conf/experiment/x.yaml": "# @package _global_\ndefaults:\n  - db: mysql\n",
+        "conf/experiment/db/mysql.yaml": "user: c\n", "conf/experiment/db/pg.yaml": "user: d\n"})
+    top = scan(repo, [rule("db-map", match={"key": ["db"], "value": ["mysql"]}, fix={"map": {"mysql": "pg"}})])
+    assert [(f.path, f.line) for f in top.findings] == [("conf/train.yaml", 4)]
+    nested = scan(repo, [rule("db-map", match={"key": ["experiment/db"], "value": ["mysql"]},
+                              fix={"map": {"mysql": "pg"}})])
+    assert [(f.path, f.line, f.status.value) for f in nested.findings] == [("conf/experiment/x.yaml", 3, "fixable")]
+
+
 def test_two_rules_renaming_one_key_to_two_names_still_clash_in_its_interpolations() -> None:
     rules = [rule("ra", match={"key": ["optim.lr"]}, fix={"rename": "optim.base_lr"}),
              rule("rb", match={"key": ["optim.lr"]}, fix={"rename": "optim.lr_max"})]

@@ -121,11 +121,12 @@ def package_prefix(data: bytes, path: str, packages: dict[str, str] | None) -> s
 
 
 def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None,
-                beside: Callable[[str], bool] | None = None) -> list[SettingGroup]:
+                beside: Callable[[str], str | None] | None = None) -> list[SettingGroup]:
     """One group a document; `roots`: the documents as config_documents read them (else read here);
-    `beside`: for a config with a `# @package` header that no defaults list names, whether a group's
-    directory is beside it (a primary config's relative entries are the groups of its own directory; an
-    experiment config's, below its group, are not read)."""
+    `beside`: for a config with a `# @package` header that no defaults list names, a relative entry's group
+    as named from the config root, where its directory is beside the file (None: not read). That is the group
+    itself in a primary config, and below the file's own group in an experiment config that sits in a group
+    directory of the config root."""
     from ruamel.yaml.nodes import MappingNode
 
     text = Text(data)

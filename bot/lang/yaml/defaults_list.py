@@ -26,15 +26,20 @@ KEYWORDS = ("override", "optional")
 
 @dataclass
 class Choice(Entry):
-    """A defaults entry's place, and whether its group is written from the config root (`/env`)."""
+    """A defaults entry's place, whether its group is written from the config root (`/env`), and the group as
+    written (relative to the config's own directory unless rooted)."""
 
     rooted: bool = False
+    written: str = ""
 
 
-def defaults_group(doc: Doc, headed: bool, beside: Callable[[str], bool] | None = None) -> SettingGroup | None:
+Beside = Callable[[str], "str | None"]
+
+
+def defaults_group(doc: Doc, headed: bool, beside: Beside | None = None) -> SettingGroup | None:
     """The group choices of the document's defaults list, if it makes any; `headed`: the file has a
     `# @package` header (an option or experiment config, whose relative entries are below its group, unless
-    `beside` says the group's directory is beside it: a primary config's)."""
+    `beside` names the group from the config root: its directory is beside the file)."""
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
     listed = next((v for k, v in doc.root.value if isinstance(k, ScalarNode) and k.value == "defaults"), None)
@@ -55,7 +60,7 @@ def defaults_group(doc: Doc, headed: bool, beside: Callable[[str], bool] | None 
 
 
 def _choice(doc: Doc, item: MappingNode, key: ScalarNode, value: ScalarNode, headed: bool,
-            beside: Callable[[str], bool] | None) -> Setting | None:
+            beside: Beside | None) -> Setting | None:
     words = str(key.value).split()
     if not words or any(w not in KEYWORDS for w in words[:-1]):
         return None
@@ -63,14 +68,17 @@ def _choice(doc: Doc, item: MappingNode, key: ScalarNode, value: ScalarNode, hea
     if not written.strip("/") or written.startswith("."):
         return None
     group = written.lstrip("/")
-    if not written.startswith("/") and (doc.prefix or (headed and not (beside is not None and beside(group)))):
-        return None  # relative to the group this option file is in, which its package does not tell
+    if not written.startswith("/") and (doc.prefix or headed):
+        placed = beside(group) if beside is not None and not doc.prefix else None
+        if placed is None:
+            return None  # relative to the group this option file is in, which its package does not tell
+        group = placed
     option = value.value if value.tag == "tag:yaml.org,2002:str" else None
     if option is None or option == "???" or "${" in str(option):
         return None  # no choice, each run's own, or one known at run time
     line, column = key.start_mark.line + 1, key.start_mark.column + 1
     entry = Choice(key, value, item, ("defaults", str(key.value)), False, bool(item.flow_style),
-                   rooted=written.startswith("/"))
+                   rooted=written.startswith("/"), written=written.lstrip("/"))
     return Setting(group, "", doc.text.slice(value), str(option), "static", line, column, handle=entry)
 
 
@@ -89,6 +97,6 @@ def defaults_edits(actions: list[Action], doc: Doc, option_exists: OptionExists)
     entry: Choice = action.setting.handle
     if not isinstance(action.value, str) or has_props(doc.text, entry.value):
         return "a group's option is a name: a person must write this one"
-    if not option_exists(action.setting.key, str(action.setting.value), action.value, entry.rooted):
+    if not option_exists(entry.written, str(action.setting.value), action.value, entry.rooted):
         return f"no option {action.value} of {action.setting.key} in the repository: the config would not compose"
     return replace_value(doc, entry, action.value)

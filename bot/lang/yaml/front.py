@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -61,8 +62,40 @@ class YamlFront:
         return None
 
 
-def _group_beside(root: Path, path: str, group: str) -> bool:
-    return (root / posixpath.dirname(path) / group).is_dir()
+def _group_beside(root: Path, path: str, group: str) -> str | None:
+    """A relative entry's group as named from the config root, where its directory is beside the config: the
+    config root is the nearest directory up from the file that holds a config with a defaults list (the file
+    is an option of the group its own directory is), else the file's own directory (it is a primary config)."""
+    directory = posixpath.dirname(path)
+    if not (root / directory / group).is_dir():
+        return None
+    above = directory
+    while above:
+        above = posixpath.dirname(above)
+        if _holds_primary(root / above):
+            return posixpath.join(posixpath.relpath(directory, above or "."), group)
+    return group  # no config root above: this is the primary config
+
+
+_DEFAULTS = re.compile(rb"^defaults\s*:", re.MULTILINE)
+
+
+def _holds_primary(directory: Path) -> bool:
+    """Whether a YAML config with a defaults list is in this directory (a config root has its primary there)."""
+    try:
+        configs = [p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()]
+    except OSError:
+        return False
+    for config in configs:
+        try:
+            if _DEFAULTS.search(config.read_bytes()[:MAX_HEAD]):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+MAX_HEAD = 64 * 1024
 
 
 def _realise(option_exists: Callable[[str, str, str, bool], bool], plans: list[Plan]) -> None:
