@@ -1,4 +1,5 @@
-"""Shell in Jupyter notebooks: `!` lines and `%%bash` cells of code cells, as one view of the notebook.
+"""Shell in Jupyter notebooks: `!` lines and `%%bash` cells of code cells, as one view of the notebook, and
+the shell blocks of markdown cells, a view each cell.
 
 Cell sources are JSON strings, so the view maps each decoded character back to the escape it came
 from, and text an edit inserts is written back as JSON in the notebook's own layout (one string per
@@ -57,11 +58,25 @@ def notebook_views(data: bytes) -> list[ShellView]:
             host_at.extend([start] * len(encoded))
         text += b"\n"
         host_at.append(strings[-1].content_end)
+    views = _markdown_shell_views(data)
     if not found:
-        return []
+        return views
     host_at.append(host_at[-1])
-    view = ShellView(bytes(text), host_at, encoders)
-    return [view]
+    return [ShellView(bytes(text), host_at, encoders), *views]
+
+
+def _markdown_shell_views(data: bytes) -> list[ShellView]:
+    """The shell blocks of each markdown cell, read as a Markdown file's are, in the notebook's terms: a
+    Markdown view keeps its text's offsets, so the cell's own mapping to the JSON applies to it unchanged."""
+    from bot.lang.embedded.blocks import markdown_views
+    from bot.lang.embedded.nb_cells import cell_views
+
+    views = []
+    for cell in cell_views(data, "markdown", lambda lines: any("```" in line or "~~~" in line for line in lines)):
+        for block in markdown_views(cell.text):
+            views.append(ShellView(block.text, cell.host_at, cell.encoders, names=block.names,
+                                   hidden_errors=block.hidden_errors, own=block.own))
+    return views
 
 
 def _shell_chars(source: str) -> list[bool]:
