@@ -104,3 +104,16 @@ def test_format_value_writes_mappings_hydra_reads_back() -> None:
         assert parse_override(f"k={format_value(value)}").value == value or isinstance(
             parse_override(f"k={format_value(value)}").value, str), value
     assert format_value([{"requirements": "docs/requirements.txt"}]) == "[{requirements:docs/requirements.txt}]"
+
+
+def test_a_float_is_written_as_people_write_it_and_read_back_the_same() -> None:
+    """`1e-5`, not Python's `1e-05`, on the command line and in YAML (where OmegaConf reads it as a float)."""
+    from omegaconf import OmegaConf
+
+    from bot.hydra.grammar import format_value
+    from bot.lang.yaml.format import yaml_value
+
+    for value, text in ((1e-5, "1e-5"), (1e-7, "1e-7"), (-2.5e-10, "-2.5e-10"), (1e20, "1e+20"), (0.001, "0.001")):
+        assert format_value(value) == text and yaml_value(value, None, "title") == text
+        assert parse_override(f"k={text}").value == value
+        assert OmegaConf.create(f"k: {text}\n").k == value

@@ -491,6 +491,21 @@ def test_a_defaults_list_choice_is_mapped_only_to_an_option_the_repository_has(t
                             " (not written: set to routing/cvrp)"), message  # never "set to ...; no option"
 
 
+def test_a_hydra_group_choice_may_map_to_an_option_hydra_core_ships(tmp_path: Path) -> None:
+    """`hydra/job_logging: disabled` is a file of hydra-core, not of the repository: the map is written. A
+    `hydra/launcher` option no file provides may come from a plugin: manual, and not said to break the config."""
+    from bot.engine.scan import scan
+    from tests.conftest import make_repo
+
+    repo = make_repo(tmp_path / "r", {"conf/main.yaml": "defaults:\n  - _self_\n  - override hydra/job_logging: "
+                                                        "colorlog\n  - override hydra/launcher: basic\nseed: 1\n"})
+    found = scan(repo, [rule("quiet", match={"key": ["hydra/job_logging"]}, fix={"map": {"colorlog": "disabled"}}),
+                        rule("fan", match={"key": ["hydra/launcher"]}, fix={"map": {"basic": "joblib"}})]).findings
+    assert [(f.rule, f.status.value) for f in found] == [("quiet", "fixable"), ("fan", "manual")]
+    assert "a person must check that an installed plugin provides it" in found[1].message
+    assert "would not compose" not in found[1].message
+
+
 def test_a_defaults_choice_is_read_only_where_its_group_is_known(tmp_path: Path) -> None:
     """A relative entry in an option or experiment config is below that config's own group, which its
     package does not tell: not read. In a primary config, the new option must be beside it (not in

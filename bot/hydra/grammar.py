@@ -212,7 +212,9 @@ def format_value(value: Any, style: str = "title") -> str:
         return word.lower() if style == "lower" else word.upper() if style == "upper" else word
     if value is None:
         return "null"
-    if isinstance(value, (int, float)):
+    if isinstance(value, float):
+        return float_text(value)
+    if isinstance(value, int):
         return repr(value)
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(format_value(v, style) for v in value) + "]"
@@ -225,6 +227,14 @@ def format_value(value: Any, style: str = "title") -> str:
     if _reads_as_itself(text):  # `16-mixed`, `1e-4x`: several tokens Hydra joins back into the string
         return text
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+_EXPONENT_ZEROS = re.compile(r"e([+-]?)0+(?=\d)")
+
+
+def float_text(value: float) -> str:
+    """A float as people write it: `1e-5`, not Python's `1e-05`."""
+    return _EXPONENT_ZEROS.sub(r"e\1", repr(value))
 
 
 _UNQUOTED_SAFE = re.compile(r"^[A-Za-z0-9_\-./:+%@]+$")  # no quotes, spaces, brackets, commas, `$` or `=`

@@ -98,5 +98,8 @@ def defaults_edits(actions: list[Action], doc: Doc, option_exists: OptionExists)
     if not isinstance(action.value, str) or has_props(doc.text, entry.value):
         return "a group's option is a name: a person must write this one"
     if not option_exists(entry.written, str(action.setting.value), action.value, entry.rooted):
+        if entry.written.startswith("hydra/"):  # a plugin's options are registered in code, not files
+            return (f"no option {action.value} of {action.setting.key} in the repository or hydra-core: a person must"
+                    " check that an installed plugin provides it")
         return f"no option {action.value} of {action.setting.key} in the repository: the config would not compose"
     return replace_value(doc, entry, action.value)

@@ -51,7 +51,9 @@ def _float(value: float) -> str:
         return ".nan"
     if math.isinf(value):
         return ".inf" if value > 0 else "-.inf"
-    return repr(value)
+    from bot.hydra.grammar import float_text
+
+    return float_text(value)
 
 
 def _plain(value: Any, style: str, old: str | None) -> str | None:

@@ -39,7 +39,7 @@ class YamlFront:
         """Whether `group/new.yaml` is in the group's directory: beside this config for a relative entry, the
         nearest directory up from it that holds the group (the old option's file, else the group) for a
         rooted one."""
-        if self.root is None:
+        if self.root is None or (group.startswith("hydra/") and _hydra_core_option(group, new)):
             return True
         real_root = os.path.realpath(self.root).rstrip(os.sep) + os.sep
         directory = posixpath.dirname(self.path)
@@ -60,6 +60,15 @@ class YamlFront:
 
     def problem(self, before: bytes, after: bytes) -> str | None:
         return None
+
+
+def _hydra_core_option(group: str, option: str) -> bool:
+    """Whether hydra-core itself ships `group/option` (`hydra/job_logging: disabled`), found without importing it."""
+    from importlib.util import find_spec
+
+    spec = find_spec("hydra")
+    places = list(spec.submodule_search_locations or []) if spec is not None else []
+    return any((Path(place) / "conf" / group / f"{option}.yaml").is_file() for place in places)
 
 
 def _group_beside(root: Path, path: str, group: str) -> str | None:
