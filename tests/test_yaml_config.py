@@ -603,3 +603,23 @@ def test_two_rules_renaming_one_key_to_two_names_still_clash_in_its_interpolatio
              rule("rb", match={"key": ["optim.lr"]}, fix={"rename": "optim.lr_max"})]
     result = check_file("c.yaml", b"sched:\n  start: ${optim.lr}\n", rules)
     assert [f.status.value for f in result.findings] == ["manual", "manual"] and result.change is None
+
+
+def test_a_rule_naming_a_hydra_setting_reads_the_configs_hydra_node_and_a_wildcard_does_not() -> None:
+    src = b"seed: 1\nhydra:\n  job:\n    chdir: true\n"
+    named = find_yaml("c.yaml", src, [rule("chdir", match={"key": ["hydra.job.chdir"], "value": [True]},
+                                           fix={"set": False})])
+    assert [(f.line, f.status.value) for f in named] == [(4, "fixable")]
+    assert find_yaml("c.yaml", src, [rule("any", match={"key": ["**.chdir"]}, fix={"remove": True})]) == []
+
+
+def test_a_key_a_list_element_merges_in_is_shared_and_its_own_keys_are_settings() -> None:
+    """Reading the list's value flattens its merge keys in place (ruamel): its mappings are walked first, so a
+    merged key is still known as shared, and a key of the element's own is a setting of index path."""
+    src = b"base: &b\n  patience: 4\nruns:\n  - <<: *b\n    every: 2\n  - patience: 1\n    every: 3\n"
+    found = find_yaml("c.yaml", src, [rule("drop", match={"key": ["**.patience"]}, fix={"remove": True})])
+    assert [(f.key, f.status.value) for f in found] == [
+        ("base.patience", "manual"), ("runs.0.patience", "manual"), ("runs.1.patience", "manual")]
+    assert all("shared through a YAML anchor" in f.message for f in found[:2])
+    renamed = find_yaml("c.yaml", src, [rule("every", match={"key": ["runs.*.every"]}, fix={"rename": "period"})])
+    assert [(f.line, f.status.value) for f in renamed] == [(5, "fixable"), (7, "fixable")]

@@ -34,7 +34,14 @@ from bot.model import NOTE, Finding, Status
 from bot.rules.entrypoints import KEY, EntryTargets, launches, moved_to, plan_move
 from bot.rules.fixes import ensure_conflict, manual, new_text, plan_branch_values, plan_fix, prefix_for, write_plans
 from bot.rules.globs import any_match
-from bot.rules.matching import LaunchFacts, group_applies, key_matches, referenced_verdict, value_matches
+from bot.rules.matching import (
+    LaunchFacts,
+    group_applies,
+    key_matches,
+    names_hydra,
+    referenced_verdict,
+    value_matches,
+)
 from bot.rules.model import EnsureEntry, Rule
 from bot.rules.references import removal_references, rename_references
 
@@ -89,8 +96,8 @@ class Evaluator:
     def sites(self, rule: Rule) -> list[Site]:
         sites: dict[object, Site] = {}
         for group in self.groups:
-            if group.role in (HYDRA_NODE, IN_LIST) or (group.role in (COMMENT, PROSE)
-                                            and rule.comment_policy(group.role == PROSE) == "off"):
+            silent = group.role in (COMMENT, PROSE) and rule.comment_policy(group.role == PROSE) == "off"
+            if silent or (group.role == HYDRA_NODE and not names_hydra(rule)):
                 continue
             for setting in group.settings:
                 if not key_matches(rule, setting):

@@ -59,6 +59,12 @@ def group_applies(rule: Rule, group: SettingGroup, facts: LaunchFacts | None = N
     return not (rule.when_unset and any(any_match(list(rule.when_unset), k) for k in keys))
 
 
+def names_hydra(rule: Rule) -> bool:
+    """Whether the rule is about Hydra's own settings by name (`hydra.job.chdir`): only such a rule reads a
+    config's `hydra:` node, which a pattern like `**.dir` must not reach."""
+    return any(glob.pattern.startswith("hydra.") for glob in rule.match_key)
+
+
 def key_matches(rule: Rule, setting: Setting) -> bool:
     if not any_match(list(rule.match_key), setting.key) and not (
             setting.excerpt and suffix_match(rule.match_key, setting.key)):

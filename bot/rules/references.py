@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from bot.hydra.grammar import config_reference, with_reference
-from bot.ir import COMMENT, DEFAULTS_LIST, IN_LIST, PROSE, STRANDED, SWEEP_PARAMS, Action, Plan, Setting
+from bot.ir import COMMENT, DEFAULTS_LIST, PROSE, STRANDED, SWEEP_PARAMS, Action, Plan, Setting
 from bot.model import Finding
 from bot.rules.fixes import manual, renamed_key, write_plans
 from bot.rules.matching import group_applies, key_matches, reads_value
@@ -95,7 +95,7 @@ def removal_references(ev: Evaluator, rule: Rule) -> list[Finding]:
         for setting in group.settings:
             written = setting.text if setting.state in ("static", "dynamic") and not setting.parts_read else None
             place = (setting.line, setting.column)  # one written value, however many merges read it
-            removed = key_matches(rule, setting) and group.role != IN_LIST  # a list's value stays with its list
+            removed = key_matches(rule, setting)  # the removal's own finding (a list's mapping keys included)
             if not written or "${" not in written or removed or place in seen:
                 continue
             named = next((m.group(1) for m in _INNER.finditer(written) if _renamed(rule, m.group(1))

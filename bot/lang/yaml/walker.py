@@ -1,4 +1,5 @@
-"""A config document's keys as settings: each mapping key one, its lists' values apart (IN_LIST)."""
+"""A config document's keys as settings: each mapping key one, the keys of its lists' mappings and its lists'
+interpolated values apart (IN_LIST)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ class Walker:
         self.listed: Walker | None = None  # the values inside lists, walked apart (IN_LIST)
 
     def in_lists(self) -> list[SettingGroup]:
-        """The group of the values inside the document's lists that hold an interpolation, if any."""
+        """The group of the keys of the document's lists' mappings and of its lists' interpolated values, if any."""
         if self.listed is None or not self.listed.settings:
             return []
         first = self.listed.settings[0]
@@ -66,6 +67,10 @@ class Walker:
             setting.state = "mapping"
             self.mapping(value, entry.path, entry.shared, entry.flow or bool(value.flow_style))
             return
+        interpolated = _interpolated(value)
+        if isinstance(value, SequenceNode) and (interpolated or _holds_mappings(value)):
+            self._elements(value, entry)  # first: constructing the value below flattens its merge keys in place
+            setting.parts_read = interpolated
         setting.value = self.plain(value)
         written = self.doc.text.slice(value)
         if isinstance(value, ScalarNode):
@@ -73,15 +78,13 @@ class Walker:
         else:
             flow = getattr(value, "flow_style", False)  # a block list's text starts with its first `- `
             setting.text = written if flow and "\n" not in written.strip() else format_value(setting.value)
-        if _interpolated(value):
+        if interpolated:
             setting.state, setting.reason = "dynamic", INTERPOLATION
-            if isinstance(value, SequenceNode):
-                self._elements(value, entry)
-                setting.parts_read = True
 
     def _elements(self, sequence: SequenceNode, entry: Entry) -> None:
-        """Read a list's mappings and interpolated strings one by one (`transforms.0.size`), so that an
-        interpolation inside a list is followed where it is written."""
+        """Read a list's mappings and interpolated strings one by one (`transforms.0.size`): a key inside a
+        list's mapping is a setting Hydra addresses by index, and an interpolation inside a list is followed
+        where it is written."""
         from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
         if self.listed is None:
@@ -129,6 +132,14 @@ def is_key(node: Node) -> bool:
     from ruamel.yaml.nodes import ScalarNode
 
     return isinstance(node, ScalarNode)
+
+
+def _holds_mappings(sequence: SequenceNode) -> bool:
+    """Whether a list has a mapping among its elements, at any depth of nested lists (`- _target_: T`)."""
+    from ruamel.yaml.nodes import MappingNode, SequenceNode
+
+    return any(isinstance(e, MappingNode) or (isinstance(e, SequenceNode) and _holds_mappings(e))
+               for e in sequence.value)
 
 
 def _interpolated(node: Node) -> bool:
