@@ -507,3 +507,20 @@ def test_launches_output_reads_as_sentences(tmp_path: Path, capsys: pytest.Captu
     assert "\n  inside a loop\n" in text and "in inside" not in text
     code, text, _ = run(capsys, "launches", "--repo", str(repo))
     assert text.rstrip().endswith("1 launch in 1 file (2 files read): outside 1")
+
+
+def test_a_launch_of_an_omegaconf_cli_is_not_read_as_hydra_by_an_ensure_or_a_sweep(tmp_path: Path) -> None:
+    """`OmegaConf.from_cli()` stores `++a.b=1` under a key named `++a` and reads `x=a,b` as the string "a,b":
+    an ensure on its launch is left to a person, and a comma is no sweep there."""
+    from bot.engine.scan import scan
+    from tests.test_yaml_config import rule
+
+    repo = make_repo(tmp_path / "repo", {
+        "cli.py": "from omegaconf import OmegaConf\n\ncfg = OmegaConf.merge(OmegaConf.create({'mode': 'a'}), "
+                  "OmegaConf.from_cli())\n",
+        "run.sh": "python cli.py mode=a,b\npython cli.py mode=a\n"})
+    rules = [rule("precision", when={"sets": ["mode"]}, ensure=[{"key": "trainer.precision", "value": "bf16",
+                                                                "prefix": "auto"}]),
+             rule("mode", match={"key": ["mode"], "value": ["a"]}, fix={"set": "c"})]
+    found = [(f.rule, f.line, f.status.value) for f in scan(repo, rules).findings]
+    assert found == [("precision", 1, "manual"), ("precision", 2, "manual"), ("mode", 2, "fixable")]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.hydra.app import AppProblem, HydraApp, config_name, load_yaml, resolve_app
+from bot.hydra.app import NOT_HYDRA, AppProblem, HydraApp, config_name, load_yaml, resolve_app
 from bot.hydra.stand_ins import MAX_STAND_INS, stand_in, withdraw
 from bot.lang.shell.launches import Launch, Override
 
@@ -225,6 +225,12 @@ class ConfigFacts:
         for name in {app.config_name, *(config_name(n) or "" for n in launch.config_names[1:])} - {""}:
             found |= inherited(dirs, name)
         return found
+
+    def not_hydra(self, launch: Launch) -> str | None:
+        """Why the launch runs an entry point of the repository that is no Hydra app (None: it is one, or the
+        bot cannot tell): such an app reads its arguments its own way, which `+`/`++` are no part of."""
+        app = resolve_app(self.root, launch)
+        return app.reason if isinstance(app, AppProblem) and app.kind == NOT_HYDRA else None
 
     def value(self, launch: Launch, key: str) -> tuple[bool | None, Any]:
         """(whether the launch's config has the key, its value); (None, None) when it cannot be composed.

@@ -9,7 +9,7 @@ of it wants the same value).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.hydra.grammar import bool_style, config_reference, format_value
 from bot.hydra.sweeps import Sweep
@@ -108,6 +108,14 @@ class Evaluator:
                     site.groups.append(group)
         return list(sites.values())
 
+    def plain_sweeps(self, values: list[Setting], groups: list[SettingGroup]) -> list[Setting]:
+        """`a=x,y` is a sweep only to Hydra: to an app of the repository that is none (`OmegaConf.from_cli`), the
+        string as written."""
+        if self.facts is None or not any(isinstance(s.value, Sweep) for s in values) or not all(
+                g.launch is not None and self.facts.not_hydra(g.launch) for g in groups):
+            return values
+        return [replace(s, value=s.text.strip("'\"")) if isinstance(s.value, Sweep) and s.text else s for s in values]
+
     def match_rule(self, rule: Rule) -> list[Finding]:
         findings: list[Finding] = []
         plans: list[Plan] = []
@@ -118,7 +126,7 @@ class Evaluator:
             variants: dict[object, Setting] = {}
             for setting in site.settings:
                 variants.setdefault(setting.identity, setting)
-            values = list(variants.values())
+            values = self.plain_sweeps(list(variants.values()), site.groups)
             verdicts = [value_matches(rule, s) for s in values]
             noted = [referenced_verdict(rule, s) if v is None else None for s, v in zip(values, verdicts)]
             verdicts = [False if n is False else v for v, n in zip(verdicts, noted)]
@@ -227,12 +235,16 @@ class Evaluator:
         for group, missing in needs:
             style = next((bool_style(s.text) for s in group.settings
                           if s.state == "static" and isinstance(s.value, bool)), "title")
+            not_hydra = self.facts.not_hydra(group.launch) if self.facts is not None and group.launch else None
             for entry in missing:
                 prefix = prefix_for(entry, group, self.facts)
                 text = format_value(entry.value, style)
                 finding = self.finding(rule, group.line, group.column, entry.key, text,
                                        f"{group.label} lacks {prefix}{entry.key}", groups=[group])
                 findings.append(finding)
+                if not_hydra is not None:  # its own argument reading, which a Hydra override may not fit
+                    manual(finding, f"{not_hydra}: a person must check how it takes this setting")
+                    continue
                 anchor = missing[0].key if rule.ensure_together else entry.key
                 action = Action("insert", None, text, value=entry.value, key=entry.key, prefix=prefix,
                                 anchor_key=anchor)

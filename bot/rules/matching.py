@@ -18,6 +18,7 @@ class LaunchFacts(Protocol):
 
     def configs(self, launch: Any) -> set[str] | None: ...
     def value(self, launch: Any, key: str) -> tuple[bool | None, Any]: ...  # None: cannot tell
+    def not_hydra(self, launch: Any) -> str | None: ...  # why the launch's own entry point is no Hydra app
 
 
 def config_conditions_hold(rule: Rule, group: SettingGroup, facts: LaunchFacts | None) -> bool:
