@@ -496,3 +496,36 @@ def test_a_key_an_option_sets_is_a_note_where_the_caller_may_choose_that_option(
                      (3, "model.gone", "error")]
     note = next(f for f in report.findings if f.key == "scale")
     assert "extra/wide.yaml sets scale" in note.message
+
+
+def test_a_doc_launch_with_an_elided_placeholder_is_not_composed(tmp_path: Path) -> None:
+    """`<...>` is the doc's "your other arguments" as `...` is: a bash redirection if read as written."""
+    doc = "```bash\npython3 -m verl.trainer.main_ppo <...> trainer.epochs_total=3\n```\n"
+    repo = make_repo(tmp_path / "verl", {**TREE, "docs/train.md": doc})
+    report, stats = compose_scan(repo)
+    assert report.findings == []
+    assert stats.unresolved == [("docs/train.md", 2, "the doc leaves some of its arguments out (`...`)")]
+
+
+def test_dora_runs_the_train_module_of_its_package(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`dora run a=1` (and `python -m dora`, `-P pkg`, `--main_module m`) launches the `hydra_main` app dora
+    finds: module m (`train`) of the package named, else of the one package beside the run that has it."""
+    import json
+
+    from bot.cli import main
+
+    app = ('from dora import hydra_main\n\n\n@hydra_main(config_path="conf", config_name="config", '
+           'version_base="1.1")\ndef main(cfg):\n    pass\n')
+    repo = make_repo(tmp_path / "r", {
+        "proj/__init__.py": "", "proj/train.py": app, "proj/conf/config.yaml": "lr: 0.1\n",
+        "proj/solo.py": app, "tools/__init__.py": "",
+        "run.sh": "dora run lr=0.2\npython -m dora -P proj run -d lr=0.3\ndora --main_module solo -P proj info "
+                  "lr=0.4\ndora run missing=1\ndora grid sweep\n",
+        "other/run.sh": "cd other\ndora run lr=1\n"})
+    assert main(["launches", "--repo", str(repo), "--format", "json"]) == 0
+    found = [(i["path"], i["line"], i["class"], i["entry"]) for i in json.loads(capsys.readouterr().out)["launches"]]
+    assert found == [("other/run.sh", 2, "outside", "train"), ("run.sh", 1, "hydra", "train"),
+                     ("run.sh", 2, "hydra", "proj.train"), ("run.sh", 3, "hydra", "proj.solo"),
+                     ("run.sh", 4, "hydra", "train")]
+    report, _ = compose_scan(repo)
+    assert [(f.path, f.line, f.key) for f in report.findings] == [("run.sh", 4, "missing")]

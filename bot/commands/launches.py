@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from bot.commands.output import EXIT_OK, crash_header, file_timeout_option, relative, write_out
 from bot.errors import UserError
+from bot.lang.shell.launchers import DORA
 from bot.report.summary import plural
 
 if TYPE_CHECKING:
@@ -52,7 +53,8 @@ def render(launches: Launches, fmt: str) -> str:
         return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     lines: list[str] = []
     for info in launches.launches:
-        entry = f"-m {info.entry}" if info.entry_kind == "module" else str(info.entry)
+        entry = (f"-m {info.entry}" if info.entry_kind == "module" else f"(its package's {info.entry})"
+                 if info.entry_kind == DORA else str(info.entry))
         lines.append(f"{info.path}:{info.line}: {info.launcher} {entry}: {info.cls}: {info.evidence}")
         if info.app is not None:
             search = f", search path {', '.join(info.app['search_path'])}" if info.app["search_path"] else ""

@@ -13,7 +13,7 @@ from pathlib import Path
 from bot.lang import kind_for_path
 from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST
 from bot.lang.shell.directories import ROOT, Workdir
-from bot.lang.shell.launchers import CONSOLE, moved_entry
+from bot.lang.shell.launchers import CONSOLE, DORA, moved_entry
 from bot.lang.shell.launches import Launch
 
 SOURCE_ROOTS = ("", "src")  # where `python -m pkg.mod` finds pkg: the repository root, or a src/ layout
@@ -124,6 +124,8 @@ def entry_file(root: Path, launch: Launch) -> Path | None:
         return None
     if launch.entry_kind == "module":
         return module_file(root, launch.entry, run_dir(launch))
+    if launch.entry_kind == DORA:
+        return dora_main(root, launch.entry, run_dir(launch))
     if launch.entry_kind == CONSOLE:  # installed: found in the package's sources, wherever it runs
         target = launch.console_target or ""
         if target.startswith("./"):  # a script file the packaging installs as a command
@@ -133,11 +135,31 @@ def entry_file(root: Path, launch: Launch) -> Path | None:
     return script_file(root, launch)
 
 
+def dora_main(root: Path, main: str, directory: str | None) -> Path | None:
+    """The module dora runs without `-P`: `main` (`train.py`) of the one package in the directory it runs in
+    (where that is unknown, the root, then src/) that has one."""
+    if not main.isidentifier():
+        return None
+    for place in ([directory] if directory is not None and not directory.startswith("/") else ["", "src"]):
+        base = root / place if place else root
+        try:
+            found = [child / f"{main}.py" for child in sorted(base.iterdir()) if (child / "__init__.py").is_file()
+                     and (child / f"{main}.py").is_file() and inside(root, child / f"{main}.py")]
+        except OSError:
+            continue
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
 def missing_reason(root: Path, launch: Launch) -> str:
     """Why the entry point is not in the repository, with what the repository says about it."""
     assert launch.entry is not None
     if launch.entry_kind == CONSOLE:
         return f"console script {launch.entry} runs {launch.module}, which is not in the repository"
+    if launch.entry_kind == DORA:
+        return (f"dora runs the {launch.entry} module of its package (-P or DORA_PACKAGE), and no single package"
+                " beside where the launch runs has one")
     what = "module" if launch.entry_kind == "module" else "script"
     text = f"{what} {launch.entry} is not in the repository"
     path = launch.entry.replace(".", "/") if launch.entry_kind == "module" else launch.entry

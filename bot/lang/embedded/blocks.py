@@ -175,6 +175,7 @@ def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
 
 # `<run_id>`, `<path to model>`, `</abs/path>`: what the reader fills in, not a redirection; one word,
 # nothing but letters, digits, `_ . - / :` and inner blanks
+ELIDED_PLACEHOLDER = re.compile(rb"<(?:\.\.\.|\xe2\x80\xa6)>")
 PLACEHOLDER = re.compile(rb"<([A-Za-z/][\w.\-/: ]*[\w.\-/]|[A-Za-z])>")
 
 
@@ -183,6 +184,9 @@ def stand_in_placeholders(view: bytearray, start: int, end: int, names: dict[str
     value is known only at run time and the words after it stay the command's (bash would read `a=<x>`
     then a continued line as two redirections, the next line's first word a file); `names` maps each
     variable back to the doc's text."""
+    for match in ELIDED_PLACEHOLDER.finditer(view, start, end):  # `<...>`: the doc's "and the rest", as `...`
+        if _quoted_at(view[start : match.start()]) != 0x27:
+            view[match.start()] = view[match.end() - 1] = 0x20
     for match in PLACEHOLDER.finditer(view, start, end):
         if _quoted_at(view[start : match.start()]) == 0x27:
             continue  # in single quotes no variable is expanded: `'<x>'` stays the text it is
@@ -267,7 +271,7 @@ def _blank_lines(text: bytes, spans: list[Span]) -> bytes:
 
 
 _LAUNCHER_VARIABLE = re.compile(rb"(?m)^[ \t]*\"?\$")  # `"${CMD[@]}" a=1`, `$PY -m m`: a launch, likely
-_LAUNCH_LIKE = re.compile(rb"python|torchrun|deepspeed|accelerate|\buv\b|\bsrun\b|\.py\b|\.sh\b|\bbash\b")
+_LAUNCH_LIKE = re.compile(rb"python|torchrun|deepspeed|accelerate|\buv\b|\bsrun\b|\.py\b|\.sh\b|\bbash\b|\bdora\b")
 
 
 def markdown_views(data: bytes) -> list[ShellView]:

@@ -38,10 +38,14 @@ WRAPPER_VALUE_OPTIONS = {"timeout": {"-s", "--signal", "-k", "--kill-after"}, "n
 TORCHRUN_FLAGS = {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
                   "--module", "-m", "--redirects", "--tee"}
 SHELL_SCRIPT = "shell-script"  # a launch script run with overrides it hands on (`bash run.sh a.b=1`)
+DORA = "dora"  # `dora run a=1`: the entry is the module dora runs (`train`) in the package beside the run
+DORA_SUBCOMMANDS = {"run", "launch", "info"}  # what runs (or names) one experiment with the overrides
+DORA_VALUE_OPTIONS = {"-f", "--from_sig", "--ddp_workers", "-p", "--partition", "-g", "--gpus", "-c",
+                      "--constraint", "--comment", "--qos", "--account"}
 CONSOLE = "console-script"  # a command a package of the repository declares (`sheeprl exp=ppo`: bot.lang.consoles)
 # every Python launch find_entry finds names one of these: an interpreter, torchrun, a `.py` script, or a
 # module (`-m`, `--module`) after a runner such as `accelerate launch` or `deepspeed`
-_LAUNCH_WORDS = (b"python", b"PYTHON", b"torchrun", b".py", b"-m", b"--module")
+_LAUNCH_WORDS = (b"python", b"PYTHON", b"torchrun", b".py", b"-m", b"--module", b"dora")
 
 
 _consoles: dict[str, str] = {}  # the repository's console scripts: command -> "module:function"
@@ -128,6 +132,8 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
             continue
         if TORCHRUN.match(base):
             return _torchrun(words, i + 1, launcher or "torchrun")
+        if base == "dora" and fields[i].static:
+            return _dora(words, i + 1, f"{launcher} dora" if launcher else "dora")
         if PYTHON.match(base) or (not fields[i].static and "PYTHON" in word.upper()):
             return _python(words, i + 1, launcher or "python")
         if base in ("bash", "sh") and i + 1 < n and words[i + 1].endswith(".sh") and fields[i + 1].static:
@@ -155,7 +161,7 @@ def _after_runner(words: list[str], fields: list[Field], i: int, base: str,
         i = at + 1  # the subcommand is neither a console script nor the program
     start = i
     while i < n and not (PYTHON.match(_basename(words[i])) or TORCHRUN.match(_basename(words[i]))):
-        after_option = words[i - 1].startswith("-") and words[i - 1] not in RUNNER_FLAGS
+        after_option = words[i - 1].startswith("-") and "=" not in words[i - 1] and words[i - 1] not in RUNNER_FLAGS
         if _is_console(words, fields, i) and (not after_option or (
                 i + 1 < n and "=" in words[i + 1] and not words[i + 1].startswith("-"))):
             # `uv run sheeprl ...`, `srun --exclusive sheeprl a=1`; not an option's value (`-J sheeprl`)
@@ -164,6 +170,8 @@ def _after_runner(words: list[str], fields: list[Field], i: int, base: str,
             return None  # the program the runner runs (`uv run pytest`), not an option's value (`-J git`)
         if words[i].endswith(".py") and not words[i].startswith("-"):
             return launcher, words[i], "script", i + 1  # deepspeed / accelerate launch run a script
+        if words[i] == "dora" and not after_option:
+            return _dora(words, i + 1, f"{launcher} dora")
         if words[i] in ("-m", "--module") and i + 1 < n and base in ("deepspeed", "accelerate", "uv"):
             return launcher, words[i + 1], "module", i + 2
         i += 1
@@ -204,6 +212,8 @@ def _python(words: list[str], i: int, launcher: str) -> tuple[str, str | None, s
             module = words[i + 1]
             if module in ("torch.distributed.run", "torch.distributed.launch"):
                 return _torchrun(words, i + 2, launcher + " -m " + module)
+            if module == "dora":
+                return _dora(words, i + 2, launcher + " -m dora")
             if module in RUNNER_MODULES:
                 ran = _after_runner(words, [], i + 2, module, launcher + " -m " + module)
                 if not isinstance(ran, int):
@@ -227,6 +237,29 @@ def _python(words: list[str], i: int, launcher: str) -> tuple[str, str | None, s
     return None
 
 
+def _dora(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str, int] | None:
+    """`dora [-P PKG] [--main_module M] run|launch|info [options] overrides`: dora runs module M (`train`) of
+    PKG, else of the one package beside where it runs that has it; `dora grid` runs a grid file's own."""
+    n = len(words)
+    package, main = None, "train"
+    while i < n and words[i].startswith("-"):
+        name, eq, value = words[i].partition("=")
+        if name in ("-P", "--package", "--main_module", "--main-module"):
+            if not eq:
+                if i + 1 >= n:
+                    return None
+                i += 1
+                value = words[i]
+            package, main = (value, main) if name in ("-P", "--package") else (package, value)
+        i += 1
+    if i >= n or words[i] not in DORA_SUBCOMMANDS:
+        return None
+    i += 1
+    while i < n and words[i].startswith("-"):
+        i += 2 if words[i] in DORA_VALUE_OPTIONS else 1
+    return (launcher, f"{package}.{main}", "module", i) if package else (launcher, main, DORA, i)
+
+
 def _torchrun(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str, int] | None:
     n = len(words)
     while i < n:
@@ -244,7 +277,7 @@ def _torchrun(words: list[str], i: int, launcher: str) -> tuple[str, str | None,
 def entry_module(entry: str | None, kind: str, console: str | None) -> str | None:
     """The module a launch runs: its `-m` module, a console script's (a script file's path as a module,
     for a file the packaging installs), a script's path as a module."""
-    if entry is None or kind == SHELL_SCRIPT:
+    if entry is None or kind in (SHELL_SCRIPT, DORA):
         return None
     if kind == CONSOLE and (console or "").startswith("./"):
         return (console or "")[2:].removesuffix(".py").replace("/", ".")
