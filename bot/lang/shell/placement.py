@@ -23,8 +23,8 @@ def anchors(script: ShellScript, launch: Launch, key: str, added: str, near: str
     target = near.split(".")
     scored = []
     for index, override in enumerate(launch.overrides):
-        if override.key_span is None or not override.field.static:
-            continue
+        if override.key_span is None or (not override.field.static and override.key_chain):
+            continue  # a word of the command is a place whatever its value; a variable's text, only a literal
         sharers = [other for other in script.launches
                    if other is not launch and any(o.key_span == override.key_span for o in other.overrides)]
         if any(needs.get(id(other), {}).get(key) != added or (id(other), key) in placed or other.cut_short is not None

@@ -271,7 +271,7 @@ class ShellWriter:
         if launch.cut_short is not None:
             plan.refusal = cut_short_reason(launch.cut_short, launch.cut_by_comment)
             return
-        if not any(o.key_span is not None and o.field.static for o in launch.overrides):
+        if not any(o.key_span is not None and (o.field.static or not o.key_chain) for o in launch.overrides):
             plan.refusal = "the launch has no override written in the script to place it after"
             return
         added = f"{action.prefix}{action.key}={action.text}"
