@@ -506,6 +506,19 @@ def test_a_hydra_group_choice_may_map_to_an_option_hydra_core_ships(tmp_path: Pa
     assert "would not compose" not in found[1].message
 
 
+def test_a_defaults_choice_written_as_its_file_name_is_that_option_and_keeps_the_suffix(tmp_path: Path) -> None:
+    """Hydra reads `- env: gym.yaml` as the option `gym`: a map of `gym` rewrites it, as `gymnasium.yaml`."""
+    from bot.engine.scan import scan
+    from tests.conftest import make_repo
+
+    repo = make_repo(tmp_path / "r", {"conf/main.yaml": "defaults:\n  - env: gym.yaml\n  - _self_\nseed: 1\n",
+                                      "conf/env/gymnasium.yaml": "size: 2\n"})
+    report = scan(repo, [rule("env", match={"key": ["env"], "value": ["gym"]}, fix={"map": {"gym": "gymnasium"}})])
+    assert [(f.line, f.status.value) for f in report.findings] == [(2, "fixable")]
+    (change,) = report.changes
+    assert b"  - env: gymnasium.yaml\n" in change.after
+
+
 def test_a_defaults_choice_is_read_only_where_its_group_is_known(tmp_path: Path) -> None:
     """A relative entry in an option or experiment config is below that config's own group, which its
     package does not tell: not read. In a primary config, the new option must be beside it (not in

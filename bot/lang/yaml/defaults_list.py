@@ -31,6 +31,7 @@ class Choice(Entry):
 
     rooted: bool = False
     written: str = ""
+    suffix: str = ""  # `- env: gym.yaml`: Hydra reads the option's file name as the option
 
 
 Beside = Callable[[str], "str | None"]
@@ -76,9 +77,11 @@ def _choice(doc: Doc, item: MappingNode, key: ScalarNode, value: ScalarNode, hea
     option = value.value if value.tag == "tag:yaml.org,2002:str" else None
     if option is None or option == "???" or "${" in str(option):
         return None  # no choice, each run's own, or one known at run time
+    suffix = ".yaml" if str(option).endswith(".yaml") and len(str(option)) > len(".yaml") else ""
+    option = str(option)[: len(str(option)) - len(suffix)]
     line, column = key.start_mark.line + 1, key.start_mark.column + 1
     entry = Choice(key, value, item, ("defaults", str(key.value)), False, bool(item.flow_style),
-                   rooted=written.startswith("/"), written=written.lstrip("/"))
+                   rooted=written.startswith("/"), written=written.lstrip("/"), suffix=suffix)
     return Setting(group, "", doc.text.slice(value), str(option), "static", line, column, handle=entry)
 
 
@@ -102,4 +105,4 @@ def defaults_edits(actions: list[Action], doc: Doc, option_exists: OptionExists)
             return (f"no option {action.value} of {action.setting.key} in the repository or hydra-core: a person must"
                     " check that an installed plugin provides it")
         return f"no option {action.value} of {action.setting.key} in the repository: the config would not compose"
-    return replace_value(doc, entry, action.value)
+    return replace_value(doc, entry, action.value + entry.suffix)
