@@ -372,3 +372,25 @@ python3 -m lab.train \\
 """
     found = launches(script)
     assert [(launch.line, launch.cut_short) for launch in found] == [(1, 3), (6, None), (9, None), (12, 14)]
+
+
+def test_a_line_without_its_backslash_cuts_a_launch_where_a_deeper_option_or_dotted_override_follows() -> None:
+    script = """\
+python3 -m lab.train a=1
+    --multirun b.c=1,2 \\
+    d.e=3
+python3 -m lab.train a=1  # a note
+    +f=1
+python3 -m lab.train a=1
+    LOG=1
+python3 -m lab.train a=1
+python3 -m lab.eval --flag
+  if true; then
+  python3 -m lab.train a=1
+  fi
+"""
+    found = launches(script)
+    assert [(launch.line, launch.cut_short, launch.cut_by) for launch in found] == [
+        (1, 1, "line end"), (4, 4, "line end"), (6, None, "blank"), (8, None, "blank"), (9, None, "blank"),
+        (11, None, "blank")]
+    assert [o.key for o in found[0].stranded] == ["b.c", "d.e"]

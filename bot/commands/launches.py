@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from bot.commands.output import EXIT_OK, crash_header, file_timeout_option, relative, write_out
 from bot.errors import UserError
+from bot.lang.shell.continuations import cut_words
 from bot.lang.shell.launchers import DORA
 from bot.report.summary import plural
 
@@ -65,7 +66,7 @@ def render(launches: Launches, fmt: str) -> str:
         if any(where):
             lines.append("  " + ", ".join(w for w in where if w))
         if info.cut_short is not None:
-            why = "a comment inside its continuation" if info.cut_by_comment else "a blank after its `\\`"
+            why = cut_words(info.cut_by)
             lines.append(f"  cut short at line {info.cut_short}: {why} ends it, and the lines after "
                          "run as a command of their own")
         for item in info.overrides:

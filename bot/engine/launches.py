@@ -21,6 +21,7 @@ from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.hydra.app import HYDRA, AppProblem, forget_files, resolve_app
 from bot.lang.embedded.views import ShellView
 from bot.lang.kinds import SHELL_FAMILY
+from bot.lang.shell.continuations import BLANK, COMMENT, LINE_END
 from bot.lang.shell.front import ShellFamilyFront
 from bot.lang.shell.launches import Launch, Override, line_column
 from bot.lang.shell.values import read_value
@@ -45,14 +46,15 @@ class LaunchInfo:
     flags: dict[str, str]
     overrides: list[dict[str, Any]]
     cut_short: int | None = None  # the line where a blank after `\` ends it (bot.lang.shell.continuations)
-    cut_by_comment: bool = False  # ended instead by a comment line inside its continuation (cut_short: that line)
+    cut_by: str = BLANK  # or a comment line inside its continuation (cut_short: that line), or a line's end
 
     def as_dict(self) -> dict[str, Any]:
         return {"path": self.path, "line": self.line, "kind": self.kind, "launcher": self.launcher,
                 "entry": self.entry, "entry_kind": self.entry_kind, "class": self.cls, "evidence": self.evidence,
                 "app": self.app, "branch": self.branch, "function": self.function, "flags": self.flags,
                 "overrides": self.overrides, "cut_short": self.cut_short,
-                **({"cut_by_comment": True} if self.cut_by_comment else {})}
+                **({"cut_by_comment": True} if self.cut_by == COMMENT else {}),
+                **({"cut_by_line_end": True} if self.cut_by == LINE_END else {})}
 
 
 @dataclass
@@ -143,8 +145,8 @@ def describe(root: Path, path: str, kind: str, line: int, launch: Launch,
                       launch.branch, launch.site.in_function, flags,
                       [_override(o, host_line) for o in launch.overrides],
                       None if launch.cut_short is None
-                      else host_line(launch.site.node.end_byte) + launch.cut_by_comment,  # a comment: the next line
-                      launch.cut_by_comment)
+                      else host_line(launch.site.node.end_byte) + (launch.cut_by == COMMENT),  # a comment: the next
+                      launch.cut_by)
 
 
 def _override(override: Override, host_line: Callable[[int], int]) -> dict[str, Any]:

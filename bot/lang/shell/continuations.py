@@ -10,6 +10,9 @@ trailing blanks that an editor keeps.
 A comment line inside a continued command ends it too: the `\` joins the next line, whose `#` then
 starts a comment to the end of that line (its own `\` included), and the command ends there. Seen in
 launches with an override commented out (`#    ++max_epochs=2 \`) or a heading among the overrides.
+
+So does a line without its `\` when the next, indented deeper, starts with an option or an override
+(`train` then `    --multirun x=1 \`): a docs typo, which leaves the rest a command of its own.
 """
 
 from __future__ import annotations
@@ -26,6 +29,11 @@ _CONTINUED_INTO_COMMENT = re.compile(rb"[ \t]*\\\r?\n[ \t]*#[^\r\n]*\r?\n(?:[ \t
 # a line meant to go on with the launch: indented (as deep as the command or deeper), an override or an
 # option first (quoted or not)
 _CONTINUATION_LINE = re.compile(rb"([ \t]*)[\"']?(?:[+~-]|[A-Za-z_][\w.\[\]@/\-]*=)")
+# after a line's end: an indented line that only a launch's continuation could mean (an option, or an
+# override that is no shell assignment: a prefix or a dotted key)
+_UNJOINED_LINE = re.compile(rb"[ \t]*(?:#[^\r\n]*)?\r?\n([ \t]+)[\"']?(?:--?[A-Za-z]|[+~]{1,2}[A-Za-z_]"
+                            rb"|[A-Za-z_][\w\-]*(?:\.[\w\-@/\[\]]+)+=)")
+BLANK, COMMENT, LINE_END = "blank", "comment", "line end"  # what cut a launch short
 
 
 def cut_short_at(src: bytes, command: Node) -> int | None:
@@ -76,9 +84,35 @@ def cut_by_comment(src: bytes, command: Node) -> tuple[int, int] | None:
     return src.count(b"\n", 0, comment) + 1, src.count(b"\n", 0, found.end()) + 1
 
 
-def cut_short_reason(line: int, comment: bool = False) -> str:
-    if comment:
+def cut_by_line_end(src: bytes, command: Node) -> tuple[int, int] | None:
+    """(the command's last line, the line where the rest begins) when that line has no `\\` and the next,
+    indented deeper than the command, starts with an option or an override; else None."""
+    end = command.end_byte
+    parent = command.parent
+    if parent is not None and parent.type == "redirected_statement":
+        end = parent.end_byte
+    found = _UNJOINED_LINE.match(src, end)
+    if found is None:
+        return None
+    head = src[src.rfind(b"\n", 0, command.start_byte) + 1 : command.start_byte]
+    if len(found.group(1)) <= len(head) - len(head.lstrip(b" \t")):
+        return None
+    line = src.count(b"\n", 0, end) + 1
+    return line, line + 1
+
+
+def cut_short_reason(line: int, how: str = BLANK) -> str:
+    if how == COMMENT:
         return (f"the launch ends at line {line}: a comment inside its continuation ends the command, so the "
                 "lines after it run as a command of their own")
+    if how == LINE_END:
+        return (f"the launch ends at line {line}: the line has no `\\` to continue it, so the indented lines "
+                "after it run as a command of their own")
     return (f"the launch ends at line {line}: its `\\` is followed by a blank, which does not continue the "
             "line, so the lines after it run as a command of their own")
+
+
+def cut_words(how: str) -> str:
+    """What ended the launch, for a report: "a blank after its `\\`" and the like."""
+    return {COMMENT: "a comment inside its continuation", LINE_END: "a line without its `\\`"}.get(
+        how, "a blank after its `\\`")

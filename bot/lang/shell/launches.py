@@ -110,7 +110,7 @@ class Launch:
     head_guard: Guard = ()  # branch arms every way of running it takes (`COMMAND` assigned in one arm)
     entry_field: Field | None = None  # the word that names the entry point, which ends with it (`-mMOD`)
     cut_short: int | None = None  # the line of a `\ ` meant to continue it (bot.lang.shell.continuations)
-    cut_by_comment: bool = False  # cut short by a comment line inside its continuation instead
+    cut_by: str = "blank"  # what cut it short (bot.lang.shell.continuations: blank, comment, line end)
     console_target: str | None = None  # "module:function" a console script runs, from the repository's packaging
     multirun: bool = False  # `-m` / `--multirun`: Hydra runs each element of its sweeps
     stranded: list[Override] = field(default_factory=list)  # overrides after the cut, run as a command of their own

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from bot.lang.shell.arms import Statement
 from bot.lang.shell.calls import ScriptCall, script_call
-from bot.lang.shell.continuations import cut_by_comment, cut_short_at
+from bot.lang.shell.continuations import BLANK, COMMENT, LINE_END, cut_by_comment, cut_by_line_end, cut_short_at
 from bot.lang.shell.directories import tilde
 from bot.lang.shell.launchers import CONSOLE, consoles_generation
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, build_launches, parse_override_field
@@ -107,8 +107,8 @@ def command_words(node: Node, env: object, walker: Walker) -> list[list[list[Fie
 def _strand(launches: list[Launch], fields: list[Field], src: bytes) -> None:
     """The overrides on the lines after a launch cut short, which run as a command of their own (its name
     the first of them): they never reach the launch."""
-    if not fields[0].static or parse_override_field(fields[0], src) is None:
-        return  # the launch ended where it meant to: the next command is another
+    if not fields[0].static or (parse_override_field(fields[0], src) is None and not fields[0].text.startswith("-")):
+        return  # the launch ended where it meant to: the next command is another (not an override or an option)
     found = [o for item in fields if (o := parse_override_field(item, src)) is not None]
     for launch in launches:
         launch.stranded = found
@@ -166,13 +166,14 @@ def _analyse(src: bytes, all_exported: bool, path: str | None, consoles: int) ->
             _strand(stranded, fields, src)
         launches = [launch for launch in build_launches(site, words, src, path)
                     if launch.entry_kind != CONSOLE or launch.entry not in result.functions]  # `run() {...}`: ours
-        cut = cut_short_at(src, site.node)
+        cut, how = cut_short_at(src, site.node), BLANK
         rest = None if cut is None else cut + 1
-        commented = cut_by_comment(src, site.node) if cut is None and launches else None
-        if commented is not None:
-            cut, rest = commented
+        for later, kind in ((cut_by_comment, COMMENT), (cut_by_line_end, LINE_END)):
+            found = later(src, site.node) if cut is None and launches else None
+            if found is not None:
+                (cut, rest), how = found, kind
         for launch in launches:
-            launch.cut_short, launch.cut_by_comment = cut, commented is not None
+            launch.cut_short, launch.cut_by = cut, how
         if rest is not None and launches:
             cut_launches[rest] = launches
         script.launches.extend(launches)

@@ -12,6 +12,7 @@ from pathlib import Path
 from bot.hydra.grammar import HydraSyntaxError, parse_override
 from bot.ir import CALLER, LAUNCH, SCRIPT, STRANDED, Setting, SettingGroup
 from bot.lang.shell.calls import EnvInput, EnvValue, ScriptCall
+from bot.lang.shell.continuations import COMMENT, LINE_END
 from bot.lang.shell.launchers import CONSOLE
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, Override, line_column, line_of
 from bot.lang.shell.parse import ShellScript
@@ -37,8 +38,9 @@ def launch_groups(script: ShellScript) -> list[SettingGroup]:
             groups.append(SettingGroup(
                 [override_setting(o) for o in launch.stranded], first.line, first.column,
                 label=f"not passed to the launch of {launch.entry} at line {launch.line}: "
-                      + (f"the comment on line {launch.cut_short} ends it" if launch.cut_by_comment else
-                         f"the blank after the backslash on line {launch.cut_short} ends it")
+                      + (f"the comment on line {launch.cut_short} ends it" if launch.cut_by == COMMENT else
+                         f"line {launch.cut_short} has no backslash to continue it" if launch.cut_by == LINE_END
+                         else f"the blank after the backslash on line {launch.cut_short} ends it")
                       + ", and this line runs as a command of its own",
                 entry=launch.module, role=STRANDED, launch=launch, lines=(first.line, end.line), entry_written=False))
     return groups

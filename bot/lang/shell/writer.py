@@ -269,7 +269,7 @@ class ShellWriter:
     def insert(self, plan: Plan, action: Action, launch: Launch, needs: dict[int, dict[str, str]],
                placed: dict[tuple[int, str], tuple[Edits, str]]) -> None:
         if launch.cut_short is not None:
-            plan.refusal = cut_short_reason(launch.cut_short, launch.cut_by_comment)
+            plan.refusal = cut_short_reason(launch.cut_short, launch.cut_by)
             return
         if not any(o.key_span is not None and (o.field.static or not o.key_chain) for o in launch.overrides):
             plan.refusal = "the launch has no override written in the script to place it after"
