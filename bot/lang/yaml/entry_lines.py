@@ -61,10 +61,23 @@ def entry_lines(doc: Doc, entry: Entry, *, check: bool = True) -> tuple[int, int
         rest = text.text[end : text.line_end(end)].strip()
         if rest and not rest.startswith("#"):
             return "something else follows the value on its line"
+        comment = text.text.find("#", end, text.line_end(end)) if rest else -1
         end = text.after_line(end)
+        if comment >= 0:
+            end = _comment_goes_on(text, end, comment - text.line_start(comment))
     if end == len(text.text) and not text.text.endswith("\n") and start > 0:
         start -= 2 if text.text[start - 2 : start] == "\r\n" else 1  # keep the missing final newline
     return start, end
+
+
+def _comment_goes_on(text: Text, end: int, column: int) -> int:
+    """Past the lines that carry on a trailing comment: a `#` alone on its line, at that comment's column."""
+    while end < len(text.text):
+        line = text.text[end : text.line_end(end)]
+        if not (line[:column].strip() == "" and line[column : column + 1] == "#" and column > 0):
+            break
+        end = text.after_line(end)
+    return end
 
 
 def _tainted(doc: Doc, node: Node) -> str | None:
