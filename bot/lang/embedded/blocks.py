@@ -35,7 +35,7 @@ from bot.model import Span
 Line = tuple[int, int]  # (start, end before the line break) in the file
 YAML_LANGUAGES = {"yaml", "yml"}
 _ONE_OVERRIDE = (rb"(?:\+\+|\+|~)?[A-Za-z_][\w\-]*(?:\.[\w\-@/\[\]]+)+="
-                 rb"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`\\();|&<>])*")
+                 rb"(?:\"[^\"\n]*\"|'[^'\n]*'|\\\$|[^\s\"'`\\();|&<>])*")  # `\$`: a `$` the shell leaves
 OVERRIDE_LINE = re.compile(  # one override or several, blank-separated
     rb"[ \t]*" + _ONE_OVERRIDE + rb"(?:[ \t]+" + _ONE_OVERRIDE + rb")*[ \t]*(?:\\[ \t]*)?(?:#.*)?$")
 

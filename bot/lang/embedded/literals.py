@@ -21,9 +21,9 @@ from bot.model import Span
 
 WORD = re.compile(rb"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'])+")
 OVERRIDE = re.compile(rb"(?P<prefix>\+\+|\+|~)?(?P<key>[A-Za-z_][\w\-]*(?:\.[\w\-@/\[\]]+)+)="
-                      rb"(?P<value>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`\\();|&<>])*)")
+                      rb"(?P<value>(?:\"[^\"\n]*\"|'[^'\n]*'|\\\$|[^\s\"'`\\();|&<>])*)")
 LOOSE = re.compile(rb"(?P<prefix>\+\+|\+|~)?(?P<key>[A-Za-z_][\w\-]*(?:\.[\w\-@/\[\]]+)*)="  # a launch's: `env=cvrp`
-                   rb"(?P<value>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`\\();|&<>])*)")
+                   rb"(?P<value>(?:\"[^\"\n]*\"|'[^'\n]*'|\\\$|[^\s\"'`\\();|&<>])*)")
 LAUNCHER = re.compile(rb"(?:\$ )?(?:[\w./]*python[\d.]*|torchrun|deepspeed|accelerate|srun|ray|bash|sh|nohup)$")
 COMMENT_LINE = re.compile(rb"[ \t]*#+[ \t]?")
 MD_CODE = re.compile(rb"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
@@ -48,14 +48,21 @@ class Literal:
     shared_line: bool = False  # a bare block's line that holds other overrides too
 
 
+_SHELL_VARIABLE = re.compile(r"(?<!\\)\$(?:[A-Za-z_\d@*#?$!-]|\{[#!]?[A-Za-z_]\w*(?:\[[^]]*\])?[}:#%/^,+=?@-])")
+
+
 def _setting(data: bytes, literal: Literal) -> Setting:
     key = data[literal.key.start : literal.key.end].decode("utf-8", "replace")
     prefix = data[literal.prefix.start : literal.prefix.end].decode()
     raw = data[literal.value.start : literal.value.end].decode("utf-8", "replace")
     line, column = line_column(data, literal.prefix.start)
     origin = "" if literal.where == BARE else literal.where
-    if "$" in raw:
+    if _SHELL_VARIABLE.search(raw) and literal.where != PROSE and data[literal.value.start - 1 : literal.value.start] \
+            != b"'":  # prose is not run, single quotes keep `$`, and `${a.b}` names no shell variable
         return Setting(key, prefix, raw, None, "dynamic", line, column, reason="a shell variable",
+                       origin=origin, handle=literal)
+    if "\\$" in raw and literal.where != PROSE:  # the shell passes `\$` on as `$`: not Hydra's escape
+        return Setting(key, prefix, raw, None, "dynamic", line, column, reason="text the shell unescapes",
                        origin=origin, handle=literal)
     try:
         value = parse_override(f"{key}={raw}").value
