@@ -57,8 +57,8 @@ def _setting(data: bytes, literal: Literal) -> Setting:
     raw = data[literal.value.start : literal.value.end].decode("utf-8", "replace")
     line, column = line_column(data, literal.prefix.start)
     origin = "" if literal.where == BARE else literal.where
-    if _SHELL_VARIABLE.search(raw) and literal.where != PROSE and data[literal.value.start - 1 : literal.value.start] \
-            != b"'":  # prose is not run, single quotes keep `$`, and `${a.b}` names no shell variable
+    if _SHELL_VARIABLE.search(raw) and data[literal.value.start - 1 : literal.value.start] != b"'":
+        # single quotes keep `$`, and `${a.b}` names no shell variable: Hydra's interpolation
         return Setting(key, prefix, raw, None, "dynamic", line, column, reason="a shell variable",
                        origin=origin, handle=literal)
     if "\\$" in raw and literal.where != PROSE:  # the shell passes `\$` on as `$`: not Hydra's escape
