@@ -529,3 +529,17 @@ def test_dora_runs_the_train_module_of_its_package(tmp_path: Path, capsys: pytes
                      ("run.sh", 4, "hydra", "train")]
     report, _ = compose_scan(repo)
     assert [(f.path, f.line, f.key) for f in report.findings] == [("run.sh", 4, "missing")]
+
+
+def test_an_app_whose_config_path_is_the_working_directory_composes_where_the_launch_runs(tmp_path: Path) -> None:
+    """`config_path=os.getcwd()` (nequip's trainer), `Path.cwd() / "conf"`: the directory the launch runs in."""
+    head = "import os\nfrom pathlib import Path\n\nimport hydra\n\n\n@hydra.main(version_base=None, config_path="
+    tail = ", config_name='config')\ndef main(cfg):\n    pass\n"
+    repo = make_repo(tmp_path / "r", {
+        "pkg/train.py": head + "os.getcwd()" + tail, "pkg/other.py": head + 'str(Path.cwd() / "conf")' + tail,
+        "configs/run.yaml": "trainer:\n  max_epochs: 1\n", "configs/conf/run.yaml": "seed: 1\n",
+        "run.sh": "cd configs\npython ../pkg/train.py -cn run trainer.max_epoch=2\n"
+                  "python ../pkg/train.py -cn run trainer.max_epochs=2\npython ../pkg/other.py -cn run seed=2\n"})
+    report, stats = compose_scan(repo)
+    assert [(f.line, f.key) for f in report.findings] == [(2, "trainer.max_epoch")]
+    assert not stats.unresolved

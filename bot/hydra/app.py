@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from bot.hydra.decorator import COMPUTED, forget_decorators, hydra_main_arguments, version_base_of
 from bot.hydra.entry import entry_file, inside, missing_reason, repository_dir, run_dir, source_roots
 from bot.hydra.imported import forget_imports, imported_app
+from bot.hydra.path_expr import CWD
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch
 
 if TYPE_CHECKING:
@@ -130,6 +131,13 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
         return AppProblem(f"{launch.config_runtime}: the config is chosen at run time", RUNTIME)
     if config_path == COMPUTED:
         return AppProblem(f"{source}: the app computes its config_path; it is known at run time", RUNTIME)
+    if config_path is not None and config_path.startswith(CWD) and launch.config_path_dir is None:
+        here = run_dir(launch)  # `config_path=os.getcwd()`: where the launch runs
+        if here is None or here.startswith("/"):
+            where = f"{here}, outside the repository" if here else "a directory known at run time"
+            return AppProblem(f"{source}: the app's config_path is the directory the launch runs in, {where}",
+                              OUTSIDE if here else RUNTIME)
+        config_path = os.path.normpath(os.path.join(root, here, config_path[len(CWD) + 1:]))
     if config_path is None:
         return AppProblem(f"{source}: the app declares no config_path: its config comes from Hydra's config store "
                           "(structured configs registered when it runs) or from the overrides alone", RUNTIME)

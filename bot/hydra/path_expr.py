@@ -14,7 +14,9 @@ from typing import Any
 import libcst as cst
 
 HERE = "."  # the app file's directory, the base of every path this module returns
+CWD = "\0cwd"  # `os.getcwd()`, `Path.cwd()`: the directory the launch runs in, which a path may start from
 _FILE = "\0file"  # `__file__` itself: only its directory is a path
+_CWD_CALLS = {"os.getcwd", "Path.cwd", "pathlib.Path.cwd"}
 _PATH_CALLS = {"str", "Path", "pathlib.Path", "os.fspath", "PurePath", "pathlib.PurePath",
                "os.path.abspath", "os.path.realpath", "os.path.normpath", "osp.abspath", "osp.realpath",
                "osp.normpath"}
@@ -70,6 +72,8 @@ class PathReader:
         found = self._read(node, 0)
         if found is None or found == _FILE:
             return None
+        if found.startswith(CWD):  # kept in front: the rest is relative to where the launch runs
+            return CWD + "/" + posixpath.normpath(found[len(CWD):].lstrip("/") or ".")
         return posixpath.normpath(found)
 
     def _read(self, node: cst.BaseExpression, depth: int) -> str | None:
@@ -108,6 +112,8 @@ class PathReader:
     def _call(self, node: cst.Call, depth: int) -> str | None:
         name = self.module.code_for_node(node.func)
         args = [a.value for a in node.args if a.keyword is None and not a.star]
+        if name in _CWD_CALLS and not node.args:
+            return CWD
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in _SAME and not args:
             return self._read(node.func.value, depth + 1)
         if name in _PATH_CALLS and len(args) == 1:
@@ -129,4 +135,4 @@ class PathReader:
             return HERE
         if path.startswith("/"):
             return posixpath.dirname(path.rstrip("/")) or "/"
-        return posixpath.join(path, "..")
+        return path + "/.." if path.startswith(CWD) else posixpath.join(path, "..")
