@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from bot.lang import kinds
 from bot.lang.embedded.blocks import DocBlocks, Line, markdown_blocks, overrides_only, rst_blocks
+from bot.lang.embedded.doc_python import PYTHON_LANGUAGES
 from bot.lang.focus import Focus
 from bot.lang.front import UNREADABLE, FrontEnd, Reading, Unit
 
@@ -87,6 +88,10 @@ class TextReaders:
         doc = self.blocks(data)
         units, regions = yaml_units(data, doc.blocks)
         reading.units.extend(units)
+        if any(block.language in PYTHON_LANGUAGES for block in doc.blocks):
+            from bot.lang.embedded.doc_python import python_block_units
+
+            reading.units.extend(python_block_units(data, doc.blocks))
         if regions:
             reading.partly_parsed = True
             reading.regions.extend(regions)
