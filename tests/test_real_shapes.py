@@ -524,3 +524,21 @@ def test_a_launch_of_an_omegaconf_cli_is_not_read_as_hydra_by_an_ensure_or_a_swe
              rule("mode", match={"key": ["mode"], "value": ["a"]}, fix={"set": "c"})]
     found = [(f.rule, f.line, f.status.value) for f in scan(repo, rules).findings]
     assert found == [("precision", 1, "manual"), ("precision", 2, "manual"), ("mode", 2, "fixable")]
+
+
+def test_an_app_behind_a_wrapper_of_its_own_is_not_taken_for_an_omegaconf_cli(tmp_path: Path) -> None:
+    """NeMo's `@hydra_runner` is no `@hydra.main` the bot knows, yet Hydra's: its sweeps stay sweeps and an
+    ensure is written as on any launch Hydra may read."""
+    from bot.engine.scan import scan
+    from tests.test_yaml_config import rule
+
+    repo = make_repo(tmp_path / "repo", {
+        "speech.py": "from nemo.core.config import hydra_runner\n\n\n@hydra_runner(config_path='conf', "
+                     "config_name='cfg')\ndef main(cfg):\n    print(cfg)\n",
+        "conf/cfg.yaml": "trainer:\n  use_amp: false\n",
+        "run.sh": "python speech.py -m trainer.use_amp=false,true\npython speech.py trainer.use_amp=a,b\n"})
+    seed = {"key": "trainer.seed", "value": 1, "prefix": "auto"}
+    rules = [rule("seed", when={"sets": ["trainer.**"]}, ensure=[seed]),
+             rule("amp", match={"key": ["trainer.use_amp"], "value": [False]}, fix={"set": True})]
+    found = [(f.rule, f.path, f.line, f.status.value) for f in scan(repo, rules).findings if f.path == "run.sh"]
+    assert found == [("seed", "run.sh", 1, "fixable"), ("amp", "run.sh", 1, "manual"), ("seed", "run.sh", 2, "fixable")]

@@ -112,7 +112,7 @@ class Evaluator:
         """`a=x,y` is a sweep only to Hydra: to an app of the repository that is none (`OmegaConf.from_cli`), the
         string as written."""
         if self.facts is None or not any(isinstance(s.value, Sweep) for s in values) or not all(
-                g.launch is not None and self.facts.not_hydra(g.launch) for g in groups):
+                g.launch is not None and not g.launch.multirun and self.facts.not_hydra(g.launch) for g in groups):
             return values
         return [replace(s, value=s.text.strip("'\"")) if isinstance(s.value, Sweep) and s.text else s for s in values]
 
