@@ -624,6 +624,24 @@ def test_a_rule_naming_a_hydra_setting_reads_the_configs_hydra_node_and_a_wildca
                                            fix={"set": False})])
     assert [(f.line, f.status.value) for f in named] == [(4, "fixable")]
     assert find_yaml("c.yaml", src, [rule("any", match={"key": ["**.chdir"]}, fix={"remove": True})]) == []
+    listed = b"hydra:\n  callbacks:\n    - name: cb\nmodel:\n  name: x\n"  # the node's lists are the node's too
+    renamed = find_yaml("c.yaml", listed, [rule("name", match={"key": ["**.name"]}, fix={"rename": "title"})])
+    assert [f.key for f in renamed] == ["model.name"]
+
+
+def test_the_hydra_node_of_a_config_with_a_package_is_a_key_below_that_package(tmp_path: Path) -> None:
+    """Hydra puts a packaged config's `hydra:` under its package (`foo.hydra.job.chdir`): not Hydra's own."""
+    from bot.engine.scan import scan
+    from tests.conftest import make_repo
+
+    node = "hydra:\n  job:\n    chdir: false\n"
+    repo = make_repo(tmp_path / "r", {"conf/config.yaml": "defaults:\n  - _self_\n" + node,
+                                      "conf/extra/d.yaml": "# @package foo\n" + node,
+                                      "conf/extra/g.yaml": "# @package _global_\n" + node})
+    chdir = rule("chdir", match={"key": ["hydra.job.chdir"], "value": [False]}, fix={"set": True})
+    assert sorted(f.path for f in scan(repo, [chdir]).findings) == ["conf/config.yaml", "conf/extra/g.yaml"]
+    below = rule("below", match={"key": ["foo.hydra.job.chdir"]}, fix={"remove": True})
+    assert [(f.path, f.line) for f in scan(repo, [below]).findings] == [("conf/extra/d.yaml", 4)]
 
 
 def test_a_key_a_list_element_merges_in_is_shared_and_its_own_keys_are_settings() -> None:

@@ -98,7 +98,7 @@ def removal_references(ev: Evaluator, rule: Rule) -> list[Finding]:
             removed = key_matches(rule, setting)  # the removal's own finding (a list's mapping keys included)
             if not written or "${" not in written or removed or place in seen:
                 continue
-            named = next((m.group(1) for m in _INNER.finditer(written) if _renamed(rule, m.group(1))
+            named = next((m.group(1) for m in _INNER.finditer(written) if _renamed(rule, _dotted(m.group(1)))
                           and written[m.start() - 1 : m.start()] != "\\"  # `\${a}` is text
                           and not ("oc.select" in m.group(0) and written[m.end(1) : m.end(1) + 1] == ",")), None)
             if named is None:
@@ -111,7 +111,19 @@ def removal_references(ev: Evaluator, rule: Rule) -> list[Finding]:
     return findings
 
 
-_INNER = re.compile(r"\$\{\s*(?:oc\.select\s*:\s*)?([A-Za-z_][\w\-]*(?:\.[\w\-]+)*)(?=\s*[},\[])")  # `${key}` in a text
+# `${key}` in a text; OmegaConf also reads a list's index in brackets (`${a[0].b}`, the key `a.0.b`)
+_INNER = re.compile(r"\$\{\s*(?:oc\.select\s*:\s*)?([A-Za-z_][\w\-]*(?:\.[\w\-]+|\[\d+\])*)(?=\s*[},\[])")
+
+
+def _dotted(written: str) -> str:
+    return re.sub(r"\[(\d+)\]", r".\1", written)
+
+
+def _bracketed(key: str, written: str) -> str:
+    """The new key with the indices the written one put in brackets in brackets again."""
+    if "[" not in written:
+        return key
+    return re.sub(r"\.(\d+)(?=\.|$)", lambda m: f"[{m.group(1)}]" if f"[{m.group(1)}]" in written else m.group(0), key)
 
 
 def _inside(rule: Rule, text: str) -> tuple[str, str] | None:
@@ -121,11 +133,11 @@ def _inside(rule: Rule, text: str) -> tuple[str, str] | None:
     first: str | None = None
     end = 0
     for match in _INNER.finditer(text):
-        key = match.group(1)
+        key = _dotted(match.group(1))
         if not _renamed(rule, key):
             continue
         first = first or key
-        parts += [text[end : match.start(1)], _new_key(rule, key)]
+        parts += [text[end : match.start(1)], _bracketed(_new_key(rule, key), match.group(1))]
         end = match.end(1)
     return ("".join(parts) + text[end:], first) if first is not None else None
 

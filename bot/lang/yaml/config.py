@@ -8,6 +8,7 @@ are realised as byte edits by bot.lang.yaml.edits, on the documents read here (b
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.ir import HYDRA_NODE, SettingGroup
@@ -146,7 +147,7 @@ def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None,
         if choices is not None:
             groups.append(choices)
         hydra = next((v for k, v in root.value if is_key(k) and k.value == "hydra"), None)
-        if isinstance(hydra, MappingNode):  # always at the config's root, whatever its package
+        if isinstance(hydra, MappingNode) and not prefix:  # Hydra's own only at the root (below a package: a key)
             node_doc = Doc(text, root, "", indent_step(root), spaced(text, root))
             node_walker = Walker(node_doc)
             node_walker.mapping(hydra, ("hydra",), shared=hydra.anchor is not None, flow=bool(hydra.flow_style))
@@ -154,7 +155,7 @@ def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None,
                 first = node_walker.settings[0]
                 groups.append(SettingGroup(node_walker.settings, first.line, first.column, role=HYDRA_NODE,
                                            handle=node_doc))
-            groups.extend(node_walker.in_lists())
+            groups.extend(replace(g, role=HYDRA_NODE) for g in node_walker.in_lists())  # read as the node's
             sweep = sweeper_group(node_doc)
             if sweep is not None:
                 groups.append(sweep)

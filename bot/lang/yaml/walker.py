@@ -49,8 +49,8 @@ class Walker:
                     explicit.add(k.value)
                     pairs.append((k, v, True))
         for key, value, key_shared in pairs:
-            if not path and key.value in SKIPPED_TOP:
-                continue
+            if not path and key.value in SKIPPED_TOP and (key.value != "hydra" or not self.doc.prefix):
+                continue  # a config with a package has its `hydra:` node put below the package: its own keys
             anchored = value.anchor is not None
             self.add(Entry(key, value, node, (*path, str(key.value)), key_shared or anchored, flow,
                            own_anchor=anchored and not key_shared))
