@@ -11,9 +11,10 @@ to the pair, and an edit writes each `$` as `$$`); the `@`, `-` or `+` that star
 Make's variables and functions (`$(NAME)`, `${NAME}`, `$(shell ...)`, `$@`) are values known only at run
 time (in single quotes too, where the view closes the quotes around them): a variable may be set again
 further down, per target, on make's command line or in the environment, so no value is read from its
-assignment and nothing is edited there. One exception, to see the launch at all: a variable every
-assignment of which names the same interpreter or launcher (`PYTHON ?= python3`) is that word where it
-starts a command.
+assignment for a recipe's use of it. One exception, to see the launch at all: a variable every assignment
+of which names the same interpreter or launcher (`PYTHON ?= python3`) is that word where it starts a
+command. An assignment whose value is itself a launch (`INTEG = python3 -m dora run a=1`, used as
+`$(INTEG)` in recipes) is read as one where it is written, as a recipe line is.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ _CONDITIONAL = re.compile(rb"^[ \t]*(?:ifeq|ifneq|ifdef|ifndef|else|endif)\b")
 _ONESHELL = re.compile(rb"^\.ONESHELL[ \t]*:", re.MULTILINE)
 _LAUNCHER = re.compile(rb"^(?:[\w./-]*/)?(?:python[\d.]*|torchrun|deepspeed|accelerate|srun)$")
 _MAKE_PREFIX = b"@-+"
+# an assignment's value that is a launch: environment words, then a launcher (`INTEG = X=1 python3 -m m a=1`)
+_LAUNCH_VALUE = re.compile(rb"(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:[\w./-]*/)?(?:python[\d.]*|torchrun|deepspeed|accelerate"
+                           rb"|srun|dora|uv)(?=[ \t])")
 
 
 Part = tuple[int, int, bytes, list[int]]  # host start and end of a recipe line's text, its view bytes, their hosts
@@ -65,13 +69,16 @@ def makefile_views(data: bytes) -> list[ShellView]:
                 recipe_from = rule.start("rest") + rest.index(b";") + 1
         else:
             in_rule = False  # a variable assignment, an include, a directive
+            assigned = _ASSIGNMENT.match(body)
+            if assigned is not None and _LAUNCH_VALUE.match(body, assigned.start("value")):
+                recipe_from, current = assigned.start("value"), None  # `RUN = python3 train.py a=1`: its own view
         if recipe_from is None:
             continued = False
             continue
         if current is None or (not continued and not one_shell):
             current = []
             views.append(current)
-        current.append(_recipe(line, start, recipe_from, not continued, launchers, names))
+        current.append(_recipe(line, start, recipe_from, not continued and in_rule, launchers, names))
         continued = body.endswith(b"\\") and not body.endswith(b"\\\\")
     return [_view(data, parts, names) for parts in views]
 
