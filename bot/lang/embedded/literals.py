@@ -45,6 +45,7 @@ class Literal:
     alone: bool  # removing the line leaves sense: a comment line holds nothing else, a bare block keeps others
     continued: bool  # the line before ends with `\` and this one does not
     history: bool = False  # prose that speaks of the change ("no longer", "deprecated"): never rewritten
+    named_apart: bool = False  # prose that also names the key in a literal of its own (`x` ... `a.x=1`)
     shared_line: bool = False  # a bare block's line that holds other overrides too
 
 
@@ -147,6 +148,10 @@ def prose_literals(data: bytes, lines: list[Line], rst: bool) -> list[Literal]:
         keys = [data[lit.key.start : lit.key.end] for lit in out[first:]]
         if len(set(keys)) < len(keys):  # one key with two values on a line: a before and after, or a choice
             out[first:] = [replace(lit, history=True) for lit in out[first:]]
+        names = {m.group(1 if rst else 2).strip() for m in pattern.finditer(data, start, end)}
+        out[first:] = [replace(lit, named_apart=True) if any(
+            key == name or key.endswith(b"." + name) for name in names if name and b"=" not in name) else lit
+            for lit, key in zip(out[first:], keys)]
     return out
 
 
@@ -219,6 +224,9 @@ def realise(plans: list[Plan]) -> None:
                 break
             if action.kind == "value":
                 edits.append((literal.value, action.text))
+            elif action.kind == "key" and literal.named_apart:
+                plan.refusal = "the sentence also names the key on its own: a person must reword it"
+                break
             elif action.kind == "key":
                 edits.append((literal.key, action.text))
             elif action.kind == "prefix":
