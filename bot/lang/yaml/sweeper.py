@@ -54,7 +54,7 @@ def _setting(doc: Doc, params: MappingNode, key: ScalarNode, value: Node) -> Set
     entry = Entry(key, value, params, (*PARAMS_PATH, str(key.value)), False, bool(params.flow_style))
     if not isinstance(value, ScalarNode):
         try:
-            parsed = parse_override(str(key.value))
+            parsed = parse_override(f"{key.value}=x")  # the key alone, as an override reads it
         except HydraSyntaxError:
             return None
         return Setting(parsed.key, parsed.prefix, doc.text.slice(value), None, "invalid", line, column,
@@ -64,7 +64,7 @@ def _setting(doc: Doc, params: MappingNode, key: ScalarNode, value: Node) -> Set
         parsed = parse_override(f"{key.value}={word}")
     except HydraSyntaxError as exc:
         try:
-            parsed = parse_override(str(key.value))
+            parsed = parse_override(f"{key.value}=x")
         except HydraSyntaxError:
             return None
         return Setting(parsed.key, parsed.prefix, word, None, "invalid", line, column, reason=str(exc),
