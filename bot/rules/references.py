@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from bot.hydra.grammar import config_reference, with_reference
 from bot.ir import COMMENT, DEFAULTS_LIST, PROSE, STRANDED, SWEEP_PARAMS, Action, Plan, Setting
-from bot.model import Finding
+from bot.model import NOTE, Finding
 from bot.rules.fixes import manual, renamed_key, write_plans
 from bot.rules.matching import group_applies, key_matches, reads_value
 from bot.rules.model import Rule
@@ -33,7 +33,8 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
         for setting in group.settings:
             values.setdefault(setting.site, set()).add(setting.identity)
     for group in ev.groups:
-        if group.role in _NOT_FOLLOWED or not group_applies(rule, group, ev.facts):
+        text_policy = rule.comment_policy(group.role == PROSE) if group.role in (COMMENT, PROSE) else None
+        if (group.role in _NOT_FOLLOWED and text_policy in (None, "off")) or not group_applies(rule, group, ev.facts):
             continue  # a sweep's params are also in their config's hydra node, whose interpolations follow
         for setting in group.settings:
             written = setting.text if setting.state in ("static", "dynamic") and not setting.parts_read else None
@@ -65,6 +66,11 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
             else:
                 continue
             findings.append(finding)
+            if text_policy is not None:  # a comment or prose: a note, rewritten as the rule's keys are there
+                finding.severity = NOTE
+                if text_policy == "note":
+                    manual(finding, "reported, not rewritten (the rule's comments policy)")
+                    continue
             if not setting.keyed:
                 manual(finding, "the value is not written in one place")
                 continue
