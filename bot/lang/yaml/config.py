@@ -17,6 +17,7 @@ from bot.lang.yaml.document import MERGE_TAG, Doc, Text, all_nodes, indent_step,
 from bot.lang.yaml.packages import header_package, yaml_packages
 from bot.lang.yaml.sweeper import sweeper_group
 from bot.lang.yaml.walker import Walker, is_key
+from bot.lang.yaml.wandb_sweep import is_wandb_sweep, wandb_group
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
@@ -132,11 +133,14 @@ def yaml_groups(data: bytes, prefix: str, roots: list[Node] | None = None,
 
     text = Text(data)
     headed = header_package(data) is not None
-    groups = []
+    groups: list[SettingGroup] = []
     for root in config_documents(data) if roots is None else roots:
         if not isinstance(root, MappingNode):
             continue
         doc = Doc(text, root, prefix, indent_step(root), spaced(text, root))
+        if is_wandb_sweep(root):  # no Hydra config: at most its parameters' names are override keys
+            groups.extend(g for g in [wandb_group(doc)] if g is not None)
+            continue
         walker = Walker(doc)
         walker.mapping(root, (), shared=root.anchor is not None, flow=bool(root.flow_style))
         if walker.settings:
