@@ -27,6 +27,7 @@ HYDRA_NODE = "hydra-node"  # a config's `hydra:` node (Hydra's own settings): on
 DEFAULTS_LIST = "defaults-list"  # a config's defaults list: group choices (an option written, nothing added)
 SWEEP_PARAMS = "sweep-params"  # a config's hydra.sweeper.params: overrides every run of a sweep gets (no ensure)
 STRANDED = "stranded"  # overrides after a launch a blank after its `\` cut short: they never reach it (manual)
+HELD = "held"  # a launch held in a variable others run with more words (a Makefile's `RUN = python3 t.py`): no ensure
 IN_LIST = "in-list"  # a config's values inside its lists (`- size: ${a.b}`): only interpolations followed there
 
 

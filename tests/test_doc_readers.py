@@ -166,3 +166,16 @@ def test_a_fence_without_a_language_is_read_when_it_starts_with_any_launcher_or_
                            'lab-train = "lab.train:main"\n')})
     found = [(launch.line, launch.cls) for launch in collect(repo, "lab").launches if launch.path == "README.md"]
     assert found == [(4, "hydra"), (8, "hydra"), (12, "hydra"), (16, "hydra")]
+
+
+def test_a_python_block_of_a_crlf_doc_gets_its_added_element_on_a_crlf_line() -> None:
+    import yaml
+
+    ensure = parse_rule(yaml.safe_load("id: flag\ntitle: t\nwhen: {sets: ['optim.**']}\n"
+                                       "ensure: [{key: optim.flag, value: true, prefix: '+'}]\n"), Path("flag.yaml"))
+    src = (b"# Compose\r\n\r\n```python\r\ncfg = compose(\r\n    config_name=\"train\",\r\n"
+           b"    overrides=[\r\n        \"optim.lr=1\",\r\n    ],\r\n)\r\n```\r\n")
+    result = check_file("docs/a.md", src, [ensure])
+    assert [(f.line, f.status) for f in result.findings] == [(6, Status.FIXABLE)]  # the list's line
+    assert result.change is not None
+    assert b'        "optim.lr=1",\r\n        "+optim.flag=True",\r\n    ],\r\n' in result.change.after

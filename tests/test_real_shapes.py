@@ -516,8 +516,8 @@ def test_a_launch_of_an_omegaconf_cli_is_not_read_as_hydra_by_an_ensure_or_a_swe
     from tests.test_yaml_config import rule
 
     repo = make_repo(tmp_path / "repo", {
-        "cli.py": "from omegaconf import OmegaConf\n\ncfg = OmegaConf.merge(OmegaConf.create({'mode': 'a'}), "
-                  "OmegaConf.from_cli())\n",
+        "cli.py": "from hydra.utils import instantiate\nfrom omegaconf import OmegaConf\n\n"
+                  "cfg = OmegaConf.merge(OmegaConf.create({'mode': 'a'}), OmegaConf.from_cli())\n",
         "run.sh": "python cli.py mode=a,b\npython cli.py mode=a\n"})
     rules = [rule("precision", when={"sets": ["mode"]}, ensure=[{"key": "trainer.precision", "value": "bf16",
                                                                 "prefix": "auto"}]),

@@ -133,6 +133,9 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
         return AppProblem(f"{source}: the app computes its config_path; it is known at run time", RUNTIME)
     if config_path is not None and config_path.startswith(CWD) and launch.config_path_dir is None:
         here = run_dir(launch)  # `config_path=os.getcwd()`: where the launch runs
+        if here is not None and launch.entry_kind == "script" and not here.startswith("/") and os.path.realpath(
+                root / here / (launch.entry or "")) != os.path.realpath(path):
+            here = None  # the script was found beside the launching file, not where the launch was taken to run
         if here is None or here.startswith("/"):
             where = f"{here}, outside the repository" if here else "a directory known at run time"
             return AppProblem(f"{source}: the app's config_path is the directory the launch runs in, {where}",

@@ -8,7 +8,6 @@ become `null` placeholders, which a plain YAML config accepts, so they never cau
 
 from __future__ import annotations
 
-import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,10 +15,9 @@ from typing import Any
 
 from bot.hydra.app import NOT_HYDRA, AppProblem, HydraApp, config_name, load_yaml, resolve_app
 from bot.hydra.entry import entry_file
+from bot.hydra.not_hydra import no_hydra_reason
 from bot.hydra.stand_ins import MAX_STAND_INS, stand_in, withdraw
 from bot.lang.shell.launches import Launch, Override
-
-MAX_ENTRY_BYTES = 1024 * 1024  # an entry file read for how it takes its arguments
 
 
 @dataclass
@@ -231,21 +229,11 @@ class ConfigFacts:
         return found
 
     def not_hydra(self, launch: Launch) -> str | None:
-        """Why the launch runs an entry point of the repository that reads its arguments with OmegaConf's
-        `from_cli`/`from_dotlist` and never names Hydra (None: a Hydra app, or one the bot cannot tell: an app
-        behind a wrapper of its own, `@hydra_runner`, may be one): `+`/`++` are no part of what it reads, and
-        `a,b` is a string to it."""
+        """Why the launch runs an entry point of the repository that is no Hydra app (bot.hydra.not_hydra)."""
         app = resolve_app(self.root, launch)
         if not (isinstance(app, AppProblem) and app.kind == NOT_HYDRA):
             return None
-        path = entry_file(self.root, launch)
-        try:
-            text = path.read_bytes()[:MAX_ENTRY_BYTES] if path is not None else b""
-        except OSError:
-            return None
-        if b"hydra" in text.lower() or not re.search(rb"\bfrom_(?:cli|dotlist)\s*\(", text):
-            return None
-        return f"{path.name if path else launch.entry} reads its arguments with OmegaConf, not Hydra"
+        return no_hydra_reason(entry_file(self.root, launch), launch.entry)
 
     def value(self, launch: Launch, key: str) -> tuple[bool | None, Any]:
         """(whether the launch's config has the key, its value); (None, None) when it cannot be composed.

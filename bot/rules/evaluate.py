@@ -18,6 +18,7 @@ from bot.ir import (
     COMMENT,
     DEFAULTS_LIST,
     EXCERPT,
+    HELD,
     HYDRA_NODE,
     IN_LIST,
     PROSE,
@@ -73,7 +74,7 @@ class Site:
     groups: list[SettingGroup] = field(default_factory=list)
 
 
-NO_ENSURE = (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEEP_PARAMS, DEFAULTS_LIST, IN_LIST)
+NO_ENSURE = (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEEP_PARAMS, DEFAULTS_LIST, IN_LIST, HELD)
 
 
 class Evaluator:
@@ -260,7 +261,7 @@ class Evaluator:
         seen: set[object] = set()
         for group in self.groups:
             if group.role in (CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEEP_PARAMS, DEFAULTS_LIST,
-                              IN_LIST) \
+                              IN_LIST, HELD) \
                     or not group_applies(rule, group, self.facts):
                 continue
             sides = [Side(s.key, s.value, s) for s in group.settings if s.state == "static" and s.prefix != "~"]

@@ -54,6 +54,8 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
                 why = ("an interpolation inside text with escapes" if "\\" in inner  # `\${` is no interpolation
                        else "an interpolation inside a list or mapping" if not isinstance(setting.value, str)
                        else None)
+                if why is not None and text_policy is not None:
+                    continue  # in a comment or prose only what reads plainly is worth a note
                 if why is not None:
                     manual(finding, f"{why}: a person must rewrite it")
                     findings.append(finding)

@@ -12,6 +12,7 @@ block's indentation for new lines.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import partial
 
 from bot.lang.embedded.blocks import Block
@@ -36,7 +37,7 @@ def python_block_views(data: bytes, blocks: list[Block]) -> list[tuple[ShellView
             continue
         rows = [data[s:e] for s, e in block.lines]
         indent = min((len(r) - len(r.lstrip(b" \t")) for r in rows if r.strip()), default=0)
-        prompted = any(_PROMPT.match(r, indent) for r in rows)
+        prompted = any(r.startswith(b">>>", indent) for r in rows)  # a session; `...` alone is Python's Ellipsis
         text, host_at = bytearray(), list[int]()
         for (line_start, line_end), row in zip(block.lines, rows):
             cut = min(indent, len(row))
@@ -77,4 +78,6 @@ def _to_host(view: ShellView, data: bytes, indented: bool, finding: Finding) -> 
     if indented and any("\n" in edit.text for edit in finding.edits):
         finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
         finding.message += "; the block is indented or prompted: a person must add the line"
+    if b"\r\n" in data:  # the view's lines end in `\n`; the doc's in CRLF, which an added line keeps
+        finding.edits = [replace(e, text=e.text.replace("\r\n", "\n").replace("\n", "\r\n")) for e in finding.edits]
     return view.to_host(finding, data, lines_in_message=False)

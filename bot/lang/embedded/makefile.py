@@ -32,6 +32,7 @@ _CONDITIONAL = re.compile(rb"^[ \t]*(?:ifeq|ifneq|ifdef|ifndef|else|endif)\b")
 _ONESHELL = re.compile(rb"^\.ONESHELL[ \t]*:", re.MULTILINE)
 _LAUNCHER = re.compile(rb"^(?:[\w./-]*/)?(?:python[\d.]*|torchrun|deepspeed|accelerate|srun)$")
 _MAKE_PREFIX = b"@-+"
+_MAKE_COMMENT = re.compile(rb"(?<!\\)#")
 # an assignment's value that is a launch: environment words, then a launcher (`INTEG = X=1 python3 -m m a=1`)
 _LAUNCH_VALUE = re.compile(rb"(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:[\w./-]*/)?(?:python[\d.]*|torchrun|deepspeed|accelerate"
                            rb"|srun|dora|uv)(?=[ \t])")
@@ -46,6 +47,7 @@ def makefile_views(data: bytes) -> list[ShellView]:
     names: dict[str, str] = {}  # the view's stand-ins for make's references -> how a report names them
     one_shell = _ONESHELL.search(data) is not None
     views: list[list[Part]] = []
+    held: set[int] = set()  # the views of assignments (their launches are held in the variable)
     current: list[Part] | None = None
     in_rule = in_define = continued = False
     pos = 0
@@ -72,18 +74,20 @@ def makefile_views(data: bytes) -> list[ShellView]:
             assigned = _ASSIGNMENT.match(body)
             if assigned is not None and _LAUNCH_VALUE.match(body, assigned.start("value")):
                 recipe_from, current = assigned.start("value"), None  # `RUN = python3 train.py a=1`: its own view
+                held.add(len(views))
         if recipe_from is None:
             continued = False
             continue
         if current is None or (not continued and not one_shell):
             current = []
             views.append(current)
-        current.append(_recipe(line, start, recipe_from, not continued and in_rule, launchers, names))
+        current.append(_recipe(line, start, recipe_from, not continued and in_rule, launchers, names,
+                               len(views) - 1 in held))
         continued = body.endswith(b"\\") and not body.endswith(b"\\\\")
-    return [_view(data, parts, names) for parts in views]
+    return [_view(data, parts, names, i in held) for i, parts in enumerate(views)]
 
 
-def _view(data: bytes, parts: list[Part], names: dict[str, str]) -> ShellView:
+def _view(data: bytes, parts: list[Part], names: dict[str, str], held: bool) -> ShellView:
     """The file blanked (line breaks kept) with the recipe's parts in their places."""
     view = bytearray()
     host_at: list[int] = []
@@ -97,14 +101,18 @@ def _view(data: bytes, parts: list[Part], names: dict[str, str]) -> ShellView:
     view += bytes(b if b in b"\r\n" else 0x20 for b in data[pos:])
     host_at.extend(range(pos, len(data)))
     host_at.append(len(data))
-    return ShellView(bytes(view), host_at, names=names, dollars=True)
+    return ShellView(bytes(view), host_at, names=names, dollars=True, held=held)
 
 
 def _recipe(line: bytes, start: int, begin: int, first: bool, launchers: dict[bytes, bytes],
-            names: dict[str, str]) -> Part:
+            names: dict[str, str], assigned: bool = False) -> Part:
     """The line from `begin` on as the shell reads it: make's prefix blanked (where a recipe line starts),
-    `$$` as one `$`, make's references as run-time values."""
+    `$$` as one `$`, make's references as run-time values; in an assignment (`assigned`), up to make's own
+    comment (an unescaped `#`), which make takes out of the value."""
     end = len(line.rstrip(b"\r\n"))
+    if assigned:
+        comment = _MAKE_COMMENT.search(line, begin, end)
+        end = comment.start() if comment is not None else end
     piece = bytearray()
     hosts: list[int] = []
     offset = begin

@@ -31,6 +31,7 @@ class ShellView:
     hidden_errors: int = 0  # parse errors of lines blanked out of the view (bot.lang.embedded.blocks)
     own: tuple[int, int] | None = None  # the bytes whose launches this view reports (None: all of them)
     dollars: bool = False  # the file doubles each `$` the shell reads (a Makefile's recipes): so does an edit
+    held: bool = False  # its launches are held in a variable that recipes run with more words (a Makefile's)
 
     def reports(self, pos: int) -> bool:
         """Whether a launch starting at view byte `pos` is this view's to report (see `own`)."""

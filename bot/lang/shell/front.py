@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.ir import ErrorRegion, Plan, Realise
+from bot.ir import HELD, LAUNCH, ErrorRegion, Plan, Realise
 from bot.lang import kinds
 from bot.lang.focus import Focus
 from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
@@ -65,6 +65,8 @@ class ShellFamilyFront:
             writer = ShellWriter(script)
             host: Callable[[Finding], Finding] = partial(_to_host, view, data, True)
             groups = launch_groups(script)
+            if view.held:  # recipes run the variable with more words, which may set what an ensure would add
+                groups = [replace(g, role=HELD) if g.role == LAUNCH else g for g in groups]
             realise: Realise = writer.realise
             if view.own is not None:  # a doc block read apart: the launches before it are another view's
                 groups = [g for g in groups if view.reports(g.launch.site.node.start_byte)]

@@ -2,6 +2,7 @@
 # that only holds overrides (ARGS) is not a launch, and a recipe that runs one is make's to expand.
 SMOKE = RUN_DIR=/tmp/smoke_$(USER) python3 -m trainer.main actor.optim.warmup_style=cosine \
 	critic.optim.warmup_style=linear   # the quick check
+QUICK = python3 -m trainer.main actor.optim.warmup_style=cosine# make's comment: not the value's
 ARGS := actor.optim.warmup_style=cosine
 
 smoke:
