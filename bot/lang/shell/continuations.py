@@ -69,10 +69,7 @@ def _ends_in_escaped_blank(src: bytes, end: int) -> bool:
 def cut_by_comment(src: bytes, command: Node) -> tuple[int, int] | None:
     """(the line of the comment that ends the command, the line where the rest begins) when the command's
     last `\\` continues into a comment line and an indented line after it holds more; else None."""
-    end = command.end_byte
-    parent = command.parent
-    if parent is not None and parent.type == "redirected_statement":
-        end = parent.end_byte
+    end = _command_end(command)
     found = _CONTINUED_INTO_COMMENT.match(src, end)
     if found is None:
         return None
@@ -87,10 +84,7 @@ def cut_by_comment(src: bytes, command: Node) -> tuple[int, int] | None:
 def cut_by_line_end(src: bytes, command: Node) -> tuple[int, int] | None:
     """(the command's last line, the line where the rest begins) when that line has no `\\` and the next,
     indented deeper than the command, starts with an option or an override; else None."""
-    end = command.end_byte
-    parent = command.parent
-    if parent is not None and parent.type == "redirected_statement":
-        end = parent.end_byte
+    end = _command_end(command)
     found = _UNJOINED_LINE.match(src, end)
     if found is None:
         return None
@@ -99,6 +93,12 @@ def cut_by_line_end(src: bytes, command: Node) -> tuple[int, int] | None:
         return None
     line = src.count(b"\n", 0, end) + 1
     return line, line + 1
+
+
+def _command_end(command: Node) -> int:
+    """Where the command ends, its redirections (`> log.txt`) included."""
+    parent = command.parent
+    return parent.end_byte if parent is not None and parent.type == "redirected_statement" else command.end_byte
 
 
 def cut_short_reason(line: int, how: str = BLANK) -> str:
