@@ -13,8 +13,9 @@ from typing import Any
 
 import libcst as cst
 
+from bot.hydra.decorator import CWD  # `os.getcwd()`, `Path.cwd()`: where the launch runs, a path may start there
+
 HERE = "."  # the app file's directory, the base of every path this module returns
-CWD = "\0cwd"  # `os.getcwd()`, `Path.cwd()`: the directory the launch runs in, which a path may start from
 _FILE = "\0file"  # `__file__` itself: only its directory is a path
 _CWD_CALLS = {"os.getcwd", "Path.cwd", "pathlib.Path.cwd"}
 _PATH_CALLS = {"str", "Path", "pathlib.Path", "os.fspath", "PurePath", "pathlib.PurePath",
