@@ -19,9 +19,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.hydra.decorator import COMPUTED, CWD, forget_decorators, hydra_main_arguments, version_base_of
+from bot.hydra.decorator import COMPUTED, forget_decorators, hydra_main_arguments, version_base_of
 from bot.hydra.entry import entry_file, inside, missing_reason, repository_dir, run_dir, source_roots
 from bot.hydra.imported import forget_imports, imported_app
+from bot.hydra.markers import CWD
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch
 
 if TYPE_CHECKING:

@@ -6,7 +6,6 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-CWD = "\0cwd"  # a config_path from `os.getcwd()`/`Path.cwd()`: the directory the launch runs in (path_expr)
 COMPUTED = "\0computed"  # a config_path or config_name given by an expression the bot does not evaluate
 UNDECLARED = "1.1"  # Hydra's behaviour for an app that declares no version_base (its 1.1 defaults)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import libcst as cst
 
-from bot.hydra.decorator import CWD  # `os.getcwd()`, `Path.cwd()`: where the launch runs, a path may start there
+from bot.hydra.markers import CWD
 
 HERE = "."  # the app file's directory, the base of every path this module returns
 _FILE = "\0file"  # `__file__` itself: only its directory is a path
