@@ -10,7 +10,7 @@ from bot.lang.shell.edits import insertion_after_token, insertion_after_word, qu
 from bot.lang.shell.inline import words_root
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
-from bot.lang.shell.text import source_span
+from bot.lang.shell.text import Field, source_span
 from bot.model import Span
 
 
@@ -61,3 +61,24 @@ def insertion(script: ShellScript, anchor: Override, hydra_text: str) -> tuple[S
         return None  # a word in an unquoted assignment: a second word would end the assignment
     text = quote_for(anchor.field.pieces[0].ctx, hydra_text)
     return None if text is None else insertion_after_token(script.src, span, text)
+
+
+def entry_insertion(script: ShellScript, launch: Launch, hydra_text: str) -> tuple[Span, str] | None:
+    """The edit that adds `hydra_text` right after the entry point, for a launch that writes no override and
+    passes nothing after its entry but its caller's arguments (before them, so that theirs still win). With
+    any other word there (Hydra's `--config-name x`, `-m`), where an override may go is not known: None."""
+    field = launch.entry_field
+    if field is None or not field.static or launch.overrides or not all(_callers(item) for item in launch.argv):
+        return None
+    span = source_span(field.chars(0, len(field.text)))
+    node = word_node(words_root(script, span), span) if span is not None else None
+    if node is None:
+        return None
+    text = quote_for("b", hydra_text)
+    return None if text is None else insertion_after_word(script.src, node, text)
+
+
+def _callers(item: Field) -> bool:
+    """Whether the word is the caller's arguments (`"$@"`, `$*`)."""
+    return not item.static and bool(item.pieces) and "caller" in (item.pieces[0].dynamic or "")
+

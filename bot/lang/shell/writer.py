@@ -26,7 +26,7 @@ from bot.lang.shell.items import item_site
 from bot.lang.shell.launches import Launch, Override, line_of
 from bot.lang.shell.nodes import tests_value
 from bot.lang.shell.parse import ShellScript
-from bot.lang.shell.placement import anchors, insertion
+from bot.lang.shell.placement import anchors, entry_insertion, insertion
 from bot.lang.shell.removals import join_removals
 from bot.lang.shell.text import source_span
 from bot.lang.shell.values import ValueInfo
@@ -271,10 +271,16 @@ class ShellWriter:
         if launch.cut_short is not None:
             plan.refusal = cut_short_reason(launch.cut_short, launch.cut_by)
             return
-        if not any(o.key_span is not None and (o.field.static or not o.key_chain) for o in launch.overrides):
-            plan.refusal = "the launch has no override written in the script to place it after"
-            return
         added = f"{action.prefix}{action.key}={action.text}"
+        if not any(o.key_span is not None and (o.field.static or not o.key_chain) for o in launch.overrides):
+            edit = entry_insertion(self.script, launch, added) if not launch.overrides else None
+            if edit is None:
+                plan.refusal = "the launch has no override written in the script to place it after"
+                return
+            self.done(plan, [edit], "after the entry point")
+            if plan.refusal is None:
+                placed[(id(launch), action.key)] = ([edit], "after the entry point")
+            return
         for anchor, sharers in anchors(self.script, launch, action.key, added, action.anchor_key, needs, placed):
             edit = insertion(self.script, anchor, added)
             if edit is None:
