@@ -7,6 +7,7 @@ import libcst as cst
 
 from bot.hydra.list_values import apply_text_edits, list_edits
 from bot.ir import Action, Plan, Setting, SettingGroup
+from bot.lang.keys import shared_segments
 from bot.lang.python.launch import Element, word_of
 from bot.model import Span
 
@@ -127,17 +128,12 @@ def _remove(element: Element, elements: list[Element], data: bytes) -> list[tupl
 def _nearest(group: SettingGroup, key: str) -> Setting:
     """The written override whose key shares the most leading segments with `key` (the last of those): the
     new one goes after it, as in a shell launch; one built by an expression or of another list is no anchor."""
-    target = key.split(".")
     best, score = group.settings[-1], -1
     for setting in group.settings:
         element: Element = setting.handle
         if element.literal is None or element not in group.handle[1]:
             continue
-        common = 0
-        for a, b in zip(setting.key.split("."), target):
-            if a != b:
-                break
-            common += 1
+        common = shared_segments(setting.key, key)
         if common >= score:
             best, score = setting, common
     return best

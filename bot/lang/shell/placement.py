@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from bot.lang.keys import shared_segments
 from bot.lang.shell.edits import insertion_after_token, insertion_after_word, quote_for, word_node
 from bot.lang.shell.inline import words_root
 from bot.lang.shell.launches import Launch, Override
@@ -20,7 +21,6 @@ def anchors(script: ShellScript, launch: Launch, key: str, added: str, near: str
     having it placed or cut short reads, nor one in a variable other commands read), with the other
     launches reading each; best first: longest key prefix shared with `near`, most launches one edit
     serves, last."""
-    target = near.split(".")
     scored = []
     for index, override in enumerate(launch.overrides):
         if override.key_span is None or (not override.field.static and override.key_chain):
@@ -30,12 +30,7 @@ def anchors(script: ShellScript, launch: Launch, key: str, added: str, near: str
         if any(needs.get(id(other), {}).get(key) != added or (id(other), key) in placed or other.cut_short is not None
                for other in sharers) or not _read_only_by(override, [launch, *sharers]):
             continue
-        common = 0
-        for a, b in zip(override.key.split("."), target):
-            if a != b:
-                break
-            common += 1
-        scored.append((common, len(sharers), index, override, sharers))
+        scored.append((shared_segments(override.key, near), len(sharers), index, override, sharers))
     scored.sort(key=lambda t: (-t[0], -t[1], -t[2]))
     return [(override, sharers) for _, _, _, override, sharers in scored]
 
