@@ -10,6 +10,9 @@ from typing import Any
 
 from bot.errors import UserError
 
+# the step outputs every command writes in Actions (action.yml declares the same)
+OUTPUTS = ("findings", "notes", "pr-urls", "triggered", "sarif-file")
+
 
 def in_actions() -> bool:
     return os.environ.get("GITHUB_ACTIONS") == "true"

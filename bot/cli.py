@@ -1,4 +1,4 @@
-"""The command line: the parser, the dispatch to bot.commands, and the one error boundary.
+"""The command line's one error boundary around bot.commands (the parser and the dispatch).
 
 Exit codes: 0 done; 1 findings remain (or a file could not be checked) and --check was given, or
 a rule test failed; 2 usage or configuration error, printed as one line; 3 internal error, with a
@@ -7,44 +7,14 @@ crash log whose path is printed.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
-from importlib import import_module
-from types import ModuleType
 
-from bot import __version__
+from bot.commands import dispatch
 from bot.commands.output import EXIT_INTERNAL, crash_header
 from bot.errors import UserError
 from bot.secrets import redact
-
-# command -> its module in bot.commands, imported only when the command line names it (or asks for help)
-MODULES = {"run": "run", "watch": "watch", "compose-check": "compose_check", "launches": "launches",
-           "infer": "infer", "rules": "rules"}
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UserError(f"{self.prog}: {message}")
-
-
-def _module(command: str) -> ModuleType:
-    return import_module(f"bot.commands.{MODULES[command]}")
-
-
-def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The parser; with `argv` naming a command, only that command's (its module alone is imported)."""
-    parser = _Parser(prog="bot", description="Find and fix launch scripts that break upstream rules.")
-    parser.add_argument("--version", action="version", version=f"bot {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    named = next((a for a in argv or () if not a.startswith("-")), None)
-    for command in [named] if named in MODULES else list(MODULES):
-        if command == "rules":
-            _module(command).add_parser(commands, _Parser)
-        else:
-            _module(command).add_parser(commands)
-    return parser
 
 
 def _crash_log(exc: BaseException) -> str:
@@ -60,9 +30,7 @@ def _crash_log(exc: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        argv = sys.argv[1:] if argv is None else list(argv)
-        args = build_parser(argv).parse_args(argv)
-        return int(_module(args.command).main(args))
+        return dispatch(sys.argv[1:] if argv is None else list(argv))
     except UserError as exc:
         print(redact(f"bot: error: {exc}"), file=sys.stderr)
         return exc.exit_code

@@ -132,6 +132,7 @@ class RuleInfo:
     enabled: bool
     title: str = ""
     severity: str = "error"
+    upstream: str | None = None  # the upstream change it follows (`owner/name#N`), for links
 
 
 @dataclass

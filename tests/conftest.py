@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 RULE_DEFS = TESTS / "rule_defs"
+
+if TYPE_CHECKING:
+    from tests.upstream_repo import Upstream
 
 
 @pytest.fixture(autouse=True)
@@ -43,3 +48,12 @@ def make_repo(path: Path, files: dict[str, str | bytes], commit: bool = True) ->
         git(path, "add", "-A")
         git(path, "commit", "-q", "-m", "initial")
     return path
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Iterator[Upstream]:
+    """An upstream repository behind the loopback fake GitHub (tests.upstream_repo)."""
+    from tests.upstream_repo import upstream_repository
+
+    with upstream_repository(tmp_path) as made:
+        yield made

@@ -14,6 +14,8 @@ from bot.commands.output import (
     emit,
     file_timeout_option,
     remaining_code,
+    report_to_actions,
+    sarif_option,
 )
 from bot.errors import UserError
 
@@ -26,6 +28,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     mode.add_argument("--write", action="store_true", help="apply the verified fixes to the working tree")
     compose.add_argument("--format", choices=FORMATS, default="text")
     compose.add_argument("--output", type=Path)
+    sarif_option(compose)
     compose.add_argument("--check", action="store_true")
     compose.add_argument("--since", metavar="SHA",
                          help="report only what fails now and composed with the config at SHA (drift); "
@@ -50,6 +53,7 @@ def main(args: argparse.Namespace) -> int:
     if args.write:
         write_changes(root, report)
     emit(args, report)
+    report_to_actions(args, report)
     for path, line, reason in stats.unresolved:
         what = reason if reason.startswith("partly checked") else f"not checked: {reason}"
         print(f"{path}:{line}: launch {what}", file=sys.stderr)

@@ -31,6 +31,11 @@ def rule_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-bundled", action="store_true", help="do not load the bundled rules")
 
 
+def sarif_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sarif", type=Path, metavar="FILE",
+                        help="also write the report as SARIF to FILE (for code scanning), whatever --format is")
+
+
 def baseline_options(parser: argparse.ArgumentParser, write: bool = True) -> None:
     parser.add_argument("--baseline", type=Path, metavar="FILE",
                         help="silence the findings listed in this baseline (default: the repository's "
@@ -149,7 +154,39 @@ def write_out(args: argparse.Namespace, text: str) -> None:
 
 def emit(args: argparse.Namespace, report: Report) -> None:
     write_out(args, render_text(args, report))
+    sarif = getattr(args, "sarif", None)
+    if sarif is not None:
+        from bot.report import render
+
+        try:
+            sarif.write_text(redact(render("sarif", report)), encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"--sarif {sarif}: cannot write: {exc.strerror or exc}") from None
     announce_errors(report)
+
+
+def report_to_actions(args: argparse.Namespace, report: Report, triggered: list[str] | None = None,
+                      annotate: bool = False) -> None:
+    """In GitHub Actions: the markdown report in the step summary and the step's outputs (findings and
+    notes counted apart, pull request URLs, the rules that ran, the SARIF file); with `annotate`, an
+    annotation per finding on stdout unless the report itself is already in that format."""
+    from bot import actions
+    from bot.model import Status
+    from bot.report import render
+
+    if not actions.in_actions():
+        return
+    if annotate and args.format != "github":
+        sys.stdout.write(redact(render("github", report)))
+    actions.write_summary(redact(render("markdown", report)))
+    open_ = [f for f in report.findings if f.status is not Status.FIXED]
+    urls = [d.url for d in report.publish.decisions if d.url] if report.publish else []
+    ran = triggered if triggered is not None else sorted(r.id for r in report.rules if r.enabled)
+    sarif = getattr(args, "sarif", None)
+    actions.set_outputs({"findings": str(sum(not f.is_note for f in open_)),
+                         "notes": str(sum(f.is_note for f in open_)),
+                         "pr-urls": json.dumps(urls), "triggered": json.dumps(ran),
+                         "sarif-file": str(sarif) if sarif is not None else ""})
 
 
 def crash_header() -> str:

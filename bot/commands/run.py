@@ -21,7 +21,9 @@ from bot.commands.output import (
     record_publish,
     relative,
     remaining_code,
+    report_to_actions,
     rule_options,
+    sarif_option,
     say_local_dry_run,
     unpublishable,
     write_baseline,
@@ -58,6 +60,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                       help="apply the verified fixes to the local working tree; publish nothing")
     run.add_argument("--format", choices=FORMATS, default="text")
     run.add_argument("--output", type=Path, help="write the report to this file instead of stdout")
+    sarif_option(run)
     run.add_argument("--check", action="store_true",
                      help="exit 1 while findings (not notes) remain or a file could not be checked (a CI gate)")
     run.add_argument("--jobs", type=int, default=None, metavar="N",
@@ -147,6 +150,7 @@ def run_one(args: argparse.Namespace) -> int:
         report = result.report
         code = record_publish(report, result)
     emit(args, report)
+    report_to_actions(args, report)
     if args.write_baseline is not None:
         only = {relative(repo.path, f) for f in args.files} if args.files is not None and repo.path else None
         write_baseline(args, report, only)

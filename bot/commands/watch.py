@@ -9,7 +9,6 @@ follow-up pull requests. In GitHub Actions the push event gives the change and t
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -25,7 +24,9 @@ from bot.commands.output import (
     load_rules,
     record_publish,
     remaining_code,
+    report_to_actions,
     rule_options,
+    sarif_option,
     say_local_dry_run,
     unpublishable,
 )
@@ -36,7 +37,6 @@ from bot.model import Inferred
 from bot.publish.credentials import api_url, from_environment
 from bot.publish.run import PublishOptions, git_token, open_remote, publish, repo_lock
 from bot.publish.vcs import NAMESPACE
-from bot.secrets import redact
 from bot.upstream.change import Change, read_change, triggered
 
 if TYPE_CHECKING:
@@ -70,6 +70,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                        help="how pull requests of inferred rules are published: draft (default), dry-run (report "
                             "them, publish nothing for them) or ready")
     rule_options(watch)
+    sarif_option(watch)
     baseline_options(watch, write=False)
 
 
@@ -113,7 +114,8 @@ def main(args: argparse.Namespace) -> int:
         for line in result.not_understood:
             print(line)
         if actions.in_actions():
-            actions.set_outputs({"findings": "0", "pr-urls": "[]", "triggered": "[]"})
+            actions.set_outputs({"findings": "0", "notes": "0", "pr-urls": "[]", "triggered": "[]",
+                                 "sarif-file": ""})
             actions.write_summary("### followup-bot\n\nNo rule triggered by this change; nothing to do.\n")
         return EXIT_OK
     report = result.report
@@ -123,7 +125,7 @@ def main(args: argparse.Namespace) -> int:
     code = record_publish(report, result.published) if result.published is not None else EXIT_OK
     emit(args, report)
     if actions.in_actions():
-        report_to_actions(args, report, sorted(result.reasons))
+        report_to_actions(args, report, sorted(result.reasons), annotate=True)
     return remaining_code(args, report, code)
 
 
@@ -140,21 +142,8 @@ def full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list[
         report = published.report
         code = record_publish(report, published)
     emit(args, report)
-    report_to_actions(args, report, sorted(r.id for r in rules if r.enabled))
+    report_to_actions(args, report, sorted(r.id for r in rules if r.enabled), annotate=True)
     return code
-
-
-def report_to_actions(args: argparse.Namespace, report: Report, triggered: list[str]) -> None:
-    """Annotations on stdout, the markdown report in the step summary, and the workflow outputs."""
-    from bot import actions
-    from bot.report import render
-
-    if args.format != "github":
-        sys.stdout.write(redact(render("github", report)))
-    actions.write_summary(redact(render("markdown", report)))
-    urls = [d.url for d in report.publish.decisions if d.url] if report.publish else []
-    actions.set_outputs({"findings": str(len(report.findings)), "pr-urls": json.dumps(urls),
-                         "triggered": json.dumps(triggered)})
 
 
 @dataclass

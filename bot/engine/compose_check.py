@@ -276,7 +276,7 @@ def merge_into(report: Report, composed: Report) -> None:
 
     rule = compose_rule()
     if all(r.id != rule.id for r in report.rules):
-        report.rules.append(RuleInfo(rule.id, True, rule.title, rule.severity))
+        report.rules.append(RuleInfo(rule.id, True, rule.title, rule.severity, rule.upstream))
     taken = {c.path for c in report.changes}
     for finding in composed.findings:
         if finding.path in taken and finding.status is Status.FIXABLE:

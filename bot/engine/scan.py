@@ -56,7 +56,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     report = Report(
         repo=label or str(root),
         commit=head_commit(root),
-        rules=[RuleInfo(r.id, r.enabled, r.title, r.severity) for r in rules],
+        rules=[RuleInfo(r.id, r.enabled, r.title, r.severity, r.upstream) for r in rules],
         baseline=baseline if baseline is not None else default_baseline(root),
     )
     wanted = focus_for(enabled)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 from urllib.parse import quote
 
@@ -15,6 +16,10 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL = "followup-bot"
 _LEVELS = {"error": "error", "warning": "warning", "note": "note"}
 _GITHUB_REPO = re.compile(r"[\w.-]+/[\w.-]+")
+_UPSTREAM = re.compile(r"(?P<repo>[\w.-]+/[\w.-]+)#(?P<number>\d+)")
+HOME = "https://github.com/followup-bot/followup-bot"
+COMPOSE_RULE = "hydra-compose"
+FINGERPRINT = "followupBot/v1"  # rule, path, key, value and the occurrence: stable when lines move
 
 
 def render(report: Report) -> str:
@@ -25,9 +30,10 @@ def to_dict(report: Report) -> dict[str, Any]:
     rules = sorted(report.rules, key=lambda r: r.id)
     index = {r.id: i for i, r in enumerate(rules)}
     contents = {c.path: c.before for c in report.changes}
-    results = [_result(f, index, contents.get(f.path)) for f in sorted(report.findings, key=Finding.sort_key)]
+    seen: Counter[tuple[str, str, str, str | None]] = Counter()
+    results = [_result(f, index, contents.get(f.path), seen) for f in sorted(report.findings, key=Finding.sort_key)]
     source = report.baseline.source if report.baseline is not None else ""
-    results += [_result(f, index, contents.get(f.path)) | {"suppressions": [_suppression(f, source)]}
+    results += [_result(f, index, contents.get(f.path), seen) | {"suppressions": [_suppression(f, source)]}
                 for f in sorted(report.silenced, key=Finding.sort_key)]
     run: dict[str, Any] = {
         "tool": {"driver": {"name": TOOL, "version": __version__, "rules": [_rule(r) for r in rules]}},
@@ -59,18 +65,38 @@ def _rule(rule: RuleInfo) -> dict[str, Any]:
         "id": rule.id,
         "name": rule.id,
         "shortDescription": {"text": rule.title or rule.id},
+        "helpUri": help_uri(rule),
         "defaultConfiguration": {"level": level(rule.severity), "enabled": rule.enabled},
     }
 
 
-def _result(finding: Finding, index: dict[str, int], before: bytes | None) -> dict[str, Any]:
+def help_uri(rule: RuleInfo) -> str:
+    """The upstream change a rule follows, where it names one; else the page that explains such rules."""
+    found = _UPSTREAM.fullmatch(rule.upstream or "")
+    if found is not None:
+        return f"https://github.com/{found['repo']}/pull/{found['number']}"
+    page = "compose.md" if rule.id == COMPOSE_RULE else "rules.md"
+    return f"{HOME}/blob/main/docs/{page}"
+
+
+def fingerprint(finding: Finding, occurrence: int) -> str:
+    """What identifies a finding across runs (as a baseline entry does), not its line."""
+    identity = "\0".join((finding.rule, finding.path, finding.key, finding.value or "", str(occurrence)))
+    return hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _result(finding: Finding, index: dict[str, int], before: bytes | None,
+            seen: Counter[tuple[str, str, str, str | None]]) -> dict[str, Any]:
     result: dict[str, Any] = {"ruleId": finding.rule}
+    identity = (finding.rule, finding.path, finding.key, finding.value)
+    seen[identity] += 1
     if finding.rule in index:
         result["ruleIndex"] = index[finding.rule]
     result |= {
         "level": level(finding.severity),
         "message": {"text": finding.message},
         "locations": [_location(finding, before)],
+        "partialFingerprints": {FINGERPRINT: fingerprint(finding, seen[identity])},
         "properties": {"status": finding.status.value, "key": finding.key, "value": finding.value},
     }
     if finding.status is not Status.MANUAL and finding.edits:
