@@ -55,8 +55,8 @@ def test_a_push_opens_the_follow_up_with_annotations_outputs_summary_and_sarif(u
     assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results} == {
         "examples/run_megatron.sh", "recipe/dapo/run.sh"}
     assert all(r["partialFingerprints"] for r in results)
-    (rule,) = sarif["runs"][0]["tool"]["driver"]["rules"]
-    assert rule["helpUri"] == "https://github.com/verl-project/verl/pull/4528"
+    rules = {r["id"]: r for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["megatron-use-mbridge"]["helpUri"] == "https://github.com/verl-project/verl/pull/4528"
     assert TOKEN not in out + err + Path(env["GITHUB_STEP_SUMMARY"]).read_text()
 
 
