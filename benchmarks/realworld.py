@@ -14,7 +14,7 @@ installed `bot`, in fresh processes and with no cache:
 It reports internal errors (exit code 3, or error entries in a report), files over the time bound,
 launches by class, findings per rule and wall times; the exit code is 1 when any internal error or
 disagreement was seen. It also counts how many of the tip's shell scripts tree-sitter-bash and bashlex
-(if installed) parse, and how fast. Results and the command go into docs/realworld.md.
+(if installed) parse, and how fast. Results and the command go into docs/dev/realworld.md.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ With `--at framework` the tree is the parent's with the human commit's framework
 changed file the denominator does not count: the upstream change landed, the scripts not yet migrated),
 which is where the bot stands in use; the bot's Hydra judge refuses an edit to a key the parent's config
 does not have yet. A rule marked `proposed` is reported as not expressible yet (0 covered). The table goes to stdout in
-Markdown (docs/realworld.md, "Replay set (issue 21), fixed before the code").
+Markdown (docs/dev/realworld.md, "Replay set (issue 21), fixed before the code").
 """
 
 from __future__ import annotations

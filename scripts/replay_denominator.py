@@ -3,7 +3,7 @@
     python scripts/replay_denominator.py                 # every migration: denominator, stored and counted
     python scripts/replay_denominator.py --show NAME     # the counted lines of one migration, with where they sit
     python scripts/replay_denominator.py --write         # store the counted denominators in set.json
-    python scripts/replay_denominator.py --candidates    # the query's candidate list (docs/realworld.md)
+    python scripts/replay_denominator.py --candidates    # the query's candidate list (docs/dev/realworld.md)
 
 The denominator of a migration (issue 21): the lines of the human commit's diff (`git diff -M parent sha`),
 in scripts, docs, notebooks and example configs, that hold the migrated key or value. Counted files are

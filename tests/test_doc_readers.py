@@ -1,5 +1,5 @@
 """Issue 21's readers: config in docs YAML blocks, bare override blocks, commented-out overrides and
-prose literals (docs/replay-format.md), with the rule field `comments`."""
+prose literals (docs/dev/replay-format.md), with the rule field `comments`."""
 
 from __future__ import annotations
 

@@ -195,7 +195,7 @@ def local_report(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule]) 
 
 def jobs_for(asked: int | None) -> int:
     """--jobs, or the cores this process may run on (at most 8): on two cores a cold run of 20,000
-    scripts takes 0.54 of the time of one process (docs/benchmarks.md)."""
+    scripts takes 0.54 of the time of one process (docs/dev/benchmarks.md)."""
     if asked is not None:
         return max(1, asked)
     import os

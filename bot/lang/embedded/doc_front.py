@@ -2,7 +2,7 @@
 override literals in prose and blocks of bare override lines.
 
 The shell family's front end reads the launches; these readers add their own units to its reading
-(docs/replay-format.md: "Config shown in docs", "Fences without a language", "Commented-out overrides
+(docs/dev/replay-format.md: "Config shown in docs", "Fences without a language", "Commented-out overrides
 and literals in prose").
 """
 

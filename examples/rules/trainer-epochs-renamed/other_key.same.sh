@@ -1,0 +1,3 @@
+#!/bin/bash
+# Another section's epochs are not the trainer's.
+python train.py eval.epochs=1
