@@ -24,6 +24,16 @@ def head_commit(root: Path) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+def resolve_commit(root: Path, ref: str) -> str | None:
+    """The commit `ref` names in the repository at `root` (never read as an option), or None."""
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet", "--end-of-options",
+                              f"{ref}^{{commit}}"], capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
 def is_git_worktree(root: Path) -> bool:
     try:
         out = subprocess.run(

@@ -169,7 +169,8 @@ def test_pre_commit_hook_checks_only_the_files_it_is_given(tmp_path: Path, monke
 
     from ruamel.yaml import YAML
 
-    (hook,) = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    hooks = {h["id"]: h for h in YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    hook = hooks["followup-bot"]
     bad = "python3 -m m critic.megatron.use_mbridge=False\n"
     repo = make_repo(tmp_path / "r", {"old.sh": bad, "new.sh": "python3 -m m x=1\n"})
     monkeypatch.chdir(repo)

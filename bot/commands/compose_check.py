@@ -11,8 +11,10 @@ from bot.commands.output import (
     FORMATS,
     baseline_for,
     baseline_options,
+    commit_in,
     emit,
     file_timeout_option,
+    git_repository,
     remaining_code,
     report_to_actions,
     sarif_option,
@@ -46,6 +48,8 @@ def main(args: argparse.Namespace) -> int:
     root = Path(args.repo)
     if not root.is_dir():
         raise UserError(f"--repo {args.repo}: expected a local repository directory")
+    if args.since:
+        commit_in(git_repository(root), args.since, "--since")
     seconds = args.file_timeout or None
     known = failing_before(root.resolve(), args.since, seconds) if args.since else None
     report, stats = compose_scan(root, label=str(root.resolve()), since=args.since, seconds=seconds, known=known,

@@ -7,8 +7,7 @@ from io import StringIO
 from pathlib import Path
 from typing import Any
 
-from bot.commands.output import EXIT_OK, load_rules, rule_options
-from bot.errors import UserError
+from bot.commands.output import EXIT_OK, commit_in, git_repository, load_rules, rule_options
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -27,9 +26,9 @@ def main(args: argparse.Namespace) -> int:
 
     from bot.upstream.infer import infer
 
-    root = Path(args.repo)
-    if not root.is_dir():
-        raise UserError(f"--repo {args.repo}: expected a local repository directory")
+    root = git_repository(Path(args.repo))
+    commit_in(root, args.before, "--before")
+    commit_in(root, args.after, "--after")
     inference = infer(root, args.before, args.after, load_rules(args))
     yaml = YAML()
     yaml.default_flow_style = False

@@ -89,10 +89,53 @@ def say_local_dry_run(repo: RepoConfig) -> None:
           "nothing is published and nothing is fetched", file=sys.stderr)
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return number
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a duration in seconds, 0 or more (0: no limit)."""
+    try:
+        number = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not number >= 0 or number == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, 0 or more, got {text!r}")
+    return number
+
+
+def git_repository(root: Path, option: str = "--repo") -> Path:
+    """`root`, when it is a directory in a git work tree; else a one-line error."""
+    from bot.gitfiles import is_git_worktree
+
+    if not root.is_dir():
+        raise UserError(f"{option} {root}: expected a local repository directory")
+    if not is_git_worktree(root):
+        raise UserError(f"{option} {root}: not a git repository; expected a git checkout (its history is read)")
+    return root
+
+
+def commit_in(root: Path, ref: str, option: str) -> str:
+    """The commit `ref` names in `root`, or a one-line error naming the option."""
+    from bot.gitfiles import resolve_commit
+
+    found = resolve_commit(root, ref)
+    if found is None:
+        raise UserError(f"{option} {ref}: no such commit in {root}; expected a commit of its history")
+    return found
+
+
 def file_timeout_option(parser: argparse.ArgumentParser) -> None:
     from bot.engine.isolation import DEFAULT_SECONDS
 
-    parser.add_argument("--file-timeout", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
+    parser.add_argument("--file-timeout", type=seconds, default=DEFAULT_SECONDS, metavar="SECONDS",
                         help=f"give up on a file after this long and report it (default {DEFAULT_SECONDS:g}; 0: never)")
 
 
@@ -117,9 +160,14 @@ def relative(root: Path, path: str) -> str:
 
 
 def use_color(choice: str, stream: object) -> bool:
+    """--color always|never, else NO_COLOR (off), FORCE_COLOR (on, unless "0"), a dumb terminal (off), a TTY."""
     if choice != "auto":
         return choice == "always"
-    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "0") not in ("", "0"):
+        return True
+    if os.environ.get("TERM") == "dumb":
         return False
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())

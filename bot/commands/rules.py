@@ -40,7 +40,7 @@ def test_rules(args: argparse.Namespace) -> int:
     for directory in dirs:
         if not directory.is_dir():
             raise UserError(f"--tests {directory}: no such directory; expected <dir>/<rule-id>/<case>.before.sh")
-        cases.extend(collect_cases(directory, rules if args.rule else None))
+        cases.extend(collect_cases(directory, rules))  # the fixtures of the rules loaded, no others
     if not cases:
         raise UserError(f"no rule fixtures found under {', '.join(map(str, dirs))}")
     failed = 0

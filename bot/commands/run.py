@@ -18,6 +18,7 @@ from bot.commands.output import (
     emit,
     file_timeout_option,
     load_rules,
+    positive_int,
     record_publish,
     relative,
     remaining_code,
@@ -63,7 +64,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     sarif_option(run)
     run.add_argument("--check", action="store_true",
                      help="exit 1 while findings (not notes) remain or a file could not be checked (a CI gate)")
-    run.add_argument("--jobs", type=int, default=None, metavar="N",
+    run.add_argument("--jobs", type=positive_int, default=None, metavar="N",
                      help="parse files in N processes (default: the usable cores, at most 8; a repository of "
                           "fewer than 400 files to check is read in one)")
     run.add_argument("--cache-dir", type=Path, metavar="DIR",

@@ -20,7 +20,9 @@ from bot.commands.output import (
     FORMATS,
     baseline_for,
     baseline_options,
+    commit_in,
     emit,
+    git_repository,
     load_rules,
     record_publish,
     remaining_code,
@@ -90,6 +92,12 @@ def main(args: argparse.Namespace) -> int:
     rules = load_rules(args)
     options = PublishOptions(group=args.group, allow_dirty=actions.in_actions())
     if unpublishable(repo):
+        assert repo.path is not None
+        git_repository(repo.path)
+        if span is not None:  # a local change that cannot be read is one line, before anything else is said
+            if span[0]:
+                commit_in(repo.path, span[0], "--before")
+            commit_in(repo.path, span[1] or "HEAD", "--after")
         say_local_dry_run(repo)
         args.dry_run = True
         if span is None:

@@ -1,0 +1,34 @@
+"""Options every user meets: colour from the environment, and `bot rules test` in this checkout."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, make_repo
+
+BOT = str(Path(sys.executable).parent / "bot")
+SCRIPT = "python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.megatron.use_mbridge=False\n"
+
+
+@pytest.mark.parametrize(("variables", "colored"), [
+    ({}, False), ({"FORCE_COLOR": "1"}, True), ({"FORCE_COLOR": "0"}, False),
+    ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, False), ({"FORCE_COLOR": "1", "TERM": "dumb"}, True)])
+def test_force_color_and_no_color_are_honoured_when_not_a_tty(variables: dict[str, str], colored: bool,
+                                                                tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"run.sh": SCRIPT})
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "TERM")} | variables
+    out = subprocess.run([BOT, "run", "--repo", str(repo), "--dry-run", "--no-cache"], capture_output=True,
+                         text=True, env=env, check=False).stdout
+    assert ("\x1b[" in out) is colored
+
+
+def test_rules_test_in_the_checkout_runs_the_fixtures_of_the_rules_it_loaded() -> None:
+    result = subprocess.run([BOT, "rules", "test"], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout[-2000:]
+    ran = {line.split()[1].split("/")[0] for line in result.stdout.splitlines() if line.startswith(("ok", "FAIL"))}
+    assert ran == {"megatron-use-mbridge", "megatron-flash-attn", "megatron-recompute-uniform"}
