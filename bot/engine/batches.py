@@ -1,8 +1,8 @@
 """Checking a scan's files, on forked workers when there are many, in an order that keeps them busy.
 
-Scripts go first: which of them hold a token decides which callers must be read (bot.lang.focus), so
-callers are settled as soon as the last script is answered, while the other files are still being
-read, rather than after all of them. Files whose front end reads the packages (where Hydra puts
+Scripts go first: which of them hold a token decides which callers must be read and which parts of
+a doc are analysed (bot.lang.focus), so the other files are checked once the last script is answered,
+all of them with the same knowledge. Files whose front end reads the packages (where Hydra puts
 each config's keys) wait for them; one worker works them out from every config's defaults list
 while the others read the rest. Then every worker is handed the packages, and later the scripts, so
 a task is only a chunk of files.
@@ -104,31 +104,60 @@ class Batches:
 
     def run(self, todo: list[SourceFile], known: dict[str, Outcome], listed: list[SourceFile],
             root: Path) -> tuple[dict[str, Outcome], Scripts | None]:
-        """The outcomes of `todo` (checked) and of `known` (from the memo), and the scripts when a caller
-        had to wait for them. The packages are worked out here when they are not given and a YAML
-        config is checked."""
+        """The outcomes of `todo` (checked) and of `known` (from the memo), and the scripts, when known.
+        The packages are worked out here when they are not given and a YAML config is checked.
+
+        Every other file is checked once the scripts are answered, so which of its parts are analysed
+        (bot.lang.focus) never rests on how far the workers had got: a run reports the same launches
+        with any number of workers, and with or without a memo. Only a run that lists scripts it does
+        not check (`--files`) and that no caller waits in leaves the scripts unknown, reading other files as
+        if any might hold a token.
+        """
         global _STATE
         _STATE = self.setup
         pool = self._pool = self._start(len(todo))
         outcomes = dict(known)
         waiting: list[tuple[SourceFile, Waiting | None]] = []
         scripts: Scripts | None = None
-        scripts_left = {s.path for s in todo if _is_script(s)}
+        first = sorted((s for s in todo if _is_script(s)), key=lambda s: -s.size)
+        scripts_left = {s.path for s in first}
         held: list[SourceFile] = []
         layout_task = None
         if self.packages is None and any(s.kind == YAML for s in todo):
             layout_task = pool.submit(_layout, [root], yaml_paths=[s.path for s in listed if s.kind == YAML])
             held = [s for s in todo if s.kind not in _LAYOUT_FREE]
         kept_back = {s.path for s in held}
-        order = [s for s in todo if _is_script(s)] + [s for s in todo if not _is_script(s) and s.path not in kept_back]
-        order.sort(key=lambda s: (not _is_script(s), -s.size))  # then the large first: a small file ends the scan
-        chunks = {pool.submit(_scan, part): part for part in self._chunks(order)}
-        while pool.pending():
+        # the large first: a small file ends the scan
+        rest = sorted((s for s in todo if not _is_script(s) and s.path not in kept_back), key=lambda s: -s.size)
+        chunks = {pool.submit(_scan, part): part for part in self._chunks(first)}
+        released = False  # the files after the scripts were submitted
+        while True:
+            if not released and not scripts_left:
+                released = True
+                quiet = {source.path: found.outcome for source, found in waiting if found is not None}
+                scripts = self._scripts(listed, {**outcomes, **quiet}, bool(waiting))
+                if scripts is not None:
+                    pool.broadcast(_use, {"scripts": scripts})
+                chunks.update({pool.submit(_scan, part): part for part in self._chunks(rest)})
+                if self.packages is not None and held:
+                    chunks.update({pool.submit(_scan, part, urgent=True): part for part in self._chunks(held)})
+                    held = []
+            if scripts is not None and waiting:
+                for source, found in waiting:
+                    if found is not None and not found.calls.run_hot(scripts):
+                        outcomes[source.path] = found.outcome
+                    else:  # it may run a script that holds a token: checked whole, the scripts known
+                        chunks[pool.submit(_scan, [source], urgent=True)] = [source]
+                waiting = []
+            if not pool.pending():
+                break
             number, results = pool.answer()
             if number == layout_task:
                 self.packages, self.layout_reads = results[0]
                 pool.broadcast(_use, {"packages": self.packages})
-                chunks.update({pool.submit(_scan, part, urgent=True): part for part in self._chunks(held)})
+                if released:
+                    chunks.update({pool.submit(_scan, part, urgent=True): part for part in self._chunks(held)})
+                    held = []
                 continue
             for source, found in zip(chunks.pop(number), results, strict=True):
                 scripts_left.discard(source.path)
@@ -136,18 +165,14 @@ class Batches:
                     outcomes[source.path] = found
                 else:
                     waiting.append((source, found))
-            if scripts is None and waiting and not scripts_left:
-                quiet = {source.path: found.outcome for source, found in waiting if found is not None}
-                scripts = scripts_of(listed, {**outcomes, **quiet}, self.setup.wanted)
-                pool.broadcast(_use, {"scripts": scripts})
-            if scripts is not None:
-                for source, found in waiting:
-                    if found is not None and not found.calls.run_hot(scripts):
-                        outcomes[source.path] = found.outcome
-                    else:  # it may run a script that holds a token: checked whole, the scripts known
-                        chunks[pool.submit(_scan, [source], urgent=True)] = [source]
-                waiting = []
         return outcomes, scripts
+
+    def _scripts(self, listed: list[SourceFile], outcomes: dict[str, Outcome], needed: bool) -> Scripts | None:
+        """Which listed scripts hold a token: when every one of them was answered, or a caller waits for them
+        (the others are then read here); else None (a `--files` run)."""
+        if not needed and not all(s.path in outcomes for s in listed if _is_script(s)):
+            return None
+        return scripts_of(listed, outcomes, self.setup.wanted)
 
     def _start(self, count: int) -> Forks | _Here:
         if self.jobs <= 1 or self.setup.facts is not None or count < PARALLEL_FROM or not can_fork():
