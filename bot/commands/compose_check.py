@@ -52,7 +52,7 @@ def main(args: argparse.Namespace) -> int:
         commit_in(git_repository(root), args.since, "--since")
     seconds = args.file_timeout or None
     known = failing_before(root.resolve(), args.since, seconds) if args.since else None
-    report, stats = compose_scan(root, label=str(root.resolve()), since=args.since, seconds=seconds, known=known,
+    report, stats = compose_scan(root, label=args.repo, since=args.since, seconds=seconds, known=known,
                                  baseline=baseline_for(args))
     if args.write:
         write_changes(root, report)

@@ -34,7 +34,7 @@ def main(args: argparse.Namespace) -> int:
     if not root.is_dir():
         raise UserError(f"--repo {args.repo}: expected a local repository directory")
     only = {relative(root, f) for f in args.files} if args.files is not None else None
-    found = collect(root, str(root.resolve()), only, args.file_timeout or None)
+    found = collect(root, args.repo, only, args.file_timeout or None)
     write_out(args, render(found, args.format))
     if found.errors:
         from bot.engine.isolation import write_crash_log

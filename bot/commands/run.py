@@ -181,7 +181,7 @@ def local_report(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule]) 
             return scan(worktree, rules, label=repo.github or args.repo, baseline=baseline_for(args))
     only = {relative(repo.path, f) for f in args.files} if args.files is not None else None
     baseline = baseline_for(args)
-    report = scan(repo.path, rules, label=label(args.repo, repo), paths=only, jobs=jobs_for(args.jobs),
+    report = scan(repo.path, rules, label=args.repo, paths=only, jobs=jobs_for(args.jobs),
                   memo=cached_results(args, repo.path, rules), seconds=args.file_timeout or None, baseline=baseline)
     if args.compose:
         from bot.engine.compose_check import compose_scan, merge_into
@@ -203,14 +203,6 @@ def jobs_for(asked: int | None) -> int:
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(cores, 8))
-
-
-def label(name: str, repo: RepoConfig) -> str:
-    """The report's name for the repository: a local path not in the registry reads as its absolute path,
-    so reports do not depend on the working directory they were made from."""
-    if repo.path is not None and repo.name == name and repo.github is None:
-        return str(repo.path.resolve())
-    return name
 
 
 def cached_results(args: argparse.Namespace, root: Path, rules: list[Rule]) -> CachedResults | None:

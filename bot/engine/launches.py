@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -109,16 +109,30 @@ def _file(root: Path, path: str, kind: str, data: bytes) -> list[LaunchInfo]:
             if not view.reports(at):
                 continue  # a doc block read apart: the launches before it are another view's
             info = describe(root, path, kind, host_line(at), launch, host_line)
-            for item in info.overrides:  # a doc's `<placeholder>`, a workflow's `${{ expr }}`, as the file says
-                for name, original in view.names.items():
-                    if name not in item["text"]:
-                        continue
-                    item["text"] = item["text"].replace("${" + name + "}", original).replace("$" + name, original)
-                    if name in item["source"]:  # the value's origin names this one
-                        item["source"] = (f"run time: {original}, a placeholder the reader fills in"
-                                          if original.startswith("<") else item["source"].replace(name, original))
-            out.append(info)
+            out.append(_as_written(info, view) if view.names else info)
     return out
+
+
+def _as_written(info: LaunchInfo, view: ShellView) -> LaunchInfo:
+    """The launch with a doc's `<placeholder>` or a workflow's `${{ expr }}` as the file says it, wherever
+    the view's stand-in name shows (entry, evidence, app, flags, overrides)."""
+    for item in info.overrides:
+        for name, original in view.names.items():
+            if name in item["source"] and original.startswith("<"):  # the value's origin is the placeholder
+                item["source"] = f"run time: {original}, a placeholder the reader fills in"
+        item["text"], item["source"] = view.restore(item["text"]), view.restore(item["source"])
+    app = None if info.app is None else {k: _restored(v, view) for k, v in info.app.items()}
+    return replace(info, entry=None if info.entry is None else view.restore(info.entry),
+                   evidence=view.restore(info.evidence), app=app,
+                   flags={k: view.restore(v) for k, v in info.flags.items()})
+
+
+def _restored(value: Any, view: ShellView) -> Any:
+    if isinstance(value, str):
+        return view.restore(value)
+    if isinstance(value, list):
+        return [_restored(v, view) for v in value]
+    return value
 
 
 def _host_line(data: bytes, view: ShellView, position: int) -> int:

@@ -51,6 +51,12 @@ class ShellView:
                                for ch in text)
         return text
 
+    def restore(self, text: str) -> str:
+        """`text` with each stand-in name (a doc's `<placeholder>`, a workflow's `${{ expr }}`) as the file says it."""
+        for name, original in self.names.items():
+            text = text.replace("${" + name + "}", original).replace("$" + name, original).replace(name, original)
+        return text
+
     def to_host(self, finding: Finding, host: bytes, lines_in_message: bool = True) -> Finding:
         """The finding in the file's terms; `lines_in_message`: "line N" in its message are view lines."""
         for name, original in self.names.items():
