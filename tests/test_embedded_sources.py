@@ -556,3 +556,16 @@ def test_each_recipe_line_of_a_makefile_is_a_shell_of_its_own() -> None:
     (view,) = oneshell
     (launch,) = analyse(view.text).launches
     assert read_value(launch.overrides[0]).text == "cifar10"
+
+
+def test_launches_names_a_workflow_env_value_by_its_line_in_the_file(tmp_path: Path) -> None:
+    from bot.engine.launches import collect
+
+    workflow = ("name: e2e\non: [push]\njobs:\n  megatron:\n    runs-on: ubuntu-latest\n    env:\n"
+                "      HYDRA_FULL_ERROR: \"1\"\n      USE_MBRIDGE: \"False\"\n    steps:\n      - name: Run\n"
+                "        env:\n          EPOCHS: \"2\"\n        run: |\n          python3 -m verl.trainer.main_ppo \\\n"
+                "            actor_rollout_ref.actor.megatron.use_mbridge=$USE_MBRIDGE \\\n"
+                "            trainer.total_epochs=$EPOCHS\n")
+    root = make_repo(tmp_path / "repo", {".github/workflows/e2e.yml": workflow})
+    (launch,) = collect(root, "repo").launches
+    assert [o["source"] for o in launch.overrides] == ["from USE_MBRIDGE (line 8)", "from EPOCHS (line 12)"]

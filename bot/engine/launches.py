@@ -108,19 +108,20 @@ def _file(root: Path, path: str, kind: str, data: bytes) -> list[LaunchInfo]:
             at = launch.site.node.start_byte
             if not view.reports(at):
                 continue  # a doc block read apart: the launches before it are another view's
-            info = describe(root, path, kind, host_line(at), launch, host_line)
-            out.append(_as_written(info, view) if view.names else info)
+            out.append(_as_written(describe(root, path, kind, host_line(at), launch, host_line), view, data))
     return out
 
 
-def _as_written(info: LaunchInfo, view: ShellView) -> LaunchInfo:
-    """The launch with a doc's `<placeholder>` or a workflow's `${{ expr }}` as the file says it, wherever
-    the view's stand-in name shows (entry, evidence, app, flags, overrides)."""
+def _as_written(info: LaunchInfo, view: ShellView, data: bytes) -> LaunchInfo:
+    """The launch in the file's terms: a doc's `<placeholder>` or a workflow's `${{ expr }}` as the file says
+    it, wherever the view's stand-in name shows (entry, evidence, app, flags, overrides), and the lines a
+    value's origin names as the file's lines (a workflow's `env:` entry, a notebook cell's line)."""
     for item in info.overrides:
         for name, original in view.names.items():
             if name in item["source"] and original.startswith("<"):  # the value's origin is the placeholder
                 item["source"] = f"run time: {original}, a placeholder the reader fills in"
-        item["text"], item["source"] = view.restore(item["text"]), view.restore(item["source"])
+        item["text"] = view.restore(item["text"])
+        item["source"] = view.host_line_numbers(view.restore(item["source"]), data)
     app = None if info.app is None else {k: _restored(v, view) for k, v in info.app.items()}
     return replace(info, entry=None if info.entry is None else view.restore(info.entry),
                    evidence=view.restore(info.evidence), app=app,

@@ -79,9 +79,14 @@ class ShellView:
         if finding.edits:
             finding.fix_site = (finding.path, line_column(host, finding.edits[0].span.start)[0])
         if lines_in_message:
-            finding.message = _LINE_NUMBER.sub(lambda m: m.group(1) + self.host_lines(m.group(2), host),
-                                               finding.message)
+            finding.message = self.host_line_numbers(finding.message, host)
         return finding
+
+    def host_line_numbers(self, text: str, host: bytes) -> str:
+        """`text` with its "line N" (lines of this view) as the file's lines."""
+        if self.host_at is None:
+            return text
+        return _LINE_NUMBER.sub(lambda m: m.group(1) + self.host_lines(m.group(2), host), text)
 
     def offset_of(self, line: int, column: int) -> int:
         start = 0
