@@ -126,16 +126,41 @@ def test_a_config_name_that_climbs_out_of_the_repository_names_nothing(tmp_path:
 
 
 def test_a_link_that_stays_inside_the_repository_is_read_as_what_it_points_at(tmp_path: Path) -> None:
-    """As Hydra reads it, and as the compose judge's copies do (bot.hydra.shadow): no byte leaves the repository."""
-    root = _repo(tmp_path, "python train.py model=shared ~model.token=guess\npython train.py +group=small\n",
-                 {"shared/model.yaml": "token: kept\n"})
+    """As Hydra reads it, and as the compose judge's copies do (bot.hydra.shadow): no byte leaves the repository.
+    (discover lists such a link's target under its own name; here the link is where Hydra finds a config.)"""
+    app = APP.replace('config_path="conf"', 'config_path="same_conf"')
+    root = _repo(tmp_path, "python train.py model=shared ~model.token=guess\npython train.py +group=small\n"
+                           "python other.py trainer.nope=1\n", {"shared/model.yaml": "token: kept\n", "other.py": app})
     (root / "conf/model/shared.yaml").symlink_to("../../shared/model.yaml")
     (root / "conf/group").symlink_to("model")
+    (root / "same_conf").symlink_to("conf")
     _commit(root)
     report, stats = compose_scan(root)
     assert stats.unresolved == []
-    (finding,) = report.findings
-    assert finding.line == 1 and "The value of 'model.token' is kept and not guess" in finding.message
+    assert [(f.line, f.key) for f in report.findings] == [(1, "model.token"), (3, "trainer.nope")]
+    assert "The value of 'model.token' is kept and not guess" in report.findings[0].message
+
+
+def test_the_judges_config_copy_holds_the_repositorys_own_files_with_their_edits(tmp_path: Path) -> None:
+    from bot.hydra.app import HydraApp
+    from bot.hydra.shadow import ConfigShadow
+
+    outside = _outside(tmp_path)
+    root = _repo(tmp_path, "true\n", {"shared/model.yaml": "token: kept\n"})
+    (root / "conf/model/shared.yaml").symlink_to("../../shared/model.yaml")
+    (root / "conf/model/key.yaml").symlink_to(outside / "key.yaml")
+    (root / "conf/models").symlink_to(outside / "models")
+    real = root.resolve()
+    shadow = ConfigShadow(root, {"shared/model.yaml": b"token: edited\n"})
+    try:
+        app = shadow.app(HydraApp("train.py", real / "conf", "train", root=real))
+        assert app.config_dir is not None and app.root is not None
+        copied = sorted(p.relative_to(app.config_dir).as_posix() for p in app.config_dir.rglob("*") if p.is_file())
+        assert copied == ["model/shared.yaml", "model/small.yaml", "train.yaml"]
+        assert (app.config_dir / "model/shared.yaml").read_text() == "token: edited\n"
+        assert not any(p.is_symlink() for p in app.config_dir.rglob("*"))
+    finally:
+        shadow.close()
 
 
 def test_the_packages_of_the_yaml_front_end_read_nothing_behind_a_link_out(tmp_path: Path) -> None:

@@ -32,13 +32,16 @@ class ConfigShadow:
         self._temp: tempfile.TemporaryDirectory[str] | None = None
         self._copies: dict[str, str] = {}  # original directory -> its copy
         self._files: dict[str, list[tuple[str, str]]] = {}  # directory -> (name below it, repository path)
+        self._edited: dict[tuple[str, ...], bool] = {}  # an app's directories -> whether the run edits one's files
 
     def app(self, app: HydraApp) -> HydraApp:
         """The app reading edited copies of its config directories (itself when the run edits none of its files)."""
         if app.config_dir is None:
             return app
         dirs = (str(app.config_dir), *app.search_path)
-        if not any(path in self.edits for d in dirs for _, path in self._listing(d)):
+        if dirs not in self._edited:
+            self._edited[dirs] = any(path in self.edits for d in dirs for _, path in self._listing(d))
+        if not self._edited[dirs]:
             return app
         copies = [self._directory(d) for d in dirs]
         assert self._temp is not None
