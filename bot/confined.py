@@ -47,12 +47,16 @@ def _mode(root: str, path: object) -> int | None:
 
 def is_file(root: str, path: object) -> bool:
     """Whether `path` is a regular file of the tree."""
+    if not os.path.isfile(os.path.join(root, path)):  # type: ignore[call-overload]
+        return False  # nothing there at all: no need to resolve its links
     mode = _mode(root, path)
     return mode is not None and stat.S_ISREG(mode)
 
 
 def is_dir(root: str, path: object) -> bool:
     """Whether `path` is a directory of the tree."""
+    if not os.path.isdir(os.path.join(root, path)):  # type: ignore[call-overload]
+        return False
     mode = _mode(root, path)
     return mode is not None and stat.S_ISDIR(mode)
 
