@@ -7,6 +7,7 @@ by composing again. One file that fails is an error entry; the others are still 
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -17,19 +18,21 @@ from typing import TYPE_CHECKING
 
 from bot.engine.compose_findings import RULE_ID as RULE_ID
 from bot.engine.compose_findings import chosen_by_caller, launch_finding, override_finding
+from bot.engine.compose_findings import compose_rule as compose_rule
+from bot.engine.compose_findings import merge_into as merge_into
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.engine.readings import Reading, Run, describe, elided, failures, in_run, readings, sweep_runs
 from bot.engine.silence import default_baseline, identity, silence
 from bot.hydra.app import AppProblem, HydraApp, forget_files, resolve_app
 from bot.hydra.compose import Composer, ComposeStats
 from bot.hydra.renames import Rename, config_renames
+from bot.hydra.source import ConfigBroken, NotComposed
 from bot.hydra.stores import StoredConfigs
 from bot.lang.kinds import SHELL
 from bot.lang.shell.launchers import may_launch_python
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
-from bot.model import Baseline, ComposeSummary, Finding, Reason, Report, Status
-from bot.rules.model import Rule
+from bot.model import Baseline, ComposeSummary, FileError, Finding, Reason, Report, Status
 
 if TYPE_CHECKING:
     from bot.lang.shell.front import ShellFamilyFront
@@ -102,7 +105,14 @@ def _compose_runs(path: str, root: Path, script: ShellScript, launch: Launch, ap
             continue
         for reading in (in_run(branch, run) for run in runs):
             composed += 1
-            for override, message in failures(reading, launch, app, composer):
+            try:
+                failed = failures(reading, launch, app, composer)
+            except NotComposed as exc:  # whatever the launch says: not its finding
+                why = (path, launch.line, _not_composed(root, exc, composer))
+                if why not in composer.stats.unresolved:
+                    composer.stats.unresolved.append(why)
+                continue
+            for override, message in failed:
                 stored = _NOT_LOADED.search(message)
                 if stored is not None and _stored_configs(root).may_register(stored.group(1)):
                     why = (path, launch.line, f"its config names {stored.group(1)}, which the repository "
@@ -113,6 +123,20 @@ def _compose_runs(path: str, root: Path, script: ShellScript, launch: Launch, ap
                 place: object = override.key_span if override is not None else ("launch", launch.line)
                 found.setdefault(place, (override, message, []))[2].append(reading)
     return found, composed
+
+
+def _not_composed(root: Path, exc: NotComposed, composer: Composer) -> str:
+    """Why a launch is not composed; a broken config is kept for the one error entry that names it."""
+    if not isinstance(exc, ConfigBroken):
+        return str(exc)
+    where = _in_repository(root, exc.path)
+    composer.stats.broken.setdefault(where, _in_repository(root, exc.problem))
+    return f"its config {where} does not compose (see the errors)"
+
+
+def _in_repository(root: Path, text: str) -> str:
+    """Paths of the repository in a text, as the repository names them."""
+    return text.replace(str(root) + os.sep, "")
 
 
 def _compose_file(root: Path, path: str, kind: str, data: bytes, composer: Composer, renames: list[Rename],
@@ -247,46 +271,11 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
             composer.stats.launches, composer.stats.readings = counted[0], counted[2]
             del composer.stats.unresolved[counted[1]:]
             report.errors.append(replace(error, rules=(RULE_ID,)))
+    report.errors.extend(FileError(path, problem, "composing", rules=(RULE_ID,))
+                         for path, problem in sorted(composer.stats.broken.items()))
     report.errors.sort(key=lambda e: e.path)
     report.findings.sort(key=Finding.sort_key)
     report.silenced.sort(key=Finding.sort_key)
     report.compose = ComposeSummary(composer.stats.launches, composer.stats.base_composes,
                                     list(composer.stats.unresolved), composer.stats.readings)
     return report, composer.stats
-
-
-def compose_rule() -> Rule:
-    """The built-in rule behind compose-check findings, for reports and pull requests."""
-    return Rule(
-        id=RULE_ID,
-        title="Launch overrides must compose with the repository's Hydra config",
-        description="Each launch was composed with hydra-core against the repository's own config tree, as "
-                    "Hydra would at start-up; these overrides no longer compose (a `+` on a key that now "
-                    "exists, or a key that was renamed).",
-        severity="error", enabled=True, source="built-in")
-
-
-def merge_into(report: Report, composed: Report) -> None:
-    """compose-check's findings, verified fixes and errors added to a scan's report: the one merge.
-
-    A file the scan already changes keeps the scan's change; compose-check's fixes in it are not
-    made in this run (manual, a conflict), so no finding claims a fix the written file lacks.
-    """
-    from bot.model import RuleInfo
-
-    rule = compose_rule()
-    if all(r.id != rule.id for r in report.rules):
-        report.rules.append(RuleInfo(rule.id, True, rule.title, rule.severity, rule.upstream))
-    taken = {c.path for c in report.changes}
-    for finding in composed.findings:
-        if finding.path in taken and finding.status is Status.FIXABLE:
-            finding = replace(finding)  # the composed report keeps its own
-            finding.make_manual("not edited in this run: other rules change this file; run again after their "
-                        "fixes", Reason.CONFLICT)
-        report.findings.append(finding)
-    report.findings.sort(key=Finding.sort_key)
-    report.silenced = sorted(report.silenced + composed.silenced, key=Finding.sort_key)
-    report.changes.extend(c for c in composed.changes if c.path not in taken)
-    report.errors.extend(composed.errors)
-    report.errors.sort(key=lambda e: e.path)
-    report.compose = composed.compose

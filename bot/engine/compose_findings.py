@@ -1,15 +1,18 @@
 """compose-check's findings: an override Hydra rejects (with the fix for a `+` on a key that exists now,
-and for a key a config change renamed), or a launch whose config itself does not compose."""
+and for a key a config change renamed), or a launch whose config itself does not compose; the built-in
+rule behind them, and the one place they join a scan's report."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from bot.hydra.app import HydraApp
 from bot.hydra.renames import Rename, rename_fix
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.parse import ShellScript
-from bot.model import NOTE, Edit, Finding, Status
+from bot.model import NOTE, Edit, Finding, Reason, Report, Status
+from bot.rules.model import Rule
 
 RULE_ID = "hydra-compose"
 ALREADY_THERE = "Could not append to config. An item is already at"
@@ -60,8 +63,45 @@ def chosen_by_caller(finding: Finding, app: HydraApp, key: str, message: str, la
         return
     dirs = [d for d in (app.config_dir, *map(Path, app.search_path)) if d is not None]
     chosen = {o.key.replace(".", "/") for o in launch.overrides}
-    option = option_setting(dirs, key, chosen)
+    option = option_setting(str(app.root), dirs, key, chosen)
     if option is not None:
         finding.severity = NOTE
         finding.message += (f"; the launch passes on its caller's arguments, and the config group option "
                             f"{option} sets {key}: run with it chosen, the launch composes")
+
+
+def compose_rule() -> Rule:
+    """The built-in rule behind compose-check findings, for reports and pull requests."""
+    return Rule(
+        id=RULE_ID,
+        title="Launch overrides must compose with the repository's Hydra config",
+        description="Each launch was composed with hydra-core against the repository's own config tree, as "
+                    "Hydra would at start-up; these overrides no longer compose (a `+` on a key that now "
+                    "exists, or a key that was renamed).",
+        severity="error", enabled=True, source="built-in")
+
+
+def merge_into(report: Report, composed: Report) -> None:
+    """compose-check's findings, verified fixes and errors added to a scan's report: the one merge.
+
+    A file the scan already changes keeps the scan's change; compose-check's fixes in it are not
+    made in this run (manual, a conflict), so no finding claims a fix the written file lacks.
+    """
+    from bot.model import RuleInfo
+
+    rule = compose_rule()
+    if all(r.id != rule.id for r in report.rules):
+        report.rules.append(RuleInfo(rule.id, True, rule.title, rule.severity, rule.upstream))
+    taken = {c.path for c in report.changes}
+    for finding in composed.findings:
+        if finding.path in taken and finding.status is Status.FIXABLE:
+            finding = replace(finding)  # the composed report keeps its own
+            finding.make_manual("not edited in this run: other rules change this file; run again after their "
+                        "fixes", Reason.CONFLICT)
+        report.findings.append(finding)
+    report.findings.sort(key=Finding.sort_key)
+    report.silenced = sorted(report.silenced + composed.silenced, key=Finding.sort_key)
+    report.changes.extend(c for c in composed.changes if c.path not in taken)
+    report.errors.extend(composed.errors)
+    report.errors.sort(key=lambda e: e.path)
+    report.compose = composed.compose

@@ -20,6 +20,7 @@ from bot.engine.readings import Reading, Run, describe, elided, failures, in_run
 from bot.hydra.app import AppProblem, HydraApp, resolve_app
 from bot.hydra.compose import Composer
 from bot.hydra.shadow import ConfigShadow
+from bot.hydra.source import NotComposed
 from bot.lang.kinds import SHELL
 from bot.lang.shell.front import ShellFamilyFront
 from bot.lang.shell.launchers import may_launch_python
@@ -72,12 +73,16 @@ def _failures(root: Path, path: str, data: bytes, shadow: ConfigShadow | None = 
 
 def _first_failure(script: ShellScript, launch: Launch, app: HydraApp, composer: Composer,
                    runs: list[Run]) -> tuple[Reading, Override | None, str] | None:
-    """The first way through the branches, in the first run of its sweeps, where the launch fails."""
+    """The first way through the branches, in the first run of its sweeps, where the launch fails (or is not
+    composed: a broken config, a config file that is not the repository's, which then judges nothing)."""
     for branch in readings(script, launch, app, composer):
         if branch.unchecked is not None:
             continue
         for reading in (in_run(branch, run) for run in runs):
-            problems = failures(reading, launch, app, composer)
+            try:
+                problems = failures(reading, launch, app, composer)
+            except NotComposed as exc:
+                return reading, None, f"not composed: {exc}"
             if problems:
                 return reading, *problems[0]
     return None

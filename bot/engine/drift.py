@@ -52,5 +52,15 @@ def export(root: Path, since: str, into: Path) -> None:
     with archive.open("wb") as handle:
         repo.archive(handle, treeish=commit.hexsha, format="tar")
     with tarfile.open(archive) as tar:
-        tar.extractall(into, filter="data")  # nothing outside `into`, no absolute links
+        tar.extractall(into, filter=_inside)
     archive.unlink()
+
+
+def _inside(member: tarfile.TarInfo, into: str) -> tarfile.TarInfo | None:
+    """tarfile's `data` filter (nothing written outside `into`, no device files), a member it refuses (a link
+    to an absolute path or out of the tree) left out: the exported tree holds the commit's own files, and what
+    its links lead to outside it is absent there, as in the working tree (bot.confined)."""
+    try:
+        return tarfile.data_filter(member, into)
+    except tarfile.FilterError:
+        return None

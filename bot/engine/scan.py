@@ -62,7 +62,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     wanted = focus_for(enabled)
     facts = None
     if consults_config(enabled):
-        from bot.hydra.compose import ConfigFacts
+        from bot.hydra.config_facts import ConfigFacts
 
         facts = ConfigFacts(root)
     packaging: list[str] = []

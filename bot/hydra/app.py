@@ -15,10 +15,11 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot import confined
+from bot.hydra.config_files import load_yaml
 from bot.hydra.decorator import COMPUTED, forget_decorators, hydra_main_arguments, version_base_of
 from bot.hydra.entry import entry_file, inside, missing_reason, repository_dir, run_dir, source_roots
 from bot.hydra.imported import forget_imports, imported_app
@@ -44,6 +45,7 @@ class HydraApp:
     search_path: tuple[str, ...] = ()  # extra config directories, absolute, in Hydra's order
     style: str = "@hydra.main"  # how the app composes its config: or "the compose API"
     version_base: str | None = None  # Hydra's behaviour the app asks for ("1.1" when its decorator says none)
+    root: Path | None = None  # the tree its config directories are read in (bot.confined): the repository
 
 
 @dataclass(frozen=True)
@@ -60,21 +62,31 @@ def config_name(name: str | None) -> str | None:
 
 
 def search_dir(root: Path, entry: str, relative_to: Path) -> Path | None:
-    """A config directory named by a Hydra search path entry or config path, inside the repository.
+    """A config directory named by a Hydra search path entry or config path, inside the repository (its links
+    resolved: bot.confined).
 
     `pkg://a.b` is the package directory a/b of the repository; `file://d` and a plain `d` are
     `d` relative to `relative_to` unless absolute. None when it is not a directory of the repository.
     """
+    top = confined.real(root)
     if entry.startswith("pkg://"):
         parts = [p for p in entry.removeprefix("pkg://").replace("/", ".").split(".") if p]
         for source_root in source_roots():
             candidate = root.joinpath(source_root, *parts) if source_root else root.joinpath(*parts)
-            if candidate.is_dir() and inside(root, candidate):
+            if confined.is_dir(top, candidate):
                 return candidate.resolve()
         return None
     path = entry.removeprefix("file://")
     candidate = Path(path) if os.path.isabs(path) else relative_to / path
-    return candidate.resolve() if candidate.is_dir() and inside(root, candidate) else None
+    return candidate.resolve() if confined.is_dir(top, candidate) else None
+
+
+def not_there(root: Path, entry: str, relative_to: Path) -> str:
+    """How a config directory that search_dir did not find is not the repository's."""
+    path = entry.removeprefix("file://")
+    candidate = Path(path) if os.path.isabs(path) else relative_to / path
+    why = confined.why_absent(confined.real(root), candidate) if not entry.startswith("pkg://") else None
+    return f"is {why}: not followed" if why else "is not in the repository"
 
 
 _FILES: dict[tuple[object, ...], Any] = {}  # what this scan found of the repository's files
@@ -154,11 +166,12 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
         config_path = str(root / named)
     directory = search_dir(root, config_path, path.parent)
     if directory is None:
-        return AppProblem(f"config directory {config_path} of {source} is not in the repository", OUTSIDE)
+        return AppProblem(f"config directory {config_path} of {source} {not_there(root, config_path, path.parent)}",
+                          OUTSIDE)
     name = config_name(name)
     entries = launch_search_path(launch)
     if entries is None:
-        entries = primary_search_path(directory, name)
+        entries = primary_search_path(root, directory, name)
     if launch.config_dir is not None:
         entries = [*entries, launch.config_dir]
     dirs: list[str] = []
@@ -171,9 +184,10 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
                 at_run_dir.removeprefix("file://"))):
             continue  # `file://${oc.env:PWD}/configs` where the launch runs holds none: Hydra only warns
         if found_dir is None:
-            return AppProblem(f"config search path {entry} is not in the repository", OUTSIDE)
+            return AppProblem(f"config search path {entry} {not_there(root, at_run_dir, root)}", OUTSIDE)
         dirs.append(str(found_dir))
-    return HydraApp(source, directory, name, tuple(dirs), version_base=version_base_of(path, function_read))
+    return HydraApp(source, directory, name, tuple(dirs), version_base=version_base_of(path, function_read),
+                    root=root)
 
 
 _PWD = re.compile(r"\$\{oc\.env:\s*PWD\s*(?:,[^}]*)?\}")  # the directory the launch runs in
@@ -211,10 +225,10 @@ def api_app(root: Path, launch: Launch, path: Path, source: str, api: ApiApp) ->
     if directory is None:
         return AppProblem(f"config directory {location} of {source} is not in the repository", OUTSIDE)
     name = config_name(name) or name
-    dirs = [search_dir(root, entry, root) for entry in primary_search_path(directory, name)]
+    dirs = [search_dir(root, entry, root) for entry in primary_search_path(root, directory, name)]
     if any(d is None for d in dirs):
         return AppProblem(f"a config search path of {name} is not in the repository", OUTSIDE)
-    return HydraApp(source, directory, name, tuple(str(d) for d in dirs), style="the compose API")
+    return HydraApp(source, directory, name, tuple(str(d) for d in dirs), style="the compose API", root=root)
 
 
 @dataclass(frozen=True)
@@ -257,31 +271,11 @@ def launch_search_path(launch: Launch) -> list[str] | None:
     return None
 
 
-def load_yaml(path: Path) -> Any:
-    """A config file's data (None if missing or not YAML), read once per version of the file."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return _load_yaml(str(path), stat.st_mtime_ns, stat.st_size)
-
-
-@lru_cache(maxsize=1024)
-def _load_yaml(path: str, mtime_ns: int, size: int) -> Any:
-    from ruamel.yaml import YAML
-
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return YAML(typ="safe", pure=True).load(handle.read())
-    except Exception:  # a broken config: Hydra reports it when composing; here it has no data
-        return None
-
-
-def primary_search_path(config_dir: Path, name: str | None) -> list[str]:
+def primary_search_path(root: Path, config_dir: Path, name: str | None) -> list[str]:
     """`hydra.searchpath` of the primary config file, as written."""
     if name is None:
         return []
-    data = load_yaml(config_dir / f"{name}.yaml")
+    data = load_yaml(confined.real(root), config_dir / f"{name}.yaml")
     hydra = data.get("hydra") if isinstance(data, dict) else None
     entries = hydra.get("searchpath") if isinstance(hydra, dict) else None
     return [str(e) for e in entries] if isinstance(entries, list) else []

@@ -8,14 +8,17 @@ become `null` placeholders, which a plain YAML config accepts, so they never cau
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.hydra.app import NOT_HYDRA, AppProblem, HydraApp, config_name, load_yaml, resolve_app
-from bot.hydra.entry import entry_file
-from bot.hydra.not_hydra import no_hydra_reason
+from bot import confined
+from bot.hydra.app import HydraApp
+from bot.hydra.defaults_bound import DefaultsWalk, launch_choices
+from bot.hydra.source import ConfigBroken, NotComposed, hydra_over, watching
+from bot.hydra.source import entry as search_entry
 from bot.hydra.stand_ins import MAX_STAND_INS, stand_in, withdraw
 from bot.lang.shell.launches import Launch, Override
 
@@ -29,6 +32,7 @@ class ComposeStats:
     base_composes: int = 0
     unresolved: list[tuple[str, int, str]] = field(default_factory=list)  # path, line, reason
     stand_ins: set[str] = field(default_factory=set)  # Hydra's own group options no installed plugin gives
+    broken: dict[str, str] = field(default_factory=dict)  # config file -> why Hydra cannot compose it (one entry)
 
 
 def override_text(override: Override) -> str | None:
@@ -66,37 +70,34 @@ class Composer:
         self._parsed: dict[str, list[Any]] = {}
         self._pickled: dict[int, bytes] = {}
         self._parser: Any = None
+        self._walks: dict[tuple[str, tuple[str, ...]], DefaultsWalk] = {}
         self.stats = ComposeStats()
 
     def is_group(self, app: HydraApp, key: str) -> bool:
-        assert app.config_dir is not None
+        assert app.config_dir is not None and app.root is not None
         relative = key.replace(".", "/")
-        return "/" in key or any((Path(d) / relative).is_dir() for d in (str(app.config_dir), *app.search_path))
+        return "/" in key or any(confined.is_dir(str(app.root), os.path.join(d, relative))
+                                 for d in (str(app.config_dir), *app.search_path))
 
     def base(self, app: HydraApp, groups: tuple[str, ...]) -> Any:
-        """The app's config with these group choices; its search path given as absolute directories,
-        so Hydra never resolves one against the bot's working directory or imports a package.
-        Raises Hydra's error when it does not compose (remembered, like the configs that do)."""
-        from hydra import compose, initialize_config_dir
-        from hydra.core.global_hydra import GlobalHydra
-        from hydra.errors import HydraException
-        from omegaconf.errors import OmegaConfBaseException
-
-        assert app.config_dir is not None
+        """The app's config with these group choices, Hydra reading only the repository's own files
+        (bot.hydra.source); its search path given as absolute directories, so Hydra never resolves one
+        against the bot's working directory or imports a package. Raises Hydra's error when it does not
+        compose, NotComposed (ConfigBroken) when it is not asked to or cannot compose it whatever the
+        launch says (remembered, like the configs that do)."""
+        assert app.config_dir is not None and app.root is not None
         ident = (app.config_dir, app.config_name, groups, app.search_path, app.version_base)
         if ident not in self._bases:
-            search = "hydra.searchpath=[" + ",".join(_quoted(f"file://{d}") for d in app.search_path) + "]"
+            root = str(app.root)
+            search = "hydra.searchpath=[" + ",".join(_quoted(search_entry(root, d)) for d in app.search_path) + "]"
             added: list[str] = []
             try:
-                for _ in range(MAX_STAND_INS + 1):
-                    GlobalHydra.instance().clear()
-                    try:
-                        with warnings.catch_warnings():  # an app of Hydra 1.1's behaviour is warned about
-                            warnings.simplefilter("ignore")
-                            with initialize_config_dir(config_dir=str(app.config_dir), version_base=app.version_base):
-                                self._bases[ident] = compose(app.config_name, overrides=[*groups, search])
-                    except (HydraException, OmegaConfBaseException, ValueError) as exc:
-                        self._bases[ident] = exc
+                self._bound(app, groups)
+            except ConfigBroken as exc:
+                self._bases[ident] = exc
+            try:
+                for _ in range(MAX_STAND_INS + 1) if ident not in self._bases else ():
+                    self._bases[ident] = self._compose(app, [*groups, search])
                     self.stats.base_composes += 1
                     made = stand_in(self._bases[ident], app, added)
                     if made is None:
@@ -109,33 +110,79 @@ class Composer:
             raise found
         return found
 
+    def _compose(self, app: HydraApp, overrides: list[str]) -> Any:
+        """Hydra's composed config, or what it raised (a failure whose config read a path refused as not the
+        repository's is not composed; one Hydra cannot compose whatever the launch says is broken)."""
+        from hydra import compose
+        from hydra.errors import HydraException
+        from omegaconf.errors import OmegaConfBaseException
+
+        with watching() as refused:
+            try:
+                with warnings.catch_warnings():  # an app of Hydra 1.1's behaviour is warned about
+                    warnings.simplefilter("ignore")
+                    with hydra_over(str(app.root), str(app.config_dir), app.version_base):
+                        return compose(app.config_name, overrides=overrides)
+            except NotComposed as exc:
+                return exc
+            except (HydraException, OmegaConfBaseException, ValueError) as exc:
+                return NotComposed(f"its config reads {refused[0]}: not followed") if refused else exc
+            except RecursionError:
+                return ConfigBroken(self._primary(app), "nested too deeply for Hydra to compose (its stack ran out)")
+            except Exception as exc:  # Hydra's own failure on a config it does not expect
+                return ConfigBroken(self._primary(app), f"Hydra cannot compose it: {type(exc).__name__}: "
+                                                        f"{_message(exc)}")
+
+    def _bound(self, app: HydraApp, groups: tuple[str, ...]) -> None:
+        """ConfigBroken when the config's defaults, or a chosen option's, cycle or nest or spread beyond the
+        bound (bot.hydra.defaults_bound)."""
+        assert app.config_dir is not None and app.root is not None
+        dirs = (str(app.config_dir), *app.search_path)
+        walk = self._walks.setdefault((str(app.root), dirs), DefaultsWalk(str(app.root), dirs))
+        walk.check([*([app.config_name] if app.config_name else []), *launch_choices(groups)])
+
+    @staticmethod
+    def _primary(app: HydraApp) -> str:
+        return os.path.join(str(app.config_dir), f"{app.config_name}.yaml")
+
     def launch_base(self, app: HydraApp, launch: Launch) -> Any:
         """The config with the launch's own group choices, before its other overrides; None if it fails."""
         from hydra.errors import HydraException
         from omegaconf.errors import OmegaConfBaseException
 
-        groups, _ = self._split(app, launch)
         try:
+            groups, _ = self._split(app, launch)
             return self.base(app, tuple(t for _, t in groups))
-        except (HydraException, OmegaConfBaseException, ValueError):
+        except (HydraException, OmegaConfBaseException, ValueError, NotComposed):
             return None
 
     def options(self, app: HydraApp, key: str) -> set[str]:
         """The options of config group `key` (its YAML files' names), in the config dir and search path."""
-        assert app.config_dir is not None
+        assert app.config_dir is not None and app.root is not None
         relative = key.replace(".", "/")
         found: set[str] = set()
-        for directory in (app.config_dir, *map(Path, app.search_path)):
-            group = directory / relative
-            if group.is_dir():
-                found.update(p.stem for p in group.glob("*.yaml") if p.is_file())
+        for directory in (str(app.config_dir), *app.search_path):
+            found.update(name[: -len(".yaml")] for name, is_dir in confined.entries(
+                str(app.root), os.path.join(directory, relative)) if not is_dir and name.endswith(".yaml"))
         return found
+
+    @staticmethod
+    def _refused_group(app: HydraApp, key: str) -> str | None:
+        """A config group the key names that is there but not the repository's (a link out of it), as "path, why"."""
+        root = str(app.root)
+        for directory in (str(app.config_dir), *app.search_path):
+            path = os.path.join(directory, *key.split("."))
+            why = confined.why_absent(root, path)
+            if why is not None:
+                return f"{os.path.relpath(path, root)}, {why}"
+        return None
 
     def _split(self, app: HydraApp, launch: Launch, replaced: dict[int, str] | None = None,
                overrides: list[Override] | None = None
                ) -> tuple[list[tuple[Override, str]], list[tuple[Override, str]]]:
         """The launch's overrides as Hydra gets them: (config-group choices, the others); `overrides`:
-        those of one combination of the script's branches (bot.lang.shell.combinations)."""
+        those of one combination of the script's branches (bot.lang.shell.combinations). NotComposed when one
+        names a config group that is a link out of the repository."""
         seen: set[object] = set()
         plain: list[tuple[Override, str]] = []
         group_items: list[tuple[Override, str]] = []
@@ -147,6 +194,8 @@ class Composer:
             if text is None or override.key.startswith("-"):
                 continue  # Hydra's own settings, or an option of the app's argument parser (`--config=x`)
             is_group = self.is_group(app, override.key) and override.prefix != "~"
+            if not is_group and (why := self._refused_group(app, override.key)) is not None:
+                raise NotComposed(f"its config reads {why}: not followed")
             if is_group and text.endswith("=null") and id(override) not in (replaced or {}):
                 continue  # a config-group choice made at run time: the script's default choice stands
             (group_items if is_group else plain).append((override, text))
@@ -154,7 +203,8 @@ class Composer:
 
     def failures(self, app: HydraApp, launch: Launch, replaced: dict[int, str] | None = None,
                  overrides: list[Override] | None = None) -> list[tuple[Override | None, str]]:
-        """(override, Hydra's message) for each override that does not compose; None: the launch itself."""
+        """(override, Hydra's message) for each override that does not compose; None: the launch itself.
+        Raises NotComposed when the config is not composed whatever the overrides (its reason says why)."""
         from hydra._internal.config_loader_impl import ConfigLoaderImpl
         from hydra.errors import HydraException
         from omegaconf import OmegaConf
@@ -169,7 +219,7 @@ class Composer:
             for override, text in group_items:  # which choice breaks it, for the finding's place
                 try:
                     self.base(app, (text,))
-                except (HydraException, OmegaConfBaseException, ValueError):
+                except (HydraException, OmegaConfBaseException, ValueError, NotComposed):
                     culprit = override
                     break
             return [(culprit, _message(exc))]
@@ -207,78 +257,3 @@ class Composer:
             self._parser = self._parser or OverridesParser.create()
             self._parsed[text] = self._parser.parse_overrides([text])
         return self._parsed[text]
-
-
-class ConfigFacts:
-    """Answers `when.config` and `when.value` for launches of one repository (LaunchFacts)."""
-
-    def __init__(self, root: Path, composer: Composer | None = None) -> None:
-        self.root = root.resolve()
-        self.composer = composer or Composer()
-
-    def configs(self, launch: Launch) -> set[str] | None:
-        """The launch's config and those it inherits; with --config-name set differently in branches,
-        every branch's (the rule may apply in any of them)."""
-        app = resolve_app(self.root, launch)
-        if isinstance(app, AppProblem) or app.config_name is None or app.config_dir is None:
-            return None
-        dirs = (app.config_dir, *map(Path, app.search_path))
-        found: set[str] = set()
-        for name in {app.config_name, *(config_name(n) or "" for n in launch.config_names[1:])} - {""}:
-            found |= inherited(dirs, name)
-        return found
-
-    def not_hydra(self, launch: Launch) -> str | None:
-        """Why the launch runs an entry point of the repository that is no Hydra app (bot.hydra.not_hydra)."""
-        app = resolve_app(self.root, launch)
-        if not (isinstance(app, AppProblem) and app.kind == NOT_HYDRA):
-            return None
-        return no_hydra_reason(entry_file(self.root, launch), launch.entry)
-
-    def value(self, launch: Launch, key: str) -> tuple[bool | None, Any]:
-        """(whether the launch's config has the key, its value); (None, None) when it cannot be composed.
-
-        The launch's own override of the key decides (a run-time value: the key is there, its value
-        unknown); else the app's config with the launch's group choices.
-        """
-        from omegaconf import OmegaConf
-
-        from bot.lang.shell.values import read_value
-
-        app = resolve_app(self.root, launch)
-        if isinstance(app, AppProblem):
-            return None, None
-        for override in reversed(launch.overrides):
-            if override.key == key:
-                if override.prefix == "~":
-                    return False, None
-                info = read_value(override)
-                return True, info.value if info.state == "static" else None
-        cfg = self.composer.launch_base(app, launch)
-        if cfg is None:
-            return None, None
-        missing = object()
-        found = OmegaConf.select(cfg, key, default=missing, throw_on_missing=False)
-        if found is missing:
-            return False, None
-        return True, OmegaConf.to_container(found) if OmegaConf.is_config(found) else found
-
-
-def inherited(config_dirs: tuple[Path, ...], name: str, seen: set[str] | None = None) -> set[str]:
-    """`name` and every primary config it pulls in through plain entries of its defaults lists.
-
-    `config_dirs`: the app's config directory, then its search path, where Hydra looks in that order.
-    """
-    seen = set() if seen is None else seen
-    if name in seen:
-        return seen
-    seen.add(name)
-    path = next((d / f"{name}.yaml" for d in config_dirs if (d / f"{name}.yaml").is_file()), None)
-    if path is None:
-        return seen
-    data = load_yaml(path)
-    defaults = data.get("defaults", []) if isinstance(data, dict) else []
-    for entry in defaults if isinstance(defaults, list) else []:
-        if isinstance(entry, str) and entry != "_self_" and "/" not in entry:
-            inherited(config_dirs, entry.removeprefix("optional ").strip(), seen)
-    return seen

@@ -182,9 +182,12 @@ def missing_reason(root: Path, launch: Launch) -> str:
 
 def _submodules(root: Path) -> list[str]:
     """Paths of the git submodules that `.gitmodules` declares."""
+    from bot import confined
+
+    data = confined.read(confined.real(root), ".gitmodules")  # the repository's own file, no link out of it
     try:
-        text = (root / ".gitmodules").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = data.decode("utf-8") if data is not None else ""
+    except UnicodeDecodeError:
         return []
     return [line.split("=", 1)[1].strip().strip("/") for line in text.splitlines()
             if line.strip().startswith("path") and "=" in line]

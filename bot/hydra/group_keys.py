@@ -4,37 +4,45 @@ run with that option chosen (`./train.sh model=large`), and then a key its own c
 from __future__ import annotations
 
 from collections.abc import Collection
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
+
+from bot import confined
 
 MAX_OPTIONS = 2000  # option files looked at, per config directory
 MAX_BYTES = 512 * 1024
 
 
-def option_setting(config_dirs: list[Path], key: str, chosen: Collection[str] = ()) -> str | None:
+def option_setting(root: str, config_dirs: list[Path], key: str, chosen: Collection[str] = ()) -> str | None:
     """The first option of a config group (a YAML file below a config directory) whose keys, at its package
     (its `# @package` header, else its group's path), hold `key`, as `group/option.yaml`; None when none does.
-    `chosen`: groups (`model`, `db/engine`) the launch chooses itself, whose options a caller cannot pick."""
-    from bot.hydra.app import load_yaml
+    `chosen`: groups (`model`, `db/engine`) the launch chooses itself, whose options a caller cannot pick;
+    `root`: the repository (its real path), whose own files alone are read (bot.confined)."""
+    from bot.hydra.config_files import load_yaml
     from bot.lang.yaml.packages import header_package
 
     for base in config_dirs:
-        for count, path in enumerate(sorted(base.rglob("*.yaml"))):
+        for count, name in enumerate(sorted(confined.files_below(root, base, (".yaml",)), key=_parts)):
             if count >= MAX_OPTIONS:
                 break
-            relative = path.relative_to(base)
-            if len(relative.parts) < 2 or not path.is_file() or path.stat().st_size > MAX_BYTES:
-                continue  # a primary config, or too large to be an option
-            if "/".join(relative.parts[:-1]) in chosen:
-                continue
-            data = path.read_bytes()
+            relative = PurePosixPath(name)
+            if len(relative.parts) < 2 or "/".join(relative.parts[:-1]) in chosen:
+                continue  # a primary config, or an option the launch chooses itself
+            path = base / name
+            data = confined.read(root, path, MAX_BYTES)
+            if data is None:
+                continue  # too large to be an option
             header = header_package(data)
             package = ".".join(relative.parts[:-1]) if header is None else header
             if package and not key.startswith(package + "."):
                 continue
-            if _holds(load_yaml(path), key[len(package) + 1 :] if package else key):
+            if _holds(load_yaml(root, path), key[len(package) + 1 :] if package else key):
                 return relative.as_posix()
     return None
+
+
+def _parts(name: str) -> list[str]:
+    return name.split("/")  # the order of the paths' parts, as sorted Paths are
 
 
 def _holds(node: Any, key: str) -> bool:

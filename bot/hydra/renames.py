@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bot import confined
 from bot.errors import UserError
 from bot.lang.shell.launches import Override
 
@@ -26,6 +27,7 @@ def config_renames(root: Path, before: str) -> list[Rename]:
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe", pure=True)
+    top = confined.real(root)
     repo = git.Repo(root)
     try:
         old_commit = repo.commit(before)
@@ -36,10 +38,13 @@ def config_renames(root: Path, before: str) -> list[Rename]:
         path = diff.a_path or ""
         if not path.endswith((".yaml", ".yml")) or diff.deleted_file or diff.new_file:
             continue
+        now = confined.read(top, root / (diff.b_path or path))  # the repository's own file, no link out of it
+        if now is None:
+            continue
         try:
             old = yaml.load(old_commit.tree[path].data_stream.read().decode("utf-8"))
-            new = yaml.load((root / (diff.b_path or path)).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, KeyError, ValueError):
+            new = yaml.load(now.decode("utf-8"))
+        except Exception:  # not YAML (either side): no renames read from it; compose-check reports the file
             continue
         out.extend(_renames_between(old, new, (), path))
     return out

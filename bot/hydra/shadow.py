@@ -2,42 +2,51 @@
 
 A rule that renames `trainer.epochs` edits the config that defines it and the launches that set it in
 one run. Composed against the config as it is, every edited launch would fail ("Key 'max_epochs' is
-not in struct"); composed against the config as the run leaves it, it composes. Each config
-directory of an app that holds an edited file is copied once (its YAML files and directories; a
-symlink is followed inside the repository, never out of it) with the run's edits written over it.
+not in struct"); composed against the config as the run leaves it, it composes. The config
+directories of an app one of whose files the run edits are copied once, into a temporary tree that
+holds only the repository's own config files (bot.confined: a link inside the repository is copied
+as the file it points at, with that file's edits; a link out of it, or a FIFO, is left out), with the
+run's edits written over them. Hydra reads the copies as it reads the repository (bot.hydra.source).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 
+from bot import confined
 from bot.hydra.app import HydraApp
+
+SUFFIXES = (".yaml", ".yml")
 
 
 class ConfigShadow:
-    """Copies of the config directories holding edited files, made when an app first needs one."""
+    """Copies of the config directories of the apps whose configs the run edits, made when first needed."""
 
     def __init__(self, root: Path, edits: Mapping[str, bytes]) -> None:
-        self.root = root.resolve()
+        self.root = confined.real(root)
         self.edits = dict(edits)  # repository path -> its bytes after the run's edits
         self._temp: tempfile.TemporaryDirectory[str] | None = None
         self._copies: dict[str, str] = {}  # original directory -> its copy
+        self._files: dict[str, list[tuple[str, str]]] = {}  # directory -> (name below it, repository path)
+        self._edited: dict[tuple[str, ...], bool] = {}  # an app's directories -> whether the run edits one's files
 
     def app(self, app: HydraApp) -> HydraApp:
-        """The app reading the edited copies of its config directories (itself when none holds an edit)."""
+        """The app reading edited copies of its config directories (itself when the run edits none of its files)."""
         if app.config_dir is None:
             return app
-        config_dir = self._directory(str(app.config_dir))
-        search = tuple(self._directory(d) for d in app.search_path)
-        if config_dir == str(app.config_dir) and search == app.search_path:
+        dirs = (str(app.config_dir), *app.search_path)
+        if dirs not in self._edited:
+            self._edited[dirs] = any(path in self.edits for d in dirs for _, path in self._listing(d))
+        if not self._edited[dirs]:
             return app
-        return replace(app, config_dir=Path(config_dir), search_path=search)
+        copies = [self._directory(d) for d in dirs]
+        assert self._temp is not None
+        return replace(app, config_dir=Path(copies[0]), search_path=tuple(copies[1:]),
+                       root=Path(confined.real(self._temp.name)))
 
     def originals(self, text: str) -> str:
         """Hydra's message with the copies' paths given as the repository's."""
@@ -51,38 +60,33 @@ class ConfigShadow:
             self._temp = None
             self._copies.clear()
 
+    def _listing(self, directory: str) -> list[tuple[str, str]]:
+        """The config files below a directory of the repository: (name below it, the file's repository path)."""
+        if directory not in self._files:
+            found = []
+            for name in confined.files_below(self.root, directory, SUFFIXES):
+                path = confined.relative(self.root, os.path.join(directory, *name.split("/")))
+                if path is not None:
+                    found.append((name, path.replace(os.sep, "/")))
+            self._files[directory] = found
+        return self._files[directory]
+
     def _directory(self, directory: str) -> str:
         if directory in self._copies:
             return self._copies[directory]
-        try:
-            relative = Path(directory).resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return directory  # outside the repository: the run edits nothing there
-        prefix = "" if relative == "." else relative + "/"
-        edited = {path[len(prefix):]: data for path, data in self.edits.items() if path.startswith(prefix)}
-        if not edited:
-            return directory
         if self._temp is None:
             self._temp = tempfile.TemporaryDirectory(prefix="bot-config-")
-        copy = os.path.join(self._temp.name, f"{len(self._copies)}.d")  # no copy's path begins another's
-        shutil.copytree(directory, copy, ignore=partial(_not_config, str(self.root)))
-        for inner, data in edited.items():
-            target = os.path.join(copy, *inner.split("/"))
-            if os.path.isfile(target):  # an edit of a file the copy holds (not one behind a symlink)
-                with open(target, "wb") as handle:
-                    handle.write(data)
+        copy = os.path.join(confined.real(self._temp.name), f"{len(self._copies)}.d")  # none begins another's
+        os.makedirs(copy)
+        for name, path in self._listing(directory):
+            data = self.edits.get(path)
+            if data is None:
+                data = confined.read(self.root, os.path.join(directory, *name.split("/")))
+            if data is None:
+                continue  # gone since it was listed
+            target = os.path.join(copy, *name.split("/"))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as handle:
+                handle.write(data)
         self._copies[directory] = copy
         return copy
-
-
-def _not_config(root: str, directory: str, names: list[str]) -> set[str]:
-    """What a copy leaves out: a symlink to outside the repository (one inside is copied as what it
-    points at, as Hydra reads it), git's own directory, files Hydra does not read as configs."""
-    left = set()
-    inside = root.rstrip(os.sep) + os.sep
-    for name in names:
-        path = os.path.join(directory, name)
-        outside = os.path.islink(path) and not os.path.realpath(path).startswith(inside)
-        if outside or name == ".git" or (not os.path.isdir(path) and not name.endswith((".yaml", ".yml"))):
-            left.add(name)
-    return left

@@ -35,11 +35,19 @@ def stand_in(failure: Any, app: HydraApp, added: list[str]) -> str | None:
 
 
 def _options(group: str, app: HydraApp) -> list[str]:
-    """The options of a Hydra group that Hydra itself and the repository's config dirs give."""
+    """The options of a Hydra group that Hydra itself and the repository's config dirs (its own files:
+    bot.confined) give."""
     import hydra
 
-    dirs = [Path(hydra.__file__).parent / "conf", Path(str(app.config_dir)), *map(Path, app.search_path)]
-    return [p.stem for d in dirs if (d / group).is_dir() for p in (d / group).glob("*.yaml")]
+    from bot import confined
+
+    own = Path(hydra.__file__).parent / "conf" / group
+    names = [p.stem for p in own.glob("*.yaml")] if own.is_dir() else []
+    root = str(app.root)
+    for directory in (str(app.config_dir), *app.search_path):
+        names += [n[: -len(".yaml")] for n, is_dir in confined.entries(root, Path(directory) / group)
+                  if not is_dir and n.endswith(".yaml")]
+    return names
 
 
 def withdraw(stand_ins: list[str]) -> None:

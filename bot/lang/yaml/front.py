@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
 from collections.abc import Callable
@@ -10,6 +9,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from bot import confined
 from bot.ir import DEFAULTS_LIST, SWEEP_PARAMS, Plan
 from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
 
@@ -41,14 +41,14 @@ class YamlFront:
         rooted one."""
         if self.root is None or (group.startswith("hydra/") and _hydra_core_option(group, new)):
             return True
-        real_root = os.path.realpath(self.root).rstrip(os.sep) + os.sep
+        real_root = confined.real(self.root)  # the repository's own files only, nothing through a link out of it
         directory = posixpath.dirname(self.path)
         while True:
             base = self.root / directory / group
-            if (base / f"{old}.yaml").is_file() or (base.is_dir() and not rooted) or (
-                    rooted and base.is_dir() and (base / f"{new}.yaml").is_file()):
-                candidate = base / f"{new}.yaml"
-                return candidate.is_file() and os.path.realpath(candidate).startswith(real_root)
+            is_group = confined.is_dir(real_root, base)
+            if confined.is_file(real_root, base / f"{old}.yaml") or (is_group and not rooted) or (
+                    rooted and is_group and confined.is_file(real_root, base / f"{new}.yaml")):
+                return confined.is_file(real_root, base / f"{new}.yaml")
             if not rooted or not directory:
                 return False
             directory = posixpath.dirname(directory)
@@ -76,12 +76,13 @@ def _group_beside(root: Path, path: str, group: str) -> str | None:
     config root is the nearest directory up from the file that holds a config with a defaults list (the file
     is an option of the group its own directory is), else the file's own directory (it is a primary config)."""
     directory = posixpath.dirname(path)
-    if not (root / directory / group).is_dir():
+    real_root = confined.real(root)
+    if not confined.is_dir(real_root, root / directory / group):
         return None
     above = directory
     while above:
         above = posixpath.dirname(above)
-        if _holds_primary(root / above):
+        if _holds_primary(real_root, root / above):
             return posixpath.join(posixpath.relpath(directory, above or "."), group)
     return group  # no config root above: this is the primary config
 
@@ -89,18 +90,15 @@ def _group_beside(root: Path, path: str, group: str) -> str | None:
 _DEFAULTS = re.compile(rb"^defaults\s*:", re.MULTILINE)
 
 
-def _holds_primary(directory: Path) -> bool:
-    """Whether a YAML config with a defaults list is in this directory (a config root has its primary there)."""
-    try:
-        configs = [p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()]
-    except OSError:
-        return False
-    for config in configs:
-        try:
-            if _DEFAULTS.search(config.read_bytes()[:MAX_HEAD]):
-                return True
-        except OSError:
+def _holds_primary(real_root: str, directory: Path) -> bool:
+    """Whether a YAML config with a defaults list is in this directory (a config root has its primary there);
+    the repository's own files only (bot.confined)."""
+    for name, is_dir in confined.entries(real_root, directory):
+        if is_dir or not name.endswith((".yaml", ".yml")):
             continue
+        data = confined.read(real_root, directory / name)
+        if data is not None and _DEFAULTS.search(data[:MAX_HEAD]):
+            return True
     return False
 
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bot import confined
+
 HEADER = re.compile(r"^\s*#\s*@")
 NO_OPTION = "\0"  # the option of a group entry that chooses none (no file has this name)
 MAX_BYTES = 1024 * 1024
@@ -109,17 +111,20 @@ def _include(path: str, base: str, package: str | None, override: bool) -> Inclu
 
 
 class _Configs:
-    """Config files read on demand: the defaults list of each, when it has one."""
+    """Config files read on demand: the defaults list of each, when it has one. Only the repository's own
+    files are read (bot.confined: nothing through a link out of it), and a config that is itself a link is
+    none (its target is read under its own name)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.real = confined.real(root)
         self.cache: dict[str, tuple[bool, Any, str | None]] = {}
 
     def group_exists(self, home: str, group: str) -> bool:
         if not group:
             return False
         target = self.root.joinpath(*[p for p in (home.split("/") if home else [])], *group.split("/"))
-        return target.is_dir() and not target.is_symlink()
+        return confined.is_dir(self.real, target) and not target.is_symlink()
 
     def read(self, rel: str) -> tuple[bool, Any, str | None]:
         """(exists, defaults list or None, header package)."""
@@ -129,11 +134,10 @@ class _Configs:
 
     def _read(self, rel: str) -> tuple[bool, Any, str | None]:
         target = self.root.joinpath(*rel.split("/"))
-        try:
-            if target.is_symlink() or not target.is_file() or target.stat().st_size > MAX_BYTES:
-                return False, None, None
-            data = target.read_bytes()
-        except OSError:
+        if target.is_symlink():
+            return False, None, None
+        data = confined.read(self.real, target, MAX_BYTES)
+        if data is None:
             return False, None, None
         return True, _defaults(data), header_package(data)
 

@@ -1,0 +1,174 @@
+"""Hydra's view of a repository's config tree: a config source that reads only the tree's own files.
+
+Hydra's own file source opens whatever a config directory holds, symlinks and `../` included. Every
+directory the bot hands Hydra (the app's config directory, its search path) is read through
+`ConfinedSource` instead: a config or group is there only when it is a regular file or a directory of
+the repository (bot.confined): a name whose `..` climbs out of the repository names nothing. What Hydra asked
+for and was refused is noted, so a launch that fails for want of it says why instead of being blamed.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from bot import confined
+
+if TYPE_CHECKING:
+    from hydra.core.object_type import ObjectType
+
+SCHEME = "bot-confined"
+MAX_BYTES = 4 * 1024 * 1024  # a config file larger than this is no config the bot composes
+_refused: list[str] = []  # what the compose under way asked for and was refused, as "path, why"
+
+
+class NotComposed(Exception):
+    """A launch's config is not composed, for a reason that is the bot's rule, not Hydra's verdict."""
+
+
+class ConfigBroken(NotComposed):
+    """A config file of the repository that Hydra cannot compose, whatever the launch chooses: reported once."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path  # absolute
+        self.problem = problem
+
+
+def entry(root: str, directory: str) -> str:
+    """The search path entry through which Hydra reads `directory` of the tree `root` (both real paths)."""
+    rel = confined.relative(root, directory)
+    assert rel is not None, f"{directory} is not in {root}"
+    return f"{SCHEME}://{root}//{rel}"
+
+
+@contextmanager
+def watching() -> Iterator[list[str]]:
+    """What Hydra is refused while the block composes."""
+    _refused.clear()
+    yield _refused
+
+
+@contextmanager
+def hydra_over(root: str, config_dir: str, version_base: str | None) -> Iterator[None]:
+    """Hydra initialised with the tree's `config_dir` as its primary config directory, read confined (what
+    `hydra.initialize_config_dir` does, with this source in place of Hydra's file source)."""
+    from hydra import version
+    from hydra._internal.hydra import Hydra
+    from hydra._internal.sources_registry import SourcesRegistry
+    from hydra._internal.utils import create_config_search_path
+    from hydra.core.global_hydra import GlobalHydra
+
+    SourcesRegistry.instance().register(_source_class())
+    GlobalHydra.instance().clear()
+    version.setbase(version_base)
+    Hydra.create_main_hydra2(task_name="app", config_search_path=create_config_search_path(entry(root, config_dir)))
+    try:
+        yield
+    finally:
+        GlobalHydra.instance().clear()
+
+
+_CLASS: list[type] = []
+
+
+def _source_class() -> type:
+    """The source class, made once: hydra-core is imported only when something is composed."""
+    if _CLASS:
+        return _CLASS[0]
+    from hydra._internal.core_plugins.file_config_source import FileConfigSource
+    from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
+
+    class ConfinedSource(FileConfigSource):
+        """Hydra's file source, reading only regular files and directories of one tree."""
+
+        def __init__(self, provider: str, path: str) -> None:
+            super().__init__(provider=provider, path=path)
+            root, _, rel = self.path.partition("//")
+            self.root = root
+            self.path = os.path.join(root, rel) if rel else root  # Hydra's messages name the directory
+
+        @staticmethod
+        def scheme() -> str:
+            return SCHEME
+
+        def __repr__(self) -> str:
+            return f"provider={self.provider}, path=file://{self.path}"
+
+        def full_path(self) -> str:
+            return f"file://{self.path}"
+
+        def _target(self, config_path: str) -> str | None:
+            """The path Hydra's file source would open (`critic/../engine/fsdp.yaml` too: resolved as Hydra
+            resolves it, and then it must be the tree's, bot.confined)."""
+            if config_path.startswith("/") or "\0" in config_path:
+                return None
+            return os.path.join(self.path, *[p for p in config_path.split("/") if p not in ("", ".")])
+
+        def _there(self, config_path: str, directory: bool, note: bool = True) -> bool:
+            target = self._target(config_path)
+            if target is None:
+                return False
+            found = confined.is_dir(self.root, target) if directory else confined.is_file(self.root, target)
+            if not found and note:
+                why = confined.why_absent(self.root, target)
+                if why is not None and os.path.isdir(target) == directory:
+                    _refused.append(f"{os.path.relpath(target, self.root)}, {why}")
+            return found
+
+        def load_config(self, config_path: str) -> Any:
+            from omegaconf import OmegaConf
+
+            normalized = self._normalize_file_name(config_path)
+            target = self._target(normalized)
+            data = confined.read(self.root, target, MAX_BYTES) if target is not None else None
+            if target is not None and data is None and confined.is_file(self.root, target):
+                raise ConfigBroken(target, f"larger than {MAX_BYTES // (1024 * 1024)} MB: not read")
+            if data is None or target is None:
+                raise ConfigLoadError(f"Config not found : {target or normalized}")
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ConfigBroken(target, f"not UTF-8 (byte {exc.start})") from None
+            header = ConfigSource._get_header_dict(text[:512])
+            try:
+                cfg = OmegaConf.load(io.StringIO(text))
+            except RecursionError:
+                raise ConfigBroken(target, "nested too deeply to load") from None
+            except Exception as exc:  # a YAML error of the file's own (the loader's types vary)
+                if type(exc).__module__.split(".")[0] not in ("yaml", "ruamel"):
+                    raise
+                text = " ".join(str(exc).replace(' in "<file>"', "").split())
+                raise ConfigBroken(target, f"does not parse as YAML: {text}") from None
+            return ConfigResult(config=cfg, path=f"file://{self.path}", provider=self.provider, header=header)
+
+        def available(self) -> bool:
+            return self._there("", directory=True)
+
+        def is_group(self, config_path: str) -> bool:
+            return self._there(config_path, directory=True)
+
+        def is_config(self, config_path: str) -> bool:
+            return self._there(self._normalize_file_name(config_path), directory=False)
+
+        def list(self, config_path: str, results_filter: ObjectType | None) -> list[str]:
+            from hydra.core.object_type import ObjectType
+
+            target = self._target(config_path)
+            found: list[str] = []
+            for name, is_directory in confined.entries(self.root, target) if target is not None else []:
+                if name in ("__pycache__", "__init__.py"):
+                    continue
+                inner = f"{config_path}/{name}" if config_path else name
+                if is_directory and results_filter in (None, ObjectType.GROUP):
+                    found.append(name)
+                if (not is_directory and results_filter in (None, ObjectType.CONFIG)
+                        and self._there(self._normalize_file_name(inner), directory=False, note=False)):
+                    found.append(name[: name.rfind(".")] if "." in name else name)
+            return sorted(set(found))
+
+    _CLASS.append(ConfinedSource)
+    return ConfinedSource
