@@ -25,6 +25,7 @@ from bot.engine.readings import Reading, Run, describe, elided, failures, in_run
 from bot.engine.silence import default_baseline, identity, silence
 from bot.hydra.app import AppProblem, HydraApp, forget_files, resolve_app
 from bot.hydra.compose import Composer, ComposeStats
+from bot.hydra.messages import in_repository_terms
 from bot.hydra.renames import Rename, config_renames
 from bot.hydra.source import ConfigBroken, NotComposed
 from bot.hydra.stores import StoredConfigs
@@ -218,14 +219,23 @@ def _composed(path: str, root: Path, front: ShellFamilyFront, data: bytes, compo
             if finding.edits and finding.line in near:
                 finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
                 finding.message += "; not edited: next to a part the shell parser could not read"
-        if view.host_at is not None:  # a doc's block, a notebook's cell: lines as the file numbers them
-            composer.stats.unresolved[first:] = [(p, view.host_line(line, data), why)
-                                                 for p, line, why in composer.stats.unresolved[first:]]
+        if view.host_at is not None or view.names:  # a doc's block, a notebook's cell: as the file says it
+            composer.stats.unresolved[first:] = [
+                (p, view.host_line(line, data) if view.host_at is not None else line, view.restore(why))
+                for p, line, why in composer.stats.unresolved[first:]]
         findings.extend(view.to_host(f, data) for f in found)
         launches += sum(1 for launch in script.launches if view.reports(launch.site.node.start_byte))
         if script.partly_parsed:
             partial.append(script)
     return findings, launches, partial
+
+
+def _in_repository_terms(report: Report, stats: ComposeStats, root: Path) -> None:
+    """Hydra's messages (search paths, file names) relative to the repository, never the machine's paths."""
+    for finding in (*report.findings, *report.silenced):
+        finding.message = in_repository_terms(finding.message, root)
+    report.errors = [replace(e, reason=in_repository_terms(e.reason, root)) for e in report.errors]
+    stats.unresolved[:] = [(path, line, in_repository_terms(why, root)) for path, line, why in stats.unresolved]
 
 
 def compose_scan(root: Path, label: str | None = None, since: str | None = None,
@@ -265,6 +275,7 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
             report.files_quiet[source.kind] = report.files_quiet.get(source.kind, 0) + 1
             continue
         counted = (composer.stats.launches, len(composer.stats.unresolved), composer.stats.readings)
+        report.file_kinds[source.path] = source.kind  # a finding in a doc is a markdown one, not a shell one
         work = partial(_compose_file, root, source.path, source.kind, data, composer, renames, report, known)
         _, error = isolated(source.path, "composing", work, seconds)
         if error is not None:
@@ -273,6 +284,7 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
             report.errors.append(replace(error, rules=(RULE_ID,)))
     report.errors.extend(FileError(path, problem, "composing", rules=(RULE_ID,))
                          for path, problem in sorted(composer.stats.broken.items()))
+    _in_repository_terms(report, composer.stats, root)
     report.errors.sort(key=lambda e: e.path)
     report.findings.sort(key=Finding.sort_key)
     report.silenced.sort(key=Finding.sort_key)

@@ -103,5 +103,7 @@ def merge_into(report: Report, composed: Report) -> None:
     report.silenced = sorted(report.silenced + composed.silenced, key=Finding.sort_key)
     report.changes.extend(c for c in composed.changes if c.path not in taken)
     report.errors.extend(composed.errors)
+    for path, kind in composed.file_kinds.items():
+        report.file_kinds.setdefault(path, kind)
     report.errors.sort(key=lambda e: e.path)
     report.compose = composed.compose

@@ -19,6 +19,7 @@ from bot.engine.edits import apply_edits, unique_edits
 from bot.engine.readings import Reading, Run, describe, elided, failures, in_run, readings, sweep_runs
 from bot.hydra.app import AppProblem, HydraApp, resolve_app
 from bot.hydra.compose import Composer
+from bot.hydra.messages import in_repository_terms
 from bot.hydra.shadow import ConfigShadow
 from bot.hydra.source import NotComposed
 from bot.lang.kinds import SHELL
@@ -67,6 +68,7 @@ def _failures(root: Path, path: str, data: bytes, shadow: ConfigShadow | None = 
             reading, override, message = problem
             where = f"{override.prefix}{override.key}: " if override is not None else ""
             message = shadow.originals(message) if shadow is not None else message
+            message = in_repository_terms(message, root)
             failing[index] = f"line {line}{describe(reading)}: {where}{message}"
     return len(found), failing, unjudged
 
