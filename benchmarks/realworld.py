@@ -234,7 +234,7 @@ def check_snapshot(bot: Bot, corpus: Corpus, scratch: Path, full: str, tree: Pat
                   "findings": summary.get("findings"), "fixable": summary.get("fixable"),
                   "manual": summary.get("manual"), "by_rule": findings_by_rule(report),
                   "partly_parsed": len(report.get("partly_parsed", [])), "changed": len(report.get("files", []))}
-    compose = bot("compose-check", "--repo", str(tree), "--format", "json", cwd=Path("/"))
+    compose = bot("compose-check", "--repo", str(tree), "--format", "json", "--verbose", cwd=Path("/"))
     row["errors"] += internal_errors("compose-check", compose)
     row["canonical"]["compose"] = canonical("compose", compose["report"])
     composed = compose["report"] if isinstance(compose["report"], dict) else {}

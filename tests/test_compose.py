@@ -83,7 +83,7 @@ def test_compose_check_finds_what_hydra_would_reject(repo: Path) -> None:
 
 
 def test_compose_check_command_line_writes_the_verified_fix(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["compose-check", "--repo", str(repo), "--format", "json", "--check"])
+    code = main(["compose-check", "--repo", str(repo), "--format", "json", "--check", "--verbose"])
     out, err = capsys.readouterr()
     assert code == 1
     data = json.loads(out)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 from bot.commands.output import (
@@ -36,6 +38,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                          help="report only what fails now and composed with the config at SHA (drift); "
                               "keys the YAML changed since SHA renamed are fixed")
     compose.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    compose.add_argument("--verbose", action="store_true", help="list each launch not checked, and why")
     baseline_options(compose, write=False)
     file_timeout_option(compose)
 
@@ -58,12 +61,16 @@ def main(args: argparse.Namespace) -> int:
         write_changes(root, report)
     emit(args, report)
     report_to_actions(args, report)
-    for path, line, reason in stats.unresolved:
-        what = reason if reason.startswith("partly checked") else f"not checked: {reason}"
-        print(f"{path}:{line}: launch {what}", file=sys.stderr)
+    if args.verbose:
+        for path, line, reason in stats.unresolved:
+            what = reason if reason.startswith("partly checked") else f"not checked: {reason}"
+            print(f"{path}:{line}: launch {what}", file=sys.stderr)
     whole = {(path, line) for path, line, reason in stats.unresolved if not reason.startswith("partly")}
     print(f"compose-check: {stats.launches - len(whole)} of {stats.launches} launches composed, "
           f"{stats.readings} ways through their branches", file=sys.stderr)
+    if stats.unresolved:
+        print(f"compose-check: {not_checked_line(stats.unresolved)}"
+              f"{'' if args.verbose else ' (--verbose lists each launch)'}", file=sys.stderr)
     if stats.stand_ins:
         print(f"compose-check: composed with an empty config for {', '.join(sorted(stats.stand_ins))}, which a "
               "Hydra plugin not installed here provides", file=sys.stderr)
@@ -74,3 +81,28 @@ def main(args: argparse.Namespace) -> int:
         print(f"bot: {unwritten}", file=sys.stderr)
         return remaining_code(args, report, EXIT_INTERNAL)
     return remaining_code(args, report)
+
+
+# why a launch was not composed, in kinds a reader can count (the first pattern that matches names it)
+_WHY = [
+    (re.compile(r"has no @hydra\.main decorator"), "the entry is no Hydra app"),
+    (re.compile(r"^(module|script) .* is not in the repository"), "the entry is not in the repository"),
+    (re.compile(r"^runs .*, which receives the overrides"), "a repository script receives the overrides"),
+    (re.compile(r"^partly checked"), "partly checked: more ways through the branches than are composed"),
+    (re.compile(r"leaves some of its arguments out"), "a doc leaves arguments out"),
+    (re.compile(r"search path .* is not in the repository|outside the repository"),
+     "its config is outside the repository"),
+    (re.compile(r"does not compose \(see the errors\)|broken"), "its config is broken (see the errors)"),
+    (re.compile(r"run time|chosen when the script runs"), "its config is chosen at run time"),
+]
+
+
+def reason_kind(reason: str) -> str:
+    return next((kind for pattern, kind in _WHY if pattern.search(reason)), reason)
+
+
+def not_checked_line(unresolved: list[tuple[str, int, str]]) -> str:
+    """E.g. `not checked: 120 the entry is no Hydra app, 40 the entry is not in the repository, ...`."""
+    counts = Counter(reason_kind(reason) for _, _, reason in unresolved)
+    return "launches not (or partly) checked: " + ", ".join(
+        f"{count} {kind}" for kind, count in sorted(counts.items(), key=lambda t: (-t[1], t[0])))
