@@ -44,3 +44,40 @@ def test_compose_check_counts_launches_not_checked_by_reason_and_lists_them_with
     loud = subprocess.run([BOT, "compose-check", "--repo", str(repo), "--verbose"], capture_output=True, text=True,
                           check=True)
     assert loud.stderr.count(": launch not checked: ") == 3
+
+
+APP = ("import hydra\n\n\n@hydra.main(config_path='conf', config_name='train', version_base=None)\n"
+       "def main(cfg):\n    print(cfg)\n")
+
+
+def _stderr_on_a_terminal(argv: list[str]) -> bytes:
+    import pty
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=follower)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the other end closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    process.wait()
+    os.close(leader)
+    return seen
+
+
+def test_progress_shows_on_a_terminal_for_a_long_run_and_never_in_a_pipe(tmp_path: Path) -> None:
+    """Each launch its own config, so that composing takes a while (each base is composed once)."""
+    files: dict[str, str | bytes] = {"train.py": APP, "conf/train.yaml": "trainer:\n  epochs: 1\n  lr: 0.1\n"}
+    files |= {f"conf/c_{i}.yaml": f"defaults:\n  - train\n  - _self_\ntrainer:\n  lr: 0.{i}\n" for i in range(100)}
+    files |= {f"runs/run_{i}.sh": f"python3 train.py --config-name c_{i} trainer.epochs={i}\n" for i in range(100)}
+    repo = make_repo(tmp_path / "repo", files)
+    argv = [BOT, "compose-check", "--repo", str(repo)]
+    on_terminal = _stderr_on_a_terminal(argv)
+    assert b"\rcomposing: " in on_terminal and b" of 100 files (" in on_terminal
+    in_a_pipe = subprocess.run(argv, capture_output=True, check=True).stderr
+    assert b"\r" not in in_a_pipe and b"composing:" not in in_a_pipe

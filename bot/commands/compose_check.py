@@ -55,8 +55,11 @@ def main(args: argparse.Namespace) -> int:
         commit_in(git_repository(root), args.since, "--since")
     seconds = args.file_timeout or None
     known = failing_before(root.resolve(), args.since, seconds) if args.since else None
-    report, stats = compose_scan(root, label=args.repo, since=args.since, seconds=seconds, known=known,
-                                 baseline=baseline_for(args))
+    from bot.commands.progress import Progress
+
+    with Progress("composing") as progress:
+        report, stats = compose_scan(root, label=args.repo, since=args.since, seconds=seconds, known=known,
+                                     baseline=baseline_for(args), progress=progress)
     if args.write:
         write_changes(root, report)
     emit(args, report)

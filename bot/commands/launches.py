@@ -34,7 +34,10 @@ def main(args: argparse.Namespace) -> int:
     if not root.is_dir():
         raise UserError(f"--repo {args.repo}: expected a local repository directory")
     only = {relative(root, f) for f in args.files} if args.files is not None else None
-    found = collect(root, args.repo, only, args.file_timeout or None)
+    from bot.commands.progress import Progress
+
+    with Progress("reading launches") as progress:
+        found = collect(root, args.repo, only, args.file_timeout or None, progress)
     write_out(args, render(found, args.format))
     if found.errors:
         from bot.engine.isolation import write_crash_log

@@ -181,12 +181,18 @@ def local_report(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule]) 
             return scan(worktree, rules, label=repo.github or args.repo, baseline=baseline_for(args))
     only = {relative(repo.path, f) for f in args.files} if args.files is not None else None
     baseline = baseline_for(args)
-    report = scan(repo.path, rules, label=args.repo, paths=only, jobs=jobs_for(args.jobs),
-                  memo=cached_results(args, repo.path, rules), seconds=args.file_timeout or None, baseline=baseline)
+    from bot.commands.progress import Progress
+
+    with Progress("checking") as progress:
+        report = scan(repo.path, rules, label=args.repo, paths=only, jobs=jobs_for(args.jobs),
+                      memo=cached_results(args, repo.path, rules), seconds=args.file_timeout or None,
+                      baseline=baseline, progress=progress)
     if args.compose:
         from bot.engine.compose_check import compose_scan, merge_into
 
-        merge_into(report, compose_scan(repo.path, label=report.repo, baseline=report.baseline)[0])
+        with Progress("composing") as progress:
+            merge_into(report, compose_scan(repo.path, label=report.repo, baseline=report.baseline,
+                                            progress=progress)[0])
     if args.write:
         from bot.engine.write import write_changes
 

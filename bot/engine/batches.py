@@ -11,7 +11,7 @@ a task is only a chunk of files.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -95,9 +95,10 @@ class _Here:
 class Batches:
     """Checks the files of one scan (see the module docstring); ends its workers on leaving."""
 
-    def __init__(self, setup: Setup, jobs: int) -> None:
+    def __init__(self, setup: Setup, jobs: int, progress: Callable[[int, int], None] | None = None) -> None:
         self.setup = setup
         self.jobs = jobs
+        self.progress = progress  # told (files done, files to do) as answers come
         self.packages = setup.packages
         self.layout_reads: set[str] = set()  # paths the packages were worked out from, when done here
         self._pool: Forks | _Here | None = None
@@ -165,6 +166,8 @@ class Batches:
                     outcomes[source.path] = found
                 else:
                     waiting.append((source, found))
+            if self.progress is not None:
+                self.progress(len(outcomes) - len(known), len(todo))
         return outcomes, scripts
 
     def _scripts(self, listed: list[SourceFile], outcomes: dict[str, Outcome], needed: bool) -> Scripts | None:

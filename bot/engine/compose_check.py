@@ -241,7 +241,8 @@ def _in_repository_terms(report: Report, stats: ComposeStats, root: Path) -> Non
 def compose_scan(root: Path, label: str | None = None, since: str | None = None,
                  seconds: float | None = DEFAULT_SECONDS,
                  known: set[tuple[str, str, str | None]] | None = None,
-                 baseline: Baseline | None = None) -> tuple[Report, ComposeStats]:
+                 baseline: Baseline | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> tuple[Report, ComposeStats]:
     """Every launch of every shell-family file (scripts, docs, notebooks, workflows), composed; `+` fixes
     verified by composing again.
 
@@ -266,7 +267,9 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
     packaging: list[str] = []
     listed = list(sources(root, report.skipped, SHELL_FAMILY, packaging=packaging))
     use_consoles(root, packaging)
-    for source in listed:
+    for done, source in enumerate(listed):
+        if progress is not None:
+            progress(done, len(listed))
         report.files_scanned += 1
         data = read_source(source, report.skipped)
         if data is None:

@@ -70,8 +70,8 @@ class Launches:
         return {cls: counts[cls] for cls in CLASSES if counts[cls]}
 
 
-def collect(root: Path, label: str, paths: set[str] | None = None,
-            seconds: float | None = DEFAULT_SECONDS) -> Launches:
+def collect(root: Path, label: str, paths: set[str] | None = None, seconds: float | None = DEFAULT_SECONDS,
+            progress: Callable[[int, int], None] | None = None) -> Launches:
     """Every launch of the repository's shell-family files (or only `paths`), each file isolated."""
     root = root.resolve()
     forget_files()
@@ -79,7 +79,9 @@ def collect(root: Path, label: str, paths: set[str] | None = None,
     packaging: list[str] = []
     listed = list(sources(root, out.skipped, SHELL_FAMILY, packaging=packaging))
     use_consoles(root, packaging)
-    for source in listed:
+    for done, source in enumerate(listed):
+        if progress is not None:
+            progress(done, len(listed))
         if paths is not None and source.path not in paths:
             continue
         out.files_scanned += 1

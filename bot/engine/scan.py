@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
@@ -36,13 +37,14 @@ class Memo(Protocol):
 
 def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[str] | None = None,
          jobs: int = 1, memo: Memo | None = None, seconds: float | None = DEFAULT_SECONDS,
-         baseline: Baseline | None = None) -> Report:
+         baseline: Baseline | None = None, progress: Callable[[int, int], None] | None = None) -> Report:
     """Scan every file of `root` the bot reads (or only `paths`, relative to it) with the enabled rules.
 
     With a `memo`, files it holds a result for are not checked again (not when rules compose
     configs: those results depend on the whole config tree). A file that fails or takes longer
     than `seconds` becomes an error entry; the others are reported. `baseline`: findings to
     silence; None takes the repository's own (bot.engine.silence.DEFAULT_BASELINE), if it has one.
+    `progress` is told (files checked, files to check) as the check goes.
     """
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
@@ -89,7 +91,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     checking = {s.path for s in todo}
     hits = {} if reuse is None else {s.path: hit for s in files if s.path not in checking
                                      and (hit := reuse.hit(s.path)) is not None}
-    with Batches(Setup(enabled, wanted, facts, config_dirs, seconds, packages), jobs) as batches:
+    with Batches(Setup(enabled, wanted, facts, config_dirs, seconds, packages), jobs, progress) as batches:
         outcomes, scripts = batches.run(todo, hits, listed, root)
     report.reads.update(batches.layout_reads - {s.path for s in listed})  # included configs git ignores
     packages = batches.packages
