@@ -206,3 +206,30 @@ def test_watch_infers_the_rule_from_the_new_assert_and_opens_the_follow_up(
     assert "actor_rollout_ref.actor.megatron.use_mbridge=True" in on_branch("examples/run_megatron.sh")
     assert "USE=${USE:-True}" in on_branch("examples/default.sh")
     assert "engine.use_mbridge=True" in on_branch("examples/sft.sh")
+
+
+def test_watch_reports_the_compose_failures_its_change_caused_and_the_rest_only_when_asked(tmp_path: Path) -> None:
+    """A config change that drops `trainer.logger` breaks one launch; another launch failed before the change
+    (a key the config never had): watch reports the first, `--compose-all` both."""
+    from tests.conftest import make_repo
+    from tests.test_compose import TREE
+
+    config = "verl/trainer/config/ppo_trainer.yaml"
+    repo = make_repo(tmp_path / "local", {**TREE, "examples/logger.sh": (
+        "python3 -m verl.trainer.main_ppo trainer.logger=[console,wandb]\n"
+        "python3 -m verl.trainer.main_ppo trainer.never_there=1\n")})
+    before = git(repo, "rev-parse", "HEAD").strip()
+    (repo / config).write_text(TREE[config].replace("  logger: [console]\n", ""))
+    git(repo, "commit", "-qam", "Drop trainer.logger from the config")
+
+    def compose_lines(*extra: str) -> list[int]:
+        from bot.cli import main
+
+        out = tmp_path / f"report{len(extra)}.json"
+        code = main(["watch", "--repo", str(repo), "--before", before, "--format", "json", "--output", str(out),
+                     *extra])
+        assert code == 0
+        return sorted(f["line"] for f in json.loads(out.read_text())["findings"] if f["rule"] == "hydra-compose")
+
+    assert compose_lines() == [1]
+    assert compose_lines("--compose-all") == [1, 2]

@@ -45,7 +45,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def main(args: argparse.Namespace) -> int:
     from bot.engine.compose_check import compose_scan
-    from bot.engine.drift import failing_before
+    from bot.engine.drift import drift_scan
     from bot.engine.write import write_changes, write_summary
 
     root = Path(args.repo)
@@ -54,12 +54,14 @@ def main(args: argparse.Namespace) -> int:
     if args.since:
         commit_in(git_repository(root), args.since, "--since")
     seconds = args.file_timeout or None
-    known = failing_before(root.resolve(), args.since, seconds) if args.since else None
     from bot.commands.progress import Progress
 
     with Progress("composing") as progress:
-        report, stats = compose_scan(root, label=args.repo, since=args.since, seconds=seconds, known=known,
-                                     baseline=baseline_for(args), progress=progress)
+        if args.since:
+            report, stats = drift_scan(root, args.since, args.repo, seconds, baseline_for(args), progress)
+        else:
+            report, stats = compose_scan(root, label=args.repo, seconds=seconds, baseline=baseline_for(args),
+                                         progress=progress)
     if args.write:
         write_changes(root, report)
     emit(args, report)

@@ -33,6 +33,7 @@ from bot.commands.output import (
     unpublishable,
 )
 from bot.engine.compose_check import RULE_ID, compose_rule, compose_scan, merge_into
+from bot.engine.drift import drift_scan
 from bot.engine.scan import scan
 from bot.errors import UserError
 from bot.model import Inferred
@@ -65,6 +66,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     watch.add_argument("--output", type=Path)
     watch.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     watch.add_argument("--check", action="store_true")
+    watch.add_argument("--compose-all", action="store_true",
+                       help="when the change edits config YAML, report every launch that does not compose, not only "
+                            "those the change broke")
     watch.add_argument("--infer-confidence", choices=CONFIDENCE, default="high",
                        help="run rules inferred from the change's new validation at or above this confidence "
                             "(off: never; default high)")
@@ -90,7 +94,8 @@ def main(args: argparse.Namespace) -> int:
     if repo.path is None and actions.in_actions() and workspace and (Path(workspace) / ".git").exists():
         repo = replace(repo, path=Path(workspace))
     rules = load_rules(args)
-    options = PublishOptions(group=args.group, allow_dirty=actions.in_actions())
+    options = PublishOptions(group=args.group, allow_dirty=actions.in_actions(),
+                             compose_all=getattr(args, "compose_all", False))
     if unpublishable(repo):
         assert repo.path is not None
         git_repository(repo.path)
@@ -281,6 +286,8 @@ def choose(history: Path, tree: Path, rules: list[Rule], change: Change, options
         reasons.setdefault(finding.rule, f"the change edits {finding.path}, which breaks it")
     selected = [r if r.id in reasons else replace(r, enabled=False) for r in rules]
     options.compose = RULE_ID in reasons
+    if options.compose and not options.compose_all:  # what the change broke, not what failed before it too
+        options.compose_since = change.before
     result = WatchResult(change, [r for r in selected if r.enabled], reasons, suggestions=suggestions,
                          not_understood=not_understood, inferred_ids={r.id for r in inferred})
     if options.compose:
@@ -294,4 +301,8 @@ def dry_report(result: WatchResult, tree: Path, selected: list[Rule], repo: Repo
     if result.suggestions or result.not_understood:
         result.report.inferred = result.inferred()
     if options.compose:
-        merge_into(result.report, compose_scan(tree, label=result.report.repo, baseline=result.report.baseline)[0])
+        if options.compose_since:
+            composed = drift_scan(tree, options.compose_since, result.report.repo, baseline=result.report.baseline)
+        else:
+            composed = compose_scan(tree, label=result.report.repo, baseline=result.report.baseline)
+        merge_into(result.report, composed[0])

@@ -14,10 +14,29 @@ import shutil
 import tarfile
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.errors import UserError
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from bot.hydra.compose import ComposeStats
+    from bot.model import Baseline, Report
+
 Key = tuple[str, str, str | None]  # path, key and value of a failing override
+
+
+def drift_scan(root: Path, since: str, label: str | None = None, seconds: float | None = None,
+               baseline: Baseline | None = None,
+               progress: Callable[[int, int], None] | None = None) -> tuple[Report, ComposeStats]:
+    """compose-check of the working tree, reporting only what composed with the config at `since` and fails
+    now (a key the config renamed since is fixed to its new name)."""
+    from bot.engine.compose_check import compose_scan
+
+    known = failing_before(root.resolve(), since, seconds)
+    return compose_scan(root, label=label, since=since, seconds=seconds, known=known, baseline=baseline,
+                        progress=progress)
 
 
 def failing_before(root: Path, since: str, seconds: float | None) -> set[Key]:

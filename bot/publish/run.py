@@ -25,6 +25,8 @@ from bot.rules.model import Rule
 class PublishOptions:
     group: str | None = None
     compose: bool = False  # also compose-check every launch (the built-in hydra-compose rule)
+    compose_since: str | None = None  # then report only what composed at this commit and fails now (drift)
+    compose_all: bool = False  # watch: every launch that fails to compose, not only those the change broke
     allow_dirty: bool = False
     command: str = ""
     upstream_ref: str | None = None
@@ -90,7 +92,7 @@ def _publish_locked(repo: RepoConfig, rules: list[Rule], options: PublishOptions
     try:
         with remote.worktree(default) as worktree:
             full, groups = group_reports(worktree, rules, options.group or repo.group, options.compose,
-                                         repo.github or repo.name)
+                                         repo.github or repo.name, options.compose_since)
             return publisher.run(worktree, full, groups)
     finally:
         if isinstance(github, GitHubForge):
@@ -98,9 +100,10 @@ def _publish_locked(repo: RepoConfig, rules: list[Rule], options: PublishOptions
 
 
 def group_reports(worktree: Path, rules: list[Rule], group: str, compose: bool,
-                  label: str) -> tuple[Report, list[Group]]:
+                  label: str, compose_since: str | None = None) -> tuple[Report, list[Group]]:
     """One scan of the repository, and from it the report of each follow-up pull request: one per rule
-    (or one for all fixes and one for all chores), plus the built-in hydra-compose rule's with `compose`."""
+    (or one for all fixes and one for all chores), plus the built-in hydra-compose rule's with `compose`
+    (with `compose_since`, only what the config change since that commit broke)."""
     full = scan(worktree, rules, label=label)
     enabled = [r for r in rules if r.enabled]
     if group == "all":  # one pull request for the fixes, a second (typed chore) for the optional changes
@@ -115,8 +118,10 @@ def group_reports(worktree: Path, rules: list[Rule], group: str, compose: bool,
         groups = [Group(r.id, [r], recheck(worktree, full, [r]), scan_errors(full, [r])) for r in enabled]
     if compose:
         from bot.engine.compose_check import RULE_ID, compose_rule, compose_scan, merge_into
+        from bot.engine.drift import drift_scan
 
-        composed = compose_scan(worktree, label=full.repo)[0]
+        composed = (drift_scan(worktree, compose_since, full.repo)[0] if compose_since
+                    else compose_scan(worktree, label=full.repo)[0])
         merge_into(full, composed)
         groups.append(Group(RULE_ID, [compose_rule()], composed, scan_errors(composed, [compose_rule()])))
     return full, groups
