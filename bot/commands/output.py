@@ -58,10 +58,12 @@ def baseline_for(args: argparse.Namespace) -> Baseline | None:
     return read_baseline(args.baseline)
 
 
-def write_baseline(args: argparse.Namespace, report: Report, only: set[str] | None = None) -> None:
+def write_baseline(args: argparse.Namespace, report: Report, only: set[str] | None = None,
+                   root: Path | None = None) -> None:
     """--write-baseline FILE: what is left to do (not what this run fixed), and what the baseline already held.
 
     Entries this run could not have seen (a rule it did not run, a file outside `--files`) are kept as they are.
+    `root`: the local repository, below which no symlinked directory is followed to FILE.
     """
     from bot.engine.silence import write_baseline as write
     from bot.model import BASELINE, Status
@@ -70,7 +72,7 @@ def write_baseline(args: argparse.Namespace, report: Report, only: set[str] | No
     ran = {r.id for r in report.rules if r.enabled}
     kept = [f for f in report.findings if f.status is not Status.FIXED]
     count = write(args.write_baseline, kept + [f for f in report.silenced if f.silenced == BASELINE],
-                  outside=lambda rule, path: rule not in ran or (only is not None and path not in only))
+                  outside=lambda rule, path: rule not in ran or (only is not None and path not in only), root=root)
     print(f"bot: wrote {plural(count, 'entry', 'entries')} to the baseline {args.write_baseline}", file=sys.stderr)
 
 

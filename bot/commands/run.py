@@ -149,7 +149,7 @@ def run_one(args: argparse.Namespace) -> int:
     emit(args, report)
     if args.write_baseline is not None:
         only = {relative(repo.path, f) for f in args.files} if args.files is not None and repo.path else None
-        write_baseline(args, report, only)
+        write_baseline(args, report, only, repo.path)
     if args.write:  # a write that left a change unwritten exits 3, naming the files it wrote
         from bot.engine.write import write_summary
 

@@ -1,7 +1,8 @@
 """Writing verified changes into the working tree: never outside it, never through a symlink.
 
 Every file is staged first: its new bytes go to a temp file in the file's own directory, opened from
-the repository root one name at a time without following a symlink (`dir_fd=`, `O_NOFOLLOW`). Then,
+the repository root one name at a time without following a symlink (bot.safe_write: `dir_fd=`,
+`O_NOFOLLOW`, the temp file created exclusively under a random name). Then,
 file by file, the path from the root must still lead to that directory and the file must still hold
 the bytes that were scanned, and the temp file is renamed over it, inside the directory that was
 checked. The first file changed on disk (or whose directory changed) stops the write: nothing after
@@ -14,16 +15,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import UserError
 from bot.model import FileChange, FileError, Report, Status
+from bot.safe_write import create, open_directory, remove
 
-DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-TEMP_PREFIX = ".bot-"
 SHOWN = 20  # written files named in one error line; the rest are counted (their findings read "fixed")
 
 
@@ -129,17 +128,7 @@ def _split(rel: str) -> tuple[tuple[str, ...], str]:
 
 def _open_directory(parent: int, rel: str, parts: tuple[str, ...], depth: int) -> int:
     """parts[depth] opened inside `parent`, never through a symlink."""
-    name = parts[depth]
-    try:
-        return os.open(name, DIRECTORY_FLAGS, dir_fd=parent)
-    except OSError as exc:
-        where = "/".join(parts[:depth + 1])
-        try:
-            is_link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
-        except OSError:
-            is_link = False
-        what = "is a symlink" if is_link or exc.errno == errno.ELOOP else f"cannot be opened ({exc.strerror})"
-        raise UserError(f"{rel}: {where}/ {what}; expected a directory inside the repository") from None
+    return open_directory(parent, parts[depth], f"{rel}: {'/'.join(parts[:depth + 1])}")
 
 
 def _directory(root_fd: int, opened: dict[tuple[str, ...], int], rel: str, parts: tuple[str, ...]) -> int:
@@ -182,28 +171,8 @@ def _stage(root_fd: int, opened: dict[tuple[str, ...], int], change: FileChange)
         raise UserError(f"{change.path}: is a symlink; expected a regular file inside the repository")
     if not stat.S_ISREG(info.st_mode):
         raise UserError(f"{change.path}: is not a regular file; expected a regular file inside the repository")
-    temp = _temp_file(directory, change.after, info.st_mode & 0o7777)
+    temp = create(directory, change.after, info.st_mode & 0o7777)
     return Staged(change, parts, directory, name, temp)
-
-
-def _temp_file(directory: int, data: bytes, mode: int) -> str:
-    """A new file in `directory` holding `data`, with `mode`; its name."""
-    for _ in range(100):
-        name = TEMP_PREFIX + secrets.token_hex(6)
-        try:
-            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
-                         dir_fd=directory)
-        except FileExistsError:
-            continue
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                os.fchmod(handle.fileno(), mode)
-        except BaseException:
-            _remove(directory, name)
-            raise
-        return name
-    raise FileExistsError(errno.EEXIST, "no free temp file name")
 
 
 def _current_bytes(item: Staged) -> bytes:
@@ -231,31 +200,16 @@ def _commit(root_fd: int, item: Staged) -> None:
     item.temp = None
 
 
-def _remove(directory: int, name: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(name, dir_fd=directory)
-
-
 def _clean_up(staged: list[Staged], opened: dict[tuple[str, ...], int], root_fd: int) -> None:
     """Remove every temp file not renamed (in the directory it was made in) and close the directories."""
     try:
         for item in staged:
             if item.temp is not None:
                 with contextlib.suppress(OSError):  # one that cannot be removed does not keep the others
-                    _remove(item.directory, item.temp)
+                    remove(item.directory, item.temp)
                 item.temp = None
     finally:
         for fd in opened.values():
             os.close(fd)
         os.close(root_fd)
 
-
-def safe_target(root_real: str, rel: str) -> str:
-    """The path of `rel` below `root_real`, refusing a symlink or a parent that resolves outside it."""
-    candidate = os.path.join(root_real, *rel.split("/"))
-    if os.path.islink(candidate):
-        raise UserError(f"{rel}: is a symlink; expected a regular file inside the repository")
-    parent = os.path.realpath(os.path.dirname(candidate))
-    if not (parent == root_real or parent.startswith(root_real.rstrip(os.sep) + os.sep)):
-        raise UserError(f"{rel}: resolves outside the repository; expected a path inside {root_real}")
-    return os.path.join(parent, os.path.basename(candidate))
