@@ -148,3 +148,95 @@ def test_a_publishing_checkout_is_made_in_a_directory_of_its_own(tmp_path: Path)
         assert holder.stat().st_mode & 0o777 == 0o700 and holder.stat().st_uid == os.getuid()
         assert holder.name.startswith("followup-bot-wt-")
     assert not holder.exists()
+
+
+# ---- 3. a path inside a .git directory -------------------------------------------------------------
+
+HOOK = "#!/bin/sh\npython3 -m verl.trainer.main_ppo actor_rollout_ref.actor.megatron.use_mbridge=False\n"
+
+
+@pytest.fixture()
+def with_hook(tmp_path: Path) -> Path:
+    """A checkout with two commits and a pre-commit hook that breaks a rule."""
+    repo = make_repo(tmp_path / "r", {"run.sh": MBRIDGE})
+    (repo / "run.sh").write_text(MBRIDGE + "# two\n")
+    git(repo, "commit", "-q", "-am", "two")
+    hook = repo / ".git/hooks/pre-commit"
+    hook.write_text(HOOK)
+    hook.chmod(0o755)
+    return repo
+
+
+COMMANDS = {
+    "run": ["run", "--dry-run", "--no-cache"],
+    "run --write": ["run", "--write", "--no-cache"],
+    "compose-check --write": ["compose-check", "--write"],
+    "launches": ["launches"],
+    "infer": ["infer", "--before", "HEAD~1", "--after", "HEAD"],
+    "watch": ["watch", "--before", "HEAD~1", "--after", "HEAD", "--dry-run"],
+}
+
+
+@pytest.mark.parametrize("where", [".git", ".git/hooks", ".git/.."])
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_repository_path_inside_a_git_directory_is_refused(
+        with_hook: Path, capsys: pytest.CaptureFixture[str], command: str, where: str) -> None:
+    name, *rest = COMMANDS[command]
+    code, out, err = run_bot(capsys, name, "--repo", str(with_hook / where), *rest)
+    if where == ".git/..":  # the checkout itself, named through its .git: resolved, it is no git directory
+        assert code in (0, 1), err
+    else:
+        assert code == 2, out + err
+        assert err.count("\n") == 1 and "inside the git directory" in err and "working tree" in err, err
+    assert (with_hook / ".git/hooks/pre-commit").read_text() == HOOK
+
+
+def test_a_submodule_s_git_directory_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    inner = make_repo(tmp_path / "inner", {"run.sh": MBRIDGE})
+    outer = make_repo(tmp_path / "outer", {"top.sh": MBRIDGE})
+    git(outer, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "sub")
+    gitdir = outer / ".git/modules/sub"
+    (gitdir / "hooks/pre-commit").write_text(HOOK)
+    code, _, err = run_bot(capsys, "run", "--repo", str(gitdir), "--write", "--no-cache")
+    assert code == 2 and "inside the git directory" in err
+    assert (gitdir / "hooks/pre-commit").read_text() == HOOK
+
+
+def test_a_git_directory_kept_apart_from_its_work_tree_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`git init --separate-git-dir`: git's own files under a name that is not `.git`; git tells what it is."""
+    meta = tmp_path / "meta"
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    git(tree, "init", "-q", "--separate-git-dir", str(meta))
+    (meta / "hooks/pre-commit").write_text(HOOK)
+    code, _, err = run_bot(capsys, "run", "--repo", str(meta), "--write", "--no-cache")
+    assert code == 2 and "git directory" in err and err.count("\n") == 1, err
+    assert (meta / "hooks/pre-commit").read_text() == HOOK
+
+
+def test_discovery_never_lists_a_file_below_a_git_directory_in_any_case(tmp_path: Path) -> None:
+    """A tree that is no git work tree is walked: no `.git` directory is entered, whatever its case (git
+    itself refuses such a path: on a case-insensitive disk it is git's)."""
+    from bot.discover import sources
+
+    tree = tmp_path / "tree"
+    for rel in ("run.sh", "vendor/a/.git/hooks/pre-commit", "vendor/b/.GIT/hooks/pre-commit", "c/.Git/x.sh"):
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text(HOOK)
+    assert [s.path for s in sources(tree, [])] == ["run.sh"]
+
+
+def test_a_change_below_a_git_directory_is_never_written(tmp_path: Path) -> None:
+    from bot.engine.write import write_changes
+    from bot.model import FileChange, Report
+
+    tree = tmp_path / "tree"
+    hook = tree / "sub/.git/hooks/pre-commit"
+    hook.parent.mkdir(parents=True)
+    hook.write_text(HOOK)
+    report = Report("tree", None, [], changes=[FileChange("sub/.git/hooks/pre-commit", HOOK.encode(), b"edited\n")])
+    assert write_changes(tree, report) == []
+    assert hook.read_text() == HOOK
+    assert [(e.path, e.stage) for e in report.errors] == [("sub/.git/hooks/pre-commit", "writing")]
+    assert "inside a .git directory" in report.errors[0].reason

@@ -13,9 +13,9 @@ from bot.commands.output import (
     baseline_options,
     emit,
     file_timeout_option,
+    local_repository,
     remaining_code,
 )
-from bot.errors import UserError
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -36,13 +36,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def main(args: argparse.Namespace) -> int:
+    root = local_repository(Path(args.repo), args.repo)  # first: before Hydra is imported
     from bot.engine.compose_check import compose_scan
     from bot.engine.drift import failing_before
     from bot.engine.write import write_changes, write_summary
 
-    root = Path(args.repo)
-    if not root.is_dir():
-        raise UserError(f"--repo {args.repo}: expected a local repository directory")
     seconds = args.file_timeout or None
     known = failing_before(root.resolve(), args.since, seconds) if args.since else None
     report, stats = compose_scan(root, label=str(root.resolve()), since=args.since, seconds=seconds, known=known,

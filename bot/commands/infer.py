@@ -7,8 +7,7 @@ from io import StringIO
 from pathlib import Path
 from typing import Any
 
-from bot.commands.output import EXIT_OK, load_rules, rule_options
-from bot.errors import UserError
+from bot.commands.output import EXIT_OK, load_rules, local_repository, rule_options
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,13 +22,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def main(args: argparse.Namespace) -> int:
+    root = local_repository(Path(args.repo), args.repo)  # first: before anything of a third party is imported
     from ruamel.yaml import YAML
 
     from bot.upstream.infer import infer
 
-    root = Path(args.repo)
-    if not root.is_dir():
-        raise UserError(f"--repo {args.repo}: expected a local repository directory")
     inference = infer(root, args.before, args.after, load_rules(args))
     yaml = YAML()
     yaml.default_flow_style = False

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from bot import __version__
 from bot.errors import UserError
@@ -74,6 +74,26 @@ def write_baseline(args: argparse.Namespace, report: Report, only: set[str] | No
     count = write(args.write_baseline, kept + [f for f in report.silenced if f.silenced == BASELINE],
                   outside=lambda rule, path: rule not in ran or (only is not None and path not in only), root=root)
     print(f"bot: wrote {plural(count, 'entry', 'entries')} to the baseline {args.write_baseline}", file=sys.stderr)
+
+
+@overload
+def local_repository(path: Path, given: str) -> Path: ...
+@overload
+def local_repository(path: None, given: str) -> None: ...
+def local_repository(path: Path | None, given: str) -> Path | None:
+    """The local repository a command works on (None: none, a fetched one): a directory, not inside a `.git`
+    directory (one line, exit 2), and from here on off the import path (bot.isolate_path), before anything of
+    a third party is imported."""
+    from bot.gitfiles import refuse_git_directory
+    from bot.isolate_path import forget
+
+    if path is None:
+        return None
+    if not path.is_dir():
+        raise UserError(f"--repo {given}: expected a local repository directory")
+    refuse_git_directory(path, f"--repo {given}")
+    forget(path)
+    return path
 
 
 def unpublishable(repo: RepoConfig) -> bool:

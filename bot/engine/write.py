@@ -123,6 +123,8 @@ def _split(rel: str) -> tuple[tuple[str, ...], str]:
     parts = rel.split("/")
     if any(part in ("", ".", "..") for part in parts):
         raise UserError(f"{rel}: not a plain relative path; expected a file inside the repository")
+    if any(part.lower() == ".git" for part in parts):
+        raise UserError(f"{rel}: inside a .git directory; expected a file of the working tree")
     return tuple(parts[:-1]), parts[-1]
 
 
