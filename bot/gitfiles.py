@@ -81,6 +81,16 @@ def git_files(root: Path, skipped: list[Skipped] | None = None) -> list[str]:
     return list(seen)
 
 
+def tracked_paths(root: Path, paths: list[str]) -> set[str]:
+    """Those of `paths` (literal, not patterns) git tracks in the work tree at `root`; none elsewhere."""
+    try:
+        out = subprocess.run(["git", "--literal-pathspecs", "-C", str(root), "ls-files", "-z", "--cached", "--",
+                              *paths], capture_output=True, check=False)
+    except OSError:
+        return set()
+    return {os.fsdecode(p) for p in out.stdout.split(b"\0") if p} if out.returncode == 0 else set()
+
+
 def walk_files(root: Path, skipped: list[Skipped] | None = None) -> list[str]:
     """Every file below `root`, not through symlinks; a directory it could not open is put in `skipped`."""
     def closed(exc: OSError) -> None:
@@ -124,4 +134,4 @@ def list_files(root: Path, skipped: list[Skipped] | None = None) -> list[str]:
 
 
 __all__ = ["git_directory_of", "git_files", "head_commit", "is_bare_repository", "is_git_worktree", "list_files",
-           "refuse_git_directory", "walk_files"]
+           "refuse_git_directory", "tracked_paths", "walk_files"]

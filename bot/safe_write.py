@@ -29,6 +29,7 @@ DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 TEMP_PREFIX = ".bot-"
 TEMP_NAME = re.compile(r"\.bot-[0-9a-f]{12}")  # what create() names a temp file, and nothing else
+LEFTOVER = "a temp file of the bot's (.bot- and 12 hex digits), left by a --write that was stopped"
 
 
 def is_temp_name(name: str) -> bool:

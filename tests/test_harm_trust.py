@@ -240,3 +240,142 @@ def test_a_change_below_a_git_directory_is_never_written(tmp_path: Path) -> None
     assert hook.read_text() == HOOK
     assert [(e.path, e.stage) for e in report.errors] == [("sub/.git/hooks/pre-commit", "writing")]
     assert "inside a .git directory" in report.errors[0].reason
+
+
+# ---- 4. what a stopped --write leaves, and what it says ---------------------------------------------
+
+SCRIPT = "#!/bin/bash\n" + MBRIDGE  # a shebang: a leftover copy of it would read as a shell script
+# Runs the CLI (argv[1:]) and kills the process (SIGKILL: nothing of its own runs after) when it is about to
+# rename its first temp file into place: every file is staged, none is written.
+KILL = r"""
+import os, signal, sys
+from bot.cli import main
+
+def hook(event, args):
+    if event == "os.rename":
+        os.kill(os.getpid(), signal.SIGKILL)
+
+sys.addaudithook(hook)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def leftovers(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob(".bot-*") if ".git" not in p.parts)
+
+
+def test_temp_files_a_killed_write_left_are_reported_and_the_next_write_removes_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {"a.sh": SCRIPT, "sub/b.sh": SCRIPT})
+    killed = subprocess.run([sys.executable, "-c", KILL, "run", "--repo", str(repo), "--write", "--no-cache"],
+                            capture_output=True, text=True, check=False, timeout=300)
+    assert killed.returncode == -9, killed.stderr
+    left = leftovers(repo)
+    assert len(left) == 2 and {os.path.dirname(p) for p in left} == {"", "sub"}, left
+    assert (repo / "a.sh").read_text() == SCRIPT
+
+    code, out, err = run_bot(capsys, "run", "--repo", str(repo), "--dry-run", "--no-cache", "--format", "json")
+    report = json.loads(out)
+    assert report["summary"]["files_scanned"] == 2, "a leftover copy of a script was read as one"
+    assert sorted(s["path"] for s in report["skipped"]) == left
+    for entry in report["skipped"]:
+        assert "temp file of the bot's" in entry["reason"] and "the next --write removes it" in entry["reason"]
+    assert leftovers(repo) == left, "a dry run removed something"
+
+    code, out, err = run_bot(capsys, "run", "--repo", str(repo), "--write", "--no-cache")
+    assert code == 0, err
+    assert leftovers(repo) == []
+    assert (repo / "a.sh").read_text() == (repo / "sub/b.sh").read_text() == "#!/bin/bash\n" + FIXED
+    for path in left:
+        assert f"{path}: a temp file of the bot's" in out and "removed by this --write" in out
+
+
+def test_only_the_bot_s_own_temp_files_are_removed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious\n")
+    repo = make_repo(tmp_path / "r", {"a.sh": SCRIPT, ".bot-bbbbbbbbbbbb": "tracked: the project's own\n"})
+    near_misses = [".bot-0123456789abc", ".bot-0123456789AB", ".bot-0123456789ab.sh", "bot-0123456789ab",
+                   "x.bot-0123456789ab"]
+    for name in near_misses:
+        (repo / name).write_text("not the bot's\n")
+    os.symlink(outside, repo / ".bot-aaaaaaaaaaaa")
+    (repo / ".bot-cccccccccccc").mkdir()
+    (repo / ".bot-cccccccccccc/keep.txt").write_text("a directory is never the bot's\n")
+    (repo / "sub").mkdir()
+    (repo / "sub/.bot-dddddddddddd").write_text("left by a stopped write\n")
+    code, out, err = run_bot(capsys, "run", "--repo", str(repo), "--write", "--no-cache")
+    assert code == 0, err
+    assert not (repo / "sub/.bot-dddddddddddd").exists()
+    assert "sub/.bot-dddddddddddd: a temp file of the bot's" in out
+    for name in near_misses:
+        assert (repo / name).read_text() == "not the bot's\n"
+    assert (repo / ".bot-aaaaaaaaaaaa").is_symlink() and outside.read_text() == "precious\n"
+    assert (repo / ".bot-bbbbbbbbbbbb").read_text() == "tracked: the project's own\n"
+    assert (repo / ".bot-cccccccccccc/keep.txt").exists()
+    assert out.count("temp file of the bot's") == 1
+
+
+def run_format_during_write(tmp_path: Path, fmt: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """A --write in which b.sh is edited as a.sh is renamed into place: a.sh written, b.sh and c.sh not."""
+    from tests.test_write_safety import DRIVER
+
+    repo = make_repo(tmp_path / fmt, {"a.sh": MBRIDGE, "b.sh": MBRIDGE, "c.sh": MBRIDGE})
+    done = subprocess.run([sys.executable, "-c", DRIVER, f"append:{repo / 'b.sh'}", "a.sh", "run", "--repo",
+                           str(repo), "--write", "--no-cache", "--format", fmt, "--color", "never"],
+                          cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 3, done.stderr
+    assert (repo / "a.sh").read_text() == FIXED and (repo / "c.sh").read_text() == MBRIDGE
+    return repo, done
+
+
+def test_a_write_that_stopped_part_way_says_what_it_wrote_as_text(tmp_path: Path) -> None:
+    _, done = run_format_during_write(tmp_path, "text")
+    assert "3 findings, 1 fixed, 2 fixable (not written), 0 manual; 1 file changed, 2 not written" in done.stdout
+    assert "not checked" not in done.stdout and "could not be checked" not in done.stdout
+    assert "not written (their fixes were verified; the files are as they were):\n  b.sh: not written" in done.stdout
+    assert "0 errors" in done.stdout
+
+
+def test_a_write_that_stopped_part_way_says_what_it_wrote_in_json(tmp_path: Path) -> None:
+    _, done = run_format_during_write(tmp_path, "json")
+    report = json.loads(done.stdout)
+    summary = report["summary"]
+    assert (summary["written"], summary["fixed"], summary["files_written"], summary["files_not_written"]) == (
+        True, 1, 1, 2)
+    assert {f["path"]: f["written"] for f in report["files"]} == {"a.sh": True, "b.sh": False, "c.sh": False}
+    assert {e["path"]: e["stage"] for e in report["errors"]} == {"b.sh": "writing", "c.sh": "writing"}
+
+
+def test_a_write_that_stopped_part_way_says_what_it_wrote_in_markdown(tmp_path: Path) -> None:
+    _, done = run_format_during_write(tmp_path, "markdown")
+    assert ": 1 file changed, 2 not written." in done.stdout
+    assert "| Fixed | 1 |\n| Fixable, not written | 2 |" in done.stdout
+    assert "| Files not written | 2 |" in done.stdout and "Not checked" not in done.stdout
+    assert "### Files not written" in done.stdout and "could not be checked" not in done.stdout
+
+
+def test_a_write_that_stopped_part_way_says_what_it_wrote_as_annotations(tmp_path: Path) -> None:
+    _, done = run_format_during_write(tmp_path, "github")
+    notice = done.stdout.splitlines()[-1]
+    assert notice.startswith("::notice") and "1 fixed, 2 fixable (not written)" in notice
+    assert "1 file changed, 2 not written" in notice and "not checked" not in notice
+
+
+def test_a_write_that_stopped_part_way_says_what_it_wrote_in_sarif(tmp_path: Path) -> None:
+    _, done = run_format_during_write(tmp_path, "sarif")
+    run = json.loads(done.stdout)["runs"][0]
+    statuses = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: r["properties"]["status"]
+                for r in run["results"]}
+    assert statuses == {"a.sh": "fixed", "b.sh": "fixable", "c.sh": "fixable"}
+    notes = {n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: n["message"]["text"]
+             for n in run["invocations"][0]["toolExecutionNotifications"]}
+    assert sorted(notes) == ["b.sh", "c.sh"] and all(t.startswith("not written") for t in notes.values())
+
+
+def test_a_write_that_stopped_part_way_gives_the_patch_of_what_it_wrote(tmp_path: Path) -> None:
+    repo, done = run_format_during_write(tmp_path, "diff")
+    assert "a/a.sh" in done.stdout and "a/b.sh" not in done.stdout and "a/c.sh" not in done.stdout
+    assert "\n# b.sh: not written: " in done.stdout and "\n# c.sh: not written: " in done.stdout
+    patch = tmp_path / "written.diff"
+    patch.write_text(done.stdout)
+    git(repo, "apply", "--check", "-R", str(patch))  # exactly what the working tree got; the notes pass over

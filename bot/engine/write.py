@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import UserError
-from bot.model import FileChange, FileError, Report, Status
-from bot.safe_write import create, open_directory, remove
+from bot.model import WRITING, FileChange, FileError, Report, SkipKind, Skipped, Status
+from bot.safe_write import LEFTOVER, create, is_temp_name, open_directory, remove
 
 SHOWN = 20  # written files named in one error line; the rest are counted (their findings read "fixed")
 
@@ -53,6 +53,7 @@ def write_changes(root: Path, report: Report) -> list[str]:
     staged: list[Staged] = []
     root_fd = os.open(os.path.realpath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
+        _remove_leftovers(root_fd, directories, report)
         for change in report.changes:
             try:
                 staged.append(_stage(root_fd, directories, change))
@@ -77,14 +78,9 @@ def write_changes(root: Path, report: Report) -> list[str]:
     return written
 
 
-def not_written(report: Report) -> list[str]:
-    """The changed files a write left as they were (each has an error entry of stage "writing")."""
-    return [e.path for e in report.errors if e.stage == "writing"]
-
-
 def write_summary(report: Report) -> str | None:
     """One line for a write that did not write every change: the files written and the files not."""
-    missed = not_written(report)
+    missed = report.unwritten()
     if not report.written or not missed:
         return None
     left = set(missed)
@@ -111,12 +107,38 @@ def _record(report: Report, failures: dict[str, str], written: list[str]) -> Non
         reason = failures.get(change.path)
         if reason is not None:
             rules = tuple(sorted({f.rule for f in report.findings if f.path == change.path}))
-            report.errors.append(FileError(change.path, reason, "writing", rules=rules))
+            report.errors.append(FileError(change.path, reason, WRITING, rules=rules))
     done = set(written)
     for finding in report.findings:
         if finding.status is Status.FIXABLE and all(e.path in done for e in finding.edits):
             finding.status = Status.FIXED
     report.written = True
+
+
+def _remove_leftovers(root_fd: int, opened: dict[tuple[str, ...], int], report: Report) -> None:
+    """Remove the temp files an earlier --write left when it was stopped (discovery lists them, untracked).
+
+    Only a regular file with the exact name the bot gives its temp files (bot.safe_write.TEMP_NAME), reached
+    without following a symlink, is removed (a symlink in its place is left alone); each entry says what was done.
+    """
+    for index, item in enumerate(report.skipped):
+        if item.kind is not SkipKind.LEFTOVER:
+            continue
+        try:
+            parts, name = _split(item.path)
+            if not is_temp_name(name):
+                continue
+            directory = _directory(root_fd, opened, item.path, parts)
+            if not stat.S_ISREG(os.stat(name, dir_fd=directory, follow_symlinks=False).st_mode):
+                continue
+            os.unlink(name, dir_fd=directory)
+        except FileNotFoundError:
+            continue
+        except (UserError, OSError) as exc:
+            report.skipped[index] = Skipped(item.path, f"{LEFTOVER}; could not be removed: {_message(item.path, exc)}",
+                                            SkipKind.LEFTOVER)
+            continue
+        report.skipped[index] = Skipped(item.path, f"{LEFTOVER}; removed by this --write", SkipKind.LEFTOVER)
 
 
 def _split(rel: str) -> tuple[tuple[str, ...], str]:
