@@ -334,6 +334,8 @@ def test_a_write_that_stopped_part_way_says_what_it_wrote_as_text(tmp_path: Path
     assert "not checked" not in done.stdout and "could not be checked" not in done.stdout
     assert "not written (their fixes were verified; the files are as they were):\n  b.sh: not written" in done.stdout
     assert "0 errors" in done.stdout
+    assert "could not be checked" not in done.stderr, "an unwritten change is no file that could not be checked"
+    assert "bot: --write wrote 1 of 3 changed files (written: a.sh); not written: b.sh, c.sh" in done.stderr
 
 
 def test_a_write_that_stopped_part_way_says_what_it_wrote_in_json(tmp_path: Path) -> None:

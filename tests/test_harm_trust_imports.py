@@ -82,6 +82,22 @@ def test_a_repository_named_in_bot_toml_is_taken_off_the_path_once_resolved(tmp_
     assert done.returncode == 0 and "use_mbridge is False" in done.stdout, done.stderr
 
 
+def test_every_repository_of_a_list_is_off_the_path_before_the_first_is_scanned(tmp_path: Path) -> None:
+    """`--repos FILE` of names from bot.toml: scanning the first must not import the second's modules."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    first = make_repo(tmp_path / "first", {"run.sh": SCRIPT, "train.py": APP, "conf/config.yaml": "a: 1\n"})
+    second = make_repo(tmp_path / "second", {"run.sh": SCRIPT, **planting(markers)})
+    home = tmp_path / "home-of-the-run"
+    home.mkdir()
+    (home / "bot.toml").write_text(f'[repos.first]\npath = "{first}"\n\n[repos.second]\npath = "{second}"\n')
+    (home / "list.txt").write_text("first\nsecond\n")
+    done = bot("script", ["run", "--repos", "list.txt", "--dry-run", "--no-cache", "--compose"], home,
+               env={"PYTHONPATH": str(second)})
+    assert sorted(p.name for p in markers.iterdir()) == [], done.stderr
+    assert done.returncode == 0 and done.stdout.count("use_mbridge is False") == 2, done.stderr
+
+
 # Cleans the path as the console script does for argv[1:] (and nothing else), then reports what a forked
 # worker and a Python child process see: the worker's sys.path entries inside the repository, and where the
 # child imported yaml from.

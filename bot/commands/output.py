@@ -181,14 +181,15 @@ def crash_header() -> str:
 
 
 def announce_errors(report: Report) -> None:
-    """Files that could not be checked: one crash log for the run, its path on stderr."""
-    if not report.errors:
+    """Files that could not be checked: one crash log for the run, its path on stderr (a change a --write
+    did not write is told by the write's own line)."""
+    errors = report.check_errors
+    if not errors:
         return
     from bot.engine.isolation import write_crash_log
 
-    log = write_crash_log(report.errors, crash_header())
-    print(f"bot: {len(report.errors)} file(s) could not be checked; the others were (details in {log})",
-          file=sys.stderr)
+    log = write_crash_log(errors, crash_header())
+    print(f"bot: {len(errors)} file(s) could not be checked; the others were (details in {log})", file=sys.stderr)
 
 
 def remaining_code(args: argparse.Namespace, report: Report, code: int = EXIT_OK) -> int:
