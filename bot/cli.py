@@ -7,7 +7,6 @@ crash log whose path is printed.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 
@@ -21,11 +20,11 @@ def _crash_log(exc: BaseException) -> str:
     import tempfile  # only when the bot itself fails
     import traceback
 
-    fd, path = tempfile.mkstemp(prefix="bot-crash-", suffix=".log")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(redact(crash_header() + "\n"))
-        handle.write(redact("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))))
-    return path
+    from bot.safe_write import new_file
+
+    trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    text = redact(crash_header() + "\n") + redact(trace)
+    return new_file(tempfile.gettempdir(), text.encode("utf-8", "surrogateescape"), "bot-crash-", ".log")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,11 +16,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.gitfiles import list_files
+from bot.gitfiles import list_files, tracked_paths
 from bot.lang import KindsBySuffix, kind_for_path, kinds_by_suffix
 from bot.lang.consoles import PACKAGING_NAMES, is_packaging
 from bot.lang.kinds import SHELL
 from bot.model import SkipKind, Skipped
+from bot.safe_write import LEFTOVER, is_temp_name
 
 SHEBANG = re.compile(rb"^#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|z|k|da)?sh\b")
 NOT_SHELL_SUFFIXES = {".py", ".pyc", ".md", ".rst", ".txt", ".json", ".yaml", ".yml", ".toml", ".ipynb",
@@ -172,7 +173,11 @@ def sources(root: Path, skipped: list[Skipped], kinds: tuple[str, ...] | None = 
     root_text = str(root)
     table = kinds_by_suffix()
     entries = _Entries(root_text)
-    for rel in list_files(root, skipped):
+    listed = list_files(root, skipped)
+    leftovers = _leftovers(root_text, listed, skipped)
+    for rel in listed:
+        if rel in leftovers:
+            continue
         if packaging is not None and rel.endswith(PACKAGING_NAMES) and is_packaging(rel):
             packaging.append(rel)
         if sized is None or rel in sized:
@@ -181,6 +186,25 @@ def sources(root: Path, skipped: list[Skipped], kinds: tuple[str, ...] | None = 
             source = _classify_listed(root, rel, skipped, memo, root_text, table, entries)
         if source is not None and (kinds is None or source.kind in kinds):
             yield source
+
+
+def _leftovers(root: str, listed: list[str], skipped: list[Skipped]) -> set[str]:
+    """The temp files a stopped --write left: untracked regular files named as the bot names its own
+    (bot.safe_write.TEMP_NAME). Each is an entry in `skipped`, never read; the next --write removes them."""
+    named = [rel for rel in listed if ".bot-" in rel and is_temp_name(rel.rpartition("/")[2])]
+    if not named:
+        return set()
+    tracked = tracked_paths(Path(root), named)  # a file the project committed is its own, whatever its name
+    found = set()
+    for rel in named:
+        try:
+            regular = rel not in tracked and stat.S_ISREG(os.lstat(f"{root}/{rel}").st_mode)
+        except OSError:
+            continue
+        if regular:
+            skipped.append(Skipped(rel, f"{LEFTOVER}: not read; the next --write removes it", SkipKind.LEFTOVER))
+            found.add(rel)
+    return found
 
 
 class _Entries:

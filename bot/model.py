@@ -14,6 +14,7 @@ class Status(str, Enum):
 
 INLINE, BASELINE = "inline", "baseline"  # how a finding was silenced
 NOTE = "note"  # a finding's severity that never fails --check and is never a problem in a pull request
+WRITING = "writing"  # the stage of a FileError for a verified change a --write did not write
 
 
 class Reason(str, Enum):
@@ -28,6 +29,7 @@ class Reason(str, Enum):
 class SkipKind(str, Enum):
     LINK = "link"  # a symlink or what lies behind one: never read through, by design
     UNREADABLE = "unreadable"  # too large, binary, not UTF-8, not what its name says, an I/O error
+    LEFTOVER = "leftover"  # a temp file of the bot's own that a stopped --write left (bot.safe_write.TEMP_NAME)
 
 
 @dataclass(frozen=True)
@@ -225,6 +227,24 @@ class Report:
     @property
     def manual(self) -> int:
         return sum(1 for f in self.findings if f.status is Status.MANUAL)
+
+    @property
+    def fixed(self) -> int:
+        return sum(1 for f in self.findings if f.status is Status.FIXED)
+
+    def unwritten(self) -> list[str]:
+        """The changed files a --write left as they were (each has an error entry of stage "writing")."""
+        return [e.path for e in self.errors if e.stage == WRITING]
+
+    def written_changes(self) -> list[FileChange]:
+        """The changes a --write wrote (all of them before any write: what the report shows as changes)."""
+        left = set(self.unwritten())
+        return [c for c in self.changes if c.path not in left and c.before != c.after]
+
+    @property
+    def check_errors(self) -> list[FileError]:
+        """The files that could not be checked (a change that could not be written is no such file)."""
+        return [e for e in self.errors if e.stage != WRITING]
 
 
 @dataclass

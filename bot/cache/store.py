@@ -7,7 +7,7 @@ file, since Hydra packages and app config directories come from them). The whole
 valid for one fingerprint: this bot's own source, the versions of the parsers it uses and the
 enabled rules; a different fingerprint starts an empty store.
 
-The store is JSON, one file per repository directory, written atomically; a file that is
+The store is JSON, one file per repository directory, replaced whole (bot.safe_write); a file that is
 missing, unreadable or from another format version is treated as empty, never as an error.
 Cached edits are replayed only on bytes with the recorded id, and callers that write files
 re-check those files from scratch (bot.cache.reuse).
@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -28,8 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from bot.engine.edits import apply_edits, unique_edits
+from bot.errors import UserError
 from bot.model import Edit, FileChange, FileResult, Finding, Outcome, Reason, SkipKind, Skipped, Span, Status
 from bot.rules.model import Rule
+from bot.safe_write import replace_file
 
 FORMAT = 6
 PARSERS = ("tree-sitter", "tree-sitter-bash", "hydra-core", "omegaconf", "libcst", "ruamel.yaml")
@@ -145,14 +146,12 @@ class ResultCache:
         entries = dict(self._raw)
         entries.update((p, [e.content, e.size, e.outcome, e.deps]) for p, e in self.entries.items())
         payload = {"format": FORMAT, "fingerprint": self.fingerprint, "entries": dict(sorted(entries.items()))}
+        # dumps, not dump: only the one-shot encoder is the C one (several times faster)
+        data = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogateescape")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(prefix=".scan-", dir=self.path.parent)
-            with os.fdopen(handle, "w", encoding="utf-8", errors="surrogateescape") as out:
-                # dumps, not dump: only the one-shot encoder is the C one (several times faster)
-                out.write(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
-            os.replace(temp, self.path)
-        except OSError:
+            replace_file(self.path, data, mode=0o600)
+        except (OSError, UserError):
             return
         self._dirty = False
 

@@ -17,11 +17,11 @@ from bot.commands.output import (
     emit,
     file_timeout_option,
     git_repository,
+    local_repository,
     remaining_code,
     report_to_actions,
     sarif_option,
 )
-from bot.errors import UserError
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -44,13 +44,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def main(args: argparse.Namespace) -> int:
+    root = local_repository(Path(args.repo), args.repo)  # first: before Hydra is imported
     from bot.engine.compose_check import compose_scan
     from bot.engine.drift import drift_scan
     from bot.engine.write import write_changes, write_summary
 
-    root = Path(args.repo)
-    if not root.is_dir():
-        raise UserError(f"--repo {args.repo}: expected a local repository directory")
     if args.since:
         commit_in(git_repository(root), args.since, "--since")
     seconds = args.file_timeout or None

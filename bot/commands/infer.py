@@ -7,7 +7,7 @@ from io import StringIO
 from pathlib import Path
 from typing import Any
 
-from bot.commands.output import EXIT_OK, commit_in, git_repository, load_rules, rule_options
+from bot.commands.output import EXIT_OK, commit_in, git_repository, load_rules, local_repository, rule_options
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,13 +22,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def main(args: argparse.Namespace) -> int:
+    root = local_repository(Path(args.repo), args.repo)  # first: before anything of a third party is imported
+    git_repository(root)
+    commit_in(root, args.before, "--before")
+    commit_in(root, args.after, "--after")
     from ruamel.yaml import YAML
 
     from bot.upstream.infer import infer
 
-    root = git_repository(Path(args.repo))
-    commit_in(root, args.before, "--before")
-    commit_in(root, args.after, "--after")
     inference = infer(root, args.before, args.after, load_rules(args))
     yaml = YAML()
     yaml.default_flow_style = False

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.commands.output import EXIT_OK, crash_header, file_timeout_option, relative, write_out
-from bot.errors import UserError
+from bot.commands.output import EXIT_OK, crash_header, file_timeout_option, local_repository, relative, write_out
 from bot.lang.shell.continuations import cut_words
 from bot.lang.shell.launchers import DORA
 from bot.report.summary import plural
@@ -28,11 +27,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def main(args: argparse.Namespace) -> int:
+    root = local_repository(Path(args.repo), args.repo)  # first: before Hydra is imported
     from bot.engine.launches import collect  # hydra and libcst: only for this command
 
-    root = Path(args.repo)
-    if not root.is_dir():
-        raise UserError(f"--repo {args.repo}: expected a local repository directory")
     only = {relative(root, f) for f in args.files} if args.files is not None else None
     from bot.commands.progress import Progress
 

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from bot import __version__
 from bot.errors import UserError
@@ -63,10 +63,12 @@ def baseline_for(args: argparse.Namespace) -> Baseline | None:
     return read_baseline(args.baseline)
 
 
-def write_baseline(args: argparse.Namespace, report: Report, only: set[str] | None = None) -> None:
+def write_baseline(args: argparse.Namespace, report: Report, only: set[str] | None = None,
+                   root: Path | None = None) -> None:
     """--write-baseline FILE: what is left to do (not what this run fixed), and what the baseline already held.
 
     Entries this run could not have seen (a rule it did not run, a file outside `--files`) are kept as they are.
+    `root`: the local repository, below which no symlinked directory is followed to FILE.
     """
     from bot.engine.silence import write_baseline as write
     from bot.model import BASELINE, Status
@@ -75,8 +77,28 @@ def write_baseline(args: argparse.Namespace, report: Report, only: set[str] | No
     ran = {r.id for r in report.rules if r.enabled}
     kept = [f for f in report.findings if f.status is not Status.FIXED]
     count = write(args.write_baseline, kept + [f for f in report.silenced if f.silenced == BASELINE],
-                  outside=lambda rule, path: rule not in ran or (only is not None and path not in only))
+                  outside=lambda rule, path: rule not in ran or (only is not None and path not in only), root=root)
     print(f"bot: wrote {plural(count, 'entry', 'entries')} to the baseline {args.write_baseline}", file=sys.stderr)
+
+
+@overload
+def local_repository(path: Path, given: str) -> Path: ...
+@overload
+def local_repository(path: None, given: str) -> None: ...
+def local_repository(path: Path | None, given: str) -> Path | None:
+    """The local repository a command works on (None: none, a fetched one): a directory, not inside a `.git`
+    directory (one line, exit 2), and from here on off the import path (bot.isolate_path), before anything of
+    a third party is imported."""
+    from bot.gitfiles import refuse_git_directory
+    from bot.isolate_path import forget
+
+    if path is None:
+        return None
+    if not path.is_dir():
+        raise UserError(f"--repo {given}: expected a local repository directory")
+    refuse_git_directory(path, f"--repo {given}")
+    forget(path)
+    return path
 
 
 def unpublishable(repo: RepoConfig) -> bool:
@@ -244,14 +266,15 @@ def crash_header() -> str:
 
 
 def announce_errors(report: Report) -> None:
-    """Files that could not be checked: one crash log for the run, its path on stderr."""
-    if not report.errors:
+    """Files that could not be checked: one crash log for the run, its path on stderr (a change a --write
+    did not write is told by the write's own line)."""
+    errors = report.check_errors
+    if not errors:
         return
     from bot.engine.isolation import write_crash_log
 
-    log = write_crash_log(report.errors, crash_header())
-    print(f"bot: {len(report.errors)} file(s) could not be checked; the others were (details in {log})",
-          file=sys.stderr)
+    log = write_crash_log(errors, crash_header())
+    print(f"bot: {len(errors)} file(s) could not be checked; the others were (details in {log})", file=sys.stderr)
 
 
 def remaining_code(args: argparse.Namespace, report: Report, code: int = EXIT_OK) -> int:

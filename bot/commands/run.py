@@ -18,6 +18,7 @@ from bot.commands.output import (
     emit,
     file_timeout_option,
     load_rules,
+    local_repository,
     positive_int,
     record_publish,
     relative,
@@ -88,7 +89,27 @@ def main(args: argparse.Namespace) -> int:
     if len(names) == 1 and not args.shard and not args.repos:
         args.repo = names[0]
         return run_one(args)
+    forget_all(args, names)
     return run_many(args, names)
+
+
+def forget_all(args: argparse.Namespace, names: list[str]) -> None:
+    """Every local repository of the list off the import path before the first is scanned (bot.isolate_path):
+    the first one's imports must not come from the others'. A name that does not resolve fails in its turn."""
+    from bot.config import load_config
+    from bot.isolate_path import forget
+
+    try:
+        config = load_config(args.config)
+    except UserError:
+        return
+    for name in names:
+        try:
+            path = config.resolve(name).path
+        except UserError:
+            continue
+        if path is not None:
+            forget(path)
 
 
 def run_many(args: argparse.Namespace, names: list[str]) -> int:
@@ -130,6 +151,7 @@ def run_one(args: argparse.Namespace) -> int:
         args.before, args.after = args.since, None
         return watch.main(args)
     repo = load_config(args.config).resolve(args.repo)
+    local_repository(repo.path, args.repo)
     rules = load_rules(args)
     code = EXIT_OK
     if not (args.dry_run or args.write):
@@ -154,7 +176,7 @@ def run_one(args: argparse.Namespace) -> int:
     report_to_actions(args, report)
     if args.write_baseline is not None:
         only = {relative(repo.path, f) for f in args.files} if args.files is not None and repo.path else None
-        write_baseline(args, report, only)
+        write_baseline(args, report, only, repo.path)
     if args.write:  # a write that left a change unwritten exits 3, naming the files it wrote
         from bot.engine.write import write_summary
 

@@ -24,6 +24,7 @@ from bot.commands.output import (
     emit,
     git_repository,
     load_rules,
+    local_repository,
     record_publish,
     remaining_code,
     report_to_actions,
@@ -93,6 +94,7 @@ def main(args: argparse.Namespace) -> int:
     workspace = os.environ.get("GITHUB_WORKSPACE")
     if repo.path is None and actions.in_actions() and workspace and (Path(workspace) / ".git").exists():
         repo = replace(repo, path=Path(workspace))
+    local_repository(repo.path, name)
     rules = load_rules(args)
     options = PublishOptions(group=args.group, allow_dirty=actions.in_actions(),
                              compose_all=getattr(args, "compose_all", False))
@@ -142,8 +144,7 @@ def main(args: argparse.Namespace) -> int:
     return remaining_code(args, report, code)
 
 
-def full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule],
-                        options: PublishOptions) -> int:
+def full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule], options: PublishOptions) -> int:
     """workflow_dispatch has no push range: run the chosen (or every enabled) rule over the repository."""
     if args.dry_run:
         if repo.path is None:
@@ -266,8 +267,7 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
 
 
 def choose(history: Path, tree: Path, rules: list[Rule], change: Change, options: PublishOptions,
-           policy: InferPolicy = InferPolicy(), publishing: bool = False
-           ) -> tuple[WatchResult, list[Rule], list[Rule]]:
+           policy: InferPolicy = InferPolicy(), publishing: bool = False) -> tuple[WatchResult, list[Rule], list[Rule]]:
     """The rules the change calls for: (the result so far, every rule with the inferred ones, the selection)."""
     reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
     if any(path.endswith((".yaml", ".yml")) for path in change.paths):

@@ -95,10 +95,8 @@ def write_crash_log(errors: list[FileError], header: str) -> str:
     """One log for the run with every file that failed and its traceback; returns its path."""
     import tempfile
 
-    fd, log = tempfile.mkstemp(prefix="bot-crash-", suffix=".log")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(redact(header))
-        handle.write(f"\n{len(errors)} file(s) could not be checked:\n")
-        for error in errors:
-            handle.write(redact(f"\n== {error.path} ({error.stage})\n{error.reason}\n{error.detail}"))
-    return log
+    from bot.safe_write import new_file
+
+    text = redact(header) + f"\n{len(errors)} file(s) could not be checked:\n" + "".join(
+        redact(f"\n== {error.path} ({error.stage})\n{error.reason}\n{error.detail}") for error in errors)
+    return new_file(tempfile.gettempdir(), text.encode("utf-8", "surrogateescape"), "bot-crash-", ".log")

@@ -17,7 +17,6 @@ no edit ever changes what a silenced finding says.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -153,11 +152,12 @@ def _items(path: Path, data: Any) -> list[Any]:
 
 
 def write_baseline(path: Path, findings: list[Finding],
-                   outside: Callable[[str, str], bool] = lambda rule, where: False) -> int:
+                   outside: Callable[[str, str], bool] = lambda rule, where: False, root: Path | None = None) -> int:
     """Write `findings` as a baseline (one entry per line, sorted); a `reason` written by hand is kept, and
     so is every old entry for which `outside(rule, path)` says the run could not have seen it.
 
-    Returns the number of entries.
+    The file is replaced whole (bot.safe_write): never written through a symlink, and below the
+    repository's `root` never through a symlinked directory. Returns the number of entries.
     """
     reasons: dict[tuple[Any, ...], str] = {}
     carried: set[tuple[Any, ...]] = set()
@@ -184,13 +184,12 @@ def write_baseline(path: Path, findings: list[Finding],
         rows.append("    " + json.dumps(entry, ensure_ascii=False))
     text = (f'{{\n  "version": {BASELINE_VERSION},\n  "tool": "followup-bot",\n  "findings": ['
             + ("\n" + ",\n".join(rows) + "\n  " if rows else "") + "]\n}\n")
-    if path.is_symlink():
-        raise UserError(f"--write-baseline {path}: is a symlink; expected a regular file")
-    temp = path.with_name(f".{path.name}.bot-tmp")
+    from bot.safe_write import replace_file
+
     try:
-        temp.write_text(text, encoding="utf-8")
-        os.replace(temp, path)  # whole or not at all
+        replace_file(path, text.encode("utf-8"), root)
+    except UserError as exc:
+        raise UserError(f"--write-baseline {exc}") from None
     except OSError as exc:
-        temp.unlink(missing_ok=True)
         raise UserError(f"--write-baseline {path}: cannot write: {exc.strerror or exc}") from None
     return len(rows)

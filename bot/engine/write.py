@@ -1,7 +1,8 @@
 """Writing verified changes into the working tree: never outside it, never through a symlink.
 
 Every file is staged first: its new bytes go to a temp file in the file's own directory, opened from
-the repository root one name at a time without following a symlink (`dir_fd=`, `O_NOFOLLOW`). Then,
+the repository root one name at a time without following a symlink (bot.safe_write: `dir_fd=`,
+`O_NOFOLLOW`, the temp file created exclusively under a random name). Then,
 file by file, the path from the root must still lead to that directory and the file must still hold
 the bytes that were scanned, and the temp file is renamed over it, inside the directory that was
 checked. The first file changed on disk (or whose directory changed) stops the write: nothing after
@@ -14,16 +15,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import UserError
-from bot.model import FileChange, FileError, Report, Status
+from bot.model import WRITING, FileChange, FileError, Report, SkipKind, Skipped, Status
+from bot.safe_write import LEFTOVER, create, is_temp_name, open_directory, remove
 
-DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-TEMP_PREFIX = ".bot-"
 SHOWN = 20  # written files named in one error line; the rest are counted (their findings read "fixed")
 
 
@@ -54,6 +53,7 @@ def write_changes(root: Path, report: Report) -> list[str]:
     staged: list[Staged] = []
     root_fd = os.open(os.path.realpath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
+        _remove_leftovers(root_fd, directories, report)
         for change in report.changes:
             try:
                 staged.append(_stage(root_fd, directories, change))
@@ -78,14 +78,9 @@ def write_changes(root: Path, report: Report) -> list[str]:
     return written
 
 
-def not_written(report: Report) -> list[str]:
-    """The changed files a write left as they were (each has an error entry of stage "writing")."""
-    return [e.path for e in report.errors if e.stage == "writing"]
-
-
 def write_summary(report: Report) -> str | None:
     """One line for a write that did not write every change: the files written and the files not."""
-    missed = not_written(report)
+    missed = report.unwritten()
     if not report.written or not missed:
         return None
     left = set(missed)
@@ -112,7 +107,7 @@ def _record(report: Report, failures: dict[str, str], written: list[str]) -> Non
         reason = failures.get(change.path)
         if reason is not None:
             rules = tuple(sorted({f.rule for f in report.findings if f.path == change.path}))
-            report.errors.append(FileError(change.path, reason, "writing", rules=rules))
+            report.errors.append(FileError(change.path, reason, WRITING, rules=rules))
     done = set(written)
     for finding in report.findings:
         if finding.status is Status.FIXABLE and all(e.path in done for e in finding.edits):
@@ -120,26 +115,44 @@ def _record(report: Report, failures: dict[str, str], written: list[str]) -> Non
     report.written = True
 
 
+def _remove_leftovers(root_fd: int, opened: dict[tuple[str, ...], int], report: Report) -> None:
+    """Remove the temp files an earlier --write left when it was stopped (discovery lists them, untracked).
+
+    Only a regular file with the exact name the bot gives its temp files (bot.safe_write.TEMP_NAME), reached
+    without following a symlink, is removed (a symlink in its place is left alone); each entry says what was done.
+    """
+    for index, item in enumerate(report.skipped):
+        if item.kind is not SkipKind.LEFTOVER:
+            continue
+        try:
+            parts, name = _split(item.path)
+            if not is_temp_name(name):
+                continue
+            directory = _directory(root_fd, opened, item.path, parts)
+            if not stat.S_ISREG(os.stat(name, dir_fd=directory, follow_symlinks=False).st_mode):
+                continue
+            os.unlink(name, dir_fd=directory)
+        except FileNotFoundError:
+            continue
+        except (UserError, OSError) as exc:
+            report.skipped[index] = Skipped(item.path, f"{LEFTOVER}; could not be removed: {_message(item.path, exc)}",
+                                            SkipKind.LEFTOVER)
+            continue
+        report.skipped[index] = Skipped(item.path, f"{LEFTOVER}; removed by this --write", SkipKind.LEFTOVER)
+
+
 def _split(rel: str) -> tuple[tuple[str, ...], str]:
     parts = rel.split("/")
     if any(part in ("", ".", "..") for part in parts):
         raise UserError(f"{rel}: not a plain relative path; expected a file inside the repository")
+    if any(part.lower() == ".git" for part in parts):
+        raise UserError(f"{rel}: inside a .git directory; expected a file of the working tree")
     return tuple(parts[:-1]), parts[-1]
 
 
 def _open_directory(parent: int, rel: str, parts: tuple[str, ...], depth: int) -> int:
     """parts[depth] opened inside `parent`, never through a symlink."""
-    name = parts[depth]
-    try:
-        return os.open(name, DIRECTORY_FLAGS, dir_fd=parent)
-    except OSError as exc:
-        where = "/".join(parts[:depth + 1])
-        try:
-            is_link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
-        except OSError:
-            is_link = False
-        what = "is a symlink" if is_link or exc.errno == errno.ELOOP else f"cannot be opened ({exc.strerror})"
-        raise UserError(f"{rel}: {where}/ {what}; expected a directory inside the repository") from None
+    return open_directory(parent, parts[depth], f"{rel}: {'/'.join(parts[:depth + 1])}")
 
 
 def _directory(root_fd: int, opened: dict[tuple[str, ...], int], rel: str, parts: tuple[str, ...]) -> int:
@@ -182,28 +195,8 @@ def _stage(root_fd: int, opened: dict[tuple[str, ...], int], change: FileChange)
         raise UserError(f"{change.path}: is a symlink; expected a regular file inside the repository")
     if not stat.S_ISREG(info.st_mode):
         raise UserError(f"{change.path}: is not a regular file; expected a regular file inside the repository")
-    temp = _temp_file(directory, change.after, info.st_mode & 0o7777)
+    temp = create(directory, change.after, info.st_mode & 0o7777)
     return Staged(change, parts, directory, name, temp)
-
-
-def _temp_file(directory: int, data: bytes, mode: int) -> str:
-    """A new file in `directory` holding `data`, with `mode`; its name."""
-    for _ in range(100):
-        name = TEMP_PREFIX + secrets.token_hex(6)
-        try:
-            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
-                         dir_fd=directory)
-        except FileExistsError:
-            continue
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                os.fchmod(handle.fileno(), mode)
-        except BaseException:
-            _remove(directory, name)
-            raise
-        return name
-    raise FileExistsError(errno.EEXIST, "no free temp file name")
 
 
 def _current_bytes(item: Staged) -> bytes:
@@ -231,31 +224,16 @@ def _commit(root_fd: int, item: Staged) -> None:
     item.temp = None
 
 
-def _remove(directory: int, name: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(name, dir_fd=directory)
-
-
 def _clean_up(staged: list[Staged], opened: dict[tuple[str, ...], int], root_fd: int) -> None:
     """Remove every temp file not renamed (in the directory it was made in) and close the directories."""
     try:
         for item in staged:
             if item.temp is not None:
                 with contextlib.suppress(OSError):  # one that cannot be removed does not keep the others
-                    _remove(item.directory, item.temp)
+                    remove(item.directory, item.temp)
                 item.temp = None
     finally:
         for fd in opened.values():
             os.close(fd)
         os.close(root_fd)
 
-
-def safe_target(root_real: str, rel: str) -> str:
-    """The path of `rel` below `root_real`, refusing a symlink or a parent that resolves outside it."""
-    candidate = os.path.join(root_real, *rel.split("/"))
-    if os.path.islink(candidate):
-        raise UserError(f"{rel}: is a symlink; expected a regular file inside the repository")
-    parent = os.path.realpath(os.path.dirname(candidate))
-    if not (parent == root_real or parent.startswith(root_real.rstrip(os.sep) + os.sep)):
-        raise UserError(f"{rel}: resolves outside the repository; expected a path inside {root_real}")
-    return os.path.join(parent, os.path.basename(candidate))

@@ -270,13 +270,10 @@ class Publisher:
         return out
 
     def build(self, worktree: Path, report: Report, message: str) -> str:
-        from bot.engine.write import safe_target
+        from bot.safe_write import replace_file
 
-        root = str(worktree.resolve())
-        for change in report.changes:
-            target = safe_target(root, change.path)
-            with open(target, "wb") as handle:
-                handle.write(change.after)
+        for change in report.changes:  # never through a symlink, nor a symlinked directory of the checkout
+            replace_file(worktree / change.path, change.after, root=worktree)
         return self.remote.commit(worktree, [c.path for c in report.changes], message, self.author)
 
 

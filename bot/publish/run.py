@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -135,12 +136,16 @@ def repo_lock(repo: RepoConfig) -> Iterator[None]:
     directory = default_directory()
     directory.mkdir(parents=True, exist_ok=True)
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", repo.github or repo.name)
-    with open(directory / f"{name}.lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    # never truncated, never opened through a symlink: only held
+    fd = os.open(directory / f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def fetch_for_scan(repo: RepoConfig) -> tuple[Remote, str]:

@@ -114,18 +114,22 @@ class Remote:
     # ---- writing -------------------------------------------------------------------
     @contextmanager
     def worktree(self, branch: str) -> Iterator[Path]:
-        """A temporary detached checkout of the fetched `branch`."""
-        path = Path(tempfile.mkdtemp(prefix="followup-bot-wt-"))
-        shutil.rmtree(path)
-        self.git("worktree", "add", "--detach", "--quiet", str(path), f"{NAMESPACE}{branch}")
+        """A temporary detached checkout of the fetched `branch`, in a directory of its own (mode 0700) that
+        the bot made, so no other user can put anything at its path first."""
+        private = Path(tempfile.mkdtemp(prefix="followup-bot-wt-"))
+        path = private / "tree"
         try:
-            yield path
-        finally:
+            self.git("worktree", "add", "--detach", "--quiet", str(path), f"{NAMESPACE}{branch}")
             try:
-                self.git("worktree", "remove", "--force", str(path))
-            except GitError:
-                shutil.rmtree(path, ignore_errors=True)
-                self.git("worktree", "prune")
+                yield path
+            finally:
+                try:
+                    self.git("worktree", "remove", "--force", str(path))
+                except GitError:
+                    shutil.rmtree(path, ignore_errors=True)
+                    self.git("worktree", "prune")
+        finally:
+            shutil.rmtree(private, ignore_errors=True)
 
     def commit(self, worktree: Path, paths: list[str], message: str, author: Author) -> str:
         identity = ["-c", f"user.name={author.name}", "-c", f"user.email={author.email}",

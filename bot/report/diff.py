@@ -9,15 +9,21 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from bot.model import FileChange, Report
+from bot.model import WRITING, FileChange, Report
 
 CONTEXT = 3
 NO_NEWLINE = b"\\ No newline at end of file\n"
 
 
 def render(report: Report) -> str:
-    """Every change as one patch, ordered by path; empty when nothing changes."""
-    return "".join(unified_diff(c) for c in sorted(report.changes, key=lambda c: c.path))
+    """Every change as one patch, ordered by path; empty when nothing changes.
+
+    After a --write that stopped part way: the patch of what it wrote, then a line `# PATH: not written: ...`
+    per file it left as it was (text after the last hunk, which `git apply` and `patch` pass over).
+    """
+    patch = "".join(unified_diff(c) for c in sorted(report.written_changes(), key=lambda c: c.path))
+    return patch + "".join(f"# {e.path}: {' '.join(e.reason.splitlines())}\n"
+                           for e in report.errors if e.stage == WRITING)
 
 
 def unified_diff(change: FileChange) -> str:

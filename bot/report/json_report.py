@@ -5,7 +5,9 @@ Compatible extensions: "severity" per finding, "partly_parsed" at the top, and "
 could not be checked: path, one-line reason, stage), "kinds" in the summary (files,
 findings, fixable and manual per source kind), "kind" per finding, "publish" after publishing,
 "suppressed" at the top (silenced findings, each with "suppression": "inline" or "baseline") and
-"suppressed" and "files_quiet" (files with nothing for the rules) in the summary.
+"suppressed" and "files_quiet" (files with nothing for the rules) in the summary; after a --write,
+"written" per file and "fixed", "files_written" and "files_not_written" in the summary (a write
+that stopped part way wrote only some: each file not written also has an error of stage "writing").
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from bot.model import BASELINE, INLINE, Finding, Report, Skipped
+from bot.model import BASELINE, INLINE, FileChange, Finding, Report, Skipped
 from bot.report.diff import unified_diff
 from bot.report.summary import quiet
 
@@ -55,14 +57,15 @@ def _escape_surrogate(match: re.Match[str]) -> str:
 
 def to_dict(report: Report) -> dict[str, Any]:
     changes = sorted((c for c in report.changes if c.before != c.after), key=lambda c: c.path)
-    out = {
+    unwritten = set(report.unwritten())
+    out: dict[str, Any] = {
         "version": VERSION,
         "repo": report.repo,
         "commit": report.commit,
         "rules": [{"id": r.id, "enabled": r.enabled} for r in sorted(report.rules, key=lambda r: r.id)],
         "findings": [_finding(f, report.file_kinds.get(f.path, "shell"))
                      for f in sorted(report.findings, key=Finding.sort_key)],
-        "files": [{"path": c.path, "diff": unified_diff(c)} for c in changes],
+        "files": [_file(c, unwritten if report.written else None) for c in changes],
         "skipped": [{"path": s.path, "reason": s.reason} for s in sorted(report.skipped, key=_skip_key)],
         "partly_parsed": sorted(set(report.partly_parsed)),
         "errors": [{"path": e.path, "reason": e.reason, "stage": e.stage} for e in report.errors],
@@ -84,12 +87,23 @@ def to_dict(report: Report) -> dict[str, Any]:
                            "baseline": sum(1 for f in report.silenced if f.silenced == BASELINE)},
         },
     }
+    if report.written:  # extension: what a --write wrote (a write that stopped part way left some files)
+        out["summary"] |= {"fixed": report.fixed, "files_written": len(changes) - len(unwritten),
+                           "files_not_written": len(unwritten)}
     if report.inferred is not None:  # extension: inferred rules not run, new checks not understood
         out["inferred"] = {"suggestions": report.inferred.suggestions,
                            "not_understood": report.inferred.not_understood}
     if report.publish is not None:  # extension: what publishing decided, and its API request count
         out["publish"] = {"decisions": [d.as_dict() for d in report.publish.decisions],
                           "api_requests": report.publish.api_requests}
+    return out
+
+
+def _file(change: FileChange, unwritten: set[str] | None) -> dict[str, Any]:
+    """A changed file; after a --write (`unwritten`: the files it left), whether it was written."""
+    out: dict[str, Any] = {"path": change.path, "diff": unified_diff(change)}
+    if unwritten is not None:
+        out["written"] = change.path not in unwritten
     return out
 
 

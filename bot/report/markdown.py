@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from bot.model import Finding, Report, RuleInfo, Status
-from bot.report.summary import files_changed, plural
+from bot.model import WRITING, Finding, Report, RuleInfo, Status
+from bot.report.summary import changed_words
 
 _PUNCT = re.compile(r"([\\`*_\[\]<>|~#!&])")
 _BACKTICKS = re.compile(r"`+")
@@ -51,8 +51,7 @@ def _one_line(value: str) -> str:
 
 def _heading(report: Report) -> str:
     where = code(report.repo) + (f" at {code(report.commit[:12])}" if report.commit else "")
-    state = "changed" if report.written else "would change"
-    return f"## Follow-up bot report\n\n{where}: {plural(files_changed(report), 'file')} {state}."
+    return f"## Follow-up bot report\n\n{where}: {changed_words(report)}."
 
 
 def _summary(report: Report) -> str:
@@ -61,18 +60,24 @@ def _summary(report: Report) -> str:
         ("Files parsed", report.files_parsed),
         ("Launches", report.launches),
         ("Findings", len(report.findings)),
-        ("Fixed" if report.written else "Fixable", report.fixable),
+        ("Fixed", report.fixed) if report.written else ("Fixable", report.fixable),
         ("Manual", report.manual),
     ]
+    unwritten = report.unwritten()
+    if unwritten:  # a write that stopped part way: their fixes are still to make
+        rows.insert(5, ("Fixable, not written", report.fixable - report.fixed))
     if report.silenced:  # not fixed, not listed: a `followup-bot: ignore` comment or the baseline
         rows.append(("Silenced (not fixed)", len(report.silenced)))
-    if report.errors:
-        rows.append(("Not checked (errors)", len(report.errors)))
+    if report.check_errors:
+        rows.append(("Not checked (errors)", len(report.check_errors)))
+    if unwritten:
+        rows.append(("Files not written", len(unwritten)))
     table = "\n".join(["| | Count |", "|---|---:|", *(f"| {name} | {count} |" for name, count in rows)])
     counts = {k: c for k, c in report.kind_counts().items() if c["parsed"] or c["findings"]}
     if set(counts) <= {"shell"}:
         return table
-    by_kind = ["| Kind | Files | Findings | " + ("Fixed" if report.written else "Fixable") + " | Manual |",
+    fixes = ("Fixed or fixable" if unwritten else "Fixed") if report.written else "Fixable"
+    by_kind = [f"| Kind | Files | Findings | {fixes} | Manual |",
                "|---|---:|---:|---:|---:|"]
     by_kind += [f"| {kind} | {c['files']} | {c['findings']} | {c['fixable']} | {c['manual']} |"
                 for kind, c in counts.items()]
@@ -125,10 +130,14 @@ def _rule_row(rule: RuleInfo, count: int) -> str:
 
 
 def _errors(report: Report) -> str:
-    if not report.errors:
-        return ""
-    items = [f"- {code(e.path)}: {text(e.reason)}" for e in report.errors]
-    return "\n".join([f"### Files that could not be checked ({len(report.errors)})", "", *items])
+    parts = []
+    for title, errors in (("Files that could not be checked", report.check_errors),
+                          ("Files not written (their fixes were verified; the files are as they were)",
+                           [e for e in report.errors if e.stage == WRITING])):
+        if errors:
+            items = [f"- {code(e.path)}: {text(e.reason)}" for e in errors]
+            parts.append("\n".join([f"### {title} ({len(errors)})", "", *items]))
+    return "\n\n".join(parts)
 
 
 def _skipped(report: Report) -> str:

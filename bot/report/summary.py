@@ -10,7 +10,16 @@ def plural(count: int, noun: str, nouns: str = "") -> str:
 
 
 def files_changed(report: Report) -> int:
-    return sum(1 for c in report.changes if c.before != c.after)
+    """The files the run changes (a dry run) or changed (a write: the files it wrote)."""
+    return len(report.written_changes())
+
+
+def changed_words(report: Report) -> str:
+    """E.g. `11 files would change`, `2 files changed`, after a write that stopped `1 file changed, 2 not written`."""
+    if not report.written:
+        return f"{plural(files_changed(report), 'file')} would change"
+    unwritten = len(report.unwritten())
+    return f"{plural(files_changed(report), 'file')} changed" + (f", {unwritten} not written" if unwritten else "")
 
 
 def unreadable(report: Report) -> int:
@@ -19,7 +28,7 @@ def unreadable(report: Report) -> int:
 
 def quiet(report: Report) -> int:
     """Files read that hold nothing the enabled rules look for (or that no rule's `files` takes)."""
-    failed = len({e.path for e in report.errors})
+    failed = len({e.path for e in report.check_errors})
     return max(0, report.files_scanned - report.files_parsed - unreadable(report) - failed)
 
 
@@ -36,22 +45,24 @@ def reading_line(report: Report) -> str:
         line += " (" + ", ".join(f"{kind} {n}" for kind, n in by_kind.items()) + ")"
     if unreadable(report):
         line += f", {unreadable(report)} unreadable (skipped)"
-    return line + f", {plural(len(report.errors), 'error')}"
+    return line + f", {plural(len(report.check_errors), 'error')}"
 
 
 def findings_line(report: Report) -> str:
     """E.g. `25 findings, 20 fixable, 5 manual; 11 files would change; 3 findings silenced (2 inline, ...)`."""
-    fixable = "fixed" if report.written else "fixable"
-    change = "changed" if report.written else "would change"
-    line = (f"{plural(len(report.findings), 'finding')}, {report.fixable} {fixable}, {report.manual} manual; "
-            f"{plural(files_changed(report), 'file')} {change}")
+    if not report.written:
+        fixes = f"{report.fixable} fixable"
+    else:  # a write that stopped part way fixed only some: the rest are still fixable
+        left = report.fixable - report.fixed
+        fixes = f"{report.fixed} fixed" + (f", {left} fixable (not written)" if left else "")
+    line = f"{plural(len(report.findings), 'finding')}, {fixes}, {report.manual} manual; {changed_words(report)}"
     notes = sum(1 for f in report.findings if f.is_note)
     if notes:  # a note is most often manual, but a commented-out override can be fixable too
         line += f"; {plural(notes, 'finding')} {'is a note' if notes == 1 else 'are notes'} (never failing --check)"
     if report.silenced:
         line += f"; {silenced_words(report)}"
-    if report.errors:
-        line += f"; {plural(len(report.errors), 'file')} not checked (errors)"
+    if report.check_errors:
+        line += f"; {plural(len(report.check_errors), 'file')} not checked (errors)"
     return line
 
 

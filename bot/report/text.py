@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import groupby
 
-from bot.model import Finding, Report, Status
+from bot.model import WRITING, Finding, Report, Status
 from bot.report.summary import findings_line, kinds_line, reading_line
 
 RESET = "\x1b[0m"
@@ -72,12 +72,17 @@ def finding_line(finding: Finding, color: bool = False) -> str:
 
 
 def _errors(report: Report) -> Iterator[str]:
-    if not report.errors:
-        return
-    yield "errors (these files could not be checked; everything else was):"
-    for error in report.errors:
-        yield f"  {error.path}: {error.reason}"
-    yield ""
+    if report.check_errors:
+        yield "errors (these files could not be checked; everything else was):"
+        for error in report.check_errors:
+            yield f"  {error.path}: {error.reason}"
+        yield ""
+    unwritten = [e for e in report.errors if e.stage == WRITING]
+    if unwritten:
+        yield "not written (their fixes were verified; the files are as they were):"
+        for error in unwritten:
+            yield f"  {error.path}: {error.reason}"
+        yield ""
 
 
 def _skipped(report: Report) -> Iterator[str]:
