@@ -52,3 +52,12 @@ def test_jobs_and_the_cache_give_the_same_counts(tmp_path: Path) -> None:
     warm = summary(repo, "--cache-dir", cache, "--jobs", "1")
     assert one == two == warm
     assert one["launches"] == 2  # the doc's first block and the script: the second block holds nothing
+
+
+def test_files_naming_a_doc_that_may_call_a_script_is_checked(tmp_path: Path) -> None:
+    """`--files` checks no script, so the scripts are read only once a file waits for them."""
+    doc = "```bash\nbash scripts/prepare.sh\npython3 -m verl.trainer.main_ppo trainer.total_epochs=1\n```\n"
+    repo = make_repo(tmp_path / "repo", {"scripts/prepare.sh": "echo preparing\n", "docs/prepare.md": doc,
+                                         "scripts/train.sh": "python3 -m m critic.megatron.use_mbridge=$B\n"})
+    found = summary(repo, "--no-cache", "--files", str(repo / "docs" / "prepare.md"))
+    assert found["findings"] == 0

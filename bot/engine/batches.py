@@ -143,6 +143,10 @@ class Batches:
                 if self.packages is not None and held:
                     chunks.update({pool.submit(_scan, part, urgent=True): part for part in self._chunks(held)})
                     held = []
+            if released and scripts is None and waiting:  # a caller waits: the scripts are read now (`--files`)
+                quiet = {source.path: found.outcome for source, found in waiting if found is not None}
+                scripts = self._scripts(listed, {**outcomes, **quiet}, True)
+                pool.broadcast(_use, {"scripts": scripts})
             if scripts is not None and waiting:
                 for source, found in waiting:
                     if found is not None and not found.calls.run_hot(scripts):
