@@ -54,6 +54,11 @@ class RepoConfig:
                     found.append(module)
         return ", ".join(found) or self.modules
 
+    @property
+    def local_only(self) -> bool:
+        """A local checkout with nowhere to publish to: no `github` and no `clone_url` configured for it."""
+        return self.path is not None and self.github is None and self.clone_url is None
+
     def fetch_url(self, api_url: str) -> str:
         if self.clone_url:
             return self.clone_url

@@ -206,27 +206,43 @@ class Report:
     files_quiet: dict[str, int] = field(default_factory=dict)  # by kind: files with nothing for the rules
 
     def kind_counts(self) -> dict[str, dict[str, int]]:
-        """Per source kind: files scanned and parsed, findings, fixable and manual."""
+        """Per source kind: files scanned and parsed, findings (fixable and manual) and, apart, notes."""
         counts: dict[str, dict[str, int]] = {}
+
+        def entry(kind: str) -> dict[str, int]:
+            return counts.setdefault(kind, {"files": 0, "parsed": 0, "findings": 0, "fixable": 0, "manual": 0,
+                                            "notes": 0})
+
         for kind, files in sorted(self.files_by_kind.items()):
-            counts[kind] = {"files": files, "parsed": 0, "findings": 0, "fixable": 0, "manual": 0}
+            entry(kind)["files"] = files
         for kind in self.file_kinds.values():
-            counts.setdefault(kind, {"files": 0, "parsed": 0, "findings": 0, "fixable": 0, "manual": 0})
-            counts[kind]["parsed"] += 1
+            entry(kind)["parsed"] += 1
         for finding in self.findings:
-            kind = self.file_kinds.get(finding.path, "shell")
-            entry = counts.setdefault(kind, {"files": 0, "parsed": 0, "findings": 0, "fixable": 0, "manual": 0})
-            entry["findings"] += 1
-            entry["manual" if finding.status is Status.MANUAL else "fixable"] += 1
+            counted = entry(self.file_kinds.get(finding.path, "shell"))
+            if finding.is_note:
+                counted["notes"] += 1
+                continue
+            counted["findings"] += 1
+            counted["manual" if finding.status is Status.MANUAL else "fixable"] += 1
         return counts
 
     @property
+    def problems(self) -> list[Finding]:
+        """The findings that are not notes: what --check fails on and a person or a fix must settle."""
+        return [f for f in self.findings if not f.is_note]
+
+    @property
+    def notes(self) -> int:
+        """Findings of severity note: told, never counted as findings, fixable or manual."""
+        return sum(1 for f in self.findings if f.is_note)
+
+    @property
     def fixable(self) -> int:
-        return sum(1 for f in self.findings if f.status in (Status.FIXABLE, Status.FIXED))
+        return sum(1 for f in self.problems if f.status in (Status.FIXABLE, Status.FIXED))
 
     @property
     def manual(self) -> int:
-        return sum(1 for f in self.findings if f.status is Status.MANUAL)
+        return sum(1 for f in self.problems if f.status is Status.MANUAL)
 
     @property
     def fixed(self) -> int:

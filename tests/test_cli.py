@@ -44,13 +44,15 @@ def test_demo_dry_run_matches_expected_totals(capsys: pytest.CaptureFixture[str]
     code, out, _ = run(capsys, "run", "--repo", str(DEMO), "--dry-run", "--format", "json")
     assert code == 0
     report = json.loads(out)
-    assert report["summary"]["findings"] == 40
+    assert report["summary"]["findings"] == 38  # and two notes, counted apart
     assert report["summary"]["fixable"] == 33
-    assert report["summary"]["manual"] == 7
+    assert report["summary"]["manual"] == 5
+    assert report["summary"]["notes"] == 2
     assert len(report["files"]) == 16
     kinds = report["summary"]["kinds"]
     assert {k: kinds[k]["findings"] for k in ("shell", "markdown", "notebook", "workflow", "yaml", "python")} == {
-        "shell": 25, "markdown": 5, "notebook": 2, "workflow": 3, "yaml": 3, "python": 2}
+        "shell": 25, "markdown": 3, "notebook": 2, "workflow": 3, "yaml": 3, "python": 2}
+    assert kinds["markdown"]["notes"] == 2
     assert report["partly_parsed"] == ["examples/ppo_trainer/run_partial_parse.sh"]
     by_file: dict[str, list[tuple[int, str]]] = {}
     for finding in report["findings"]:
@@ -212,7 +214,7 @@ def test_many_repositories_one_failing_and_shards(tmp_path: Path, capsys: pytest
 def test_jobs_give_the_same_report(capsys: pytest.CaptureFixture[str]) -> None:
     _, one, _ = run(capsys, "run", "--repo", str(DEMO), "--dry-run", "--format", "json")
     _, two, _ = run(capsys, "run", "--repo", str(DEMO), "--dry-run", "--format", "json", "--jobs", "2")
-    assert one == two and json.loads(one)["summary"]["findings"] == 40
+    assert one == two and json.loads(one)["summary"]["findings"] == 38
 
 
 def test_jobs_on_a_tree_big_enough_for_workers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -484,11 +484,11 @@ def test_scan_counts_each_kind(tmp_path: Path) -> None:
     report = scan(root, rules)
     counts = report.kind_counts()
     assert {kind: counts[kind] for kind in ("shell", "markdown", "rst", "notebook", "workflow")} == {
-        "shell": {"files": 1, "parsed": 1, "findings": 1, "fixable": 1, "manual": 0},
-        "markdown": {"files": 2, "parsed": 1, "findings": 2, "fixable": 2, "manual": 0},
-        "rst": {"files": 1, "parsed": 1, "findings": 1, "fixable": 1, "manual": 0},
-        "notebook": {"files": 1, "parsed": 1, "findings": 1, "fixable": 1, "manual": 0},
-        "workflow": {"files": 1, "parsed": 1, "findings": 2, "fixable": 1, "manual": 1},
+        "shell": {"files": 1, "parsed": 1, "findings": 1, "fixable": 1, "manual": 0, "notes": 0},
+        "markdown": {"files": 2, "parsed": 1, "findings": 2, "fixable": 2, "manual": 0, "notes": 0},
+        "rst": {"files": 1, "parsed": 1, "findings": 1, "fixable": 1, "manual": 0, "notes": 0},
+        "notebook": {"files": 1, "parsed": 1, "findings": 1, "fixable": 1, "manual": 0, "notes": 0},
+        "workflow": {"files": 1, "parsed": 1, "findings": 2, "fixable": 1, "manual": 1, "notes": 0},
     }
     assert {c.path for c in report.changes} == {"run.sh", "docs/guide.md", "docs/guide.rst", "nb/demo.ipynb",
                                                 ".github/workflows/e2e.yml"}

@@ -36,7 +36,7 @@ def _git(bare: Path, *args: str) -> str:
 
 def test_watch_over_the_mbridge_commit_infers_the_rule_and_opens_the_follow_up(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.commands.watch import watch
+    from bot.upstream.watching import watch
 
     history = Path(subprocess.run([str(CORPUS / "verl-tree"), "--history"], capture_output=True, text=True,
                                   check=True).stdout.strip())

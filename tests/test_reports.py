@@ -147,7 +147,8 @@ def test_json_is_deterministic_and_sorted(report: Report) -> None:
 def test_json_fix_site_null_and_empty_report() -> None:
     data = json.loads(render("json", empty_report()))
     assert data["commit"] is None and data["findings"] == [] and data["files"] == []
-    assert data["summary"] == {"files_scanned": 3, "findings": 0, "fixable": 0, "manual": 0, "files_parsed": 0,
+    assert data["summary"] == {"files_scanned": 3, "findings": 0, "fixable": 0, "manual": 0, "notes": 0,
+                               "files_parsed": 0,
                                "launches": 0, "files_changed": 0, "written": False, "kinds": {}, "errors": 0,
                                "files_quiet": 3, "suppressed": {"inline": 0, "baseline": 0}}
     one = empty_report()

@@ -83,7 +83,7 @@ def test_two_events_processed_concurrently_leave_exactly_one_pr(upstream: Upstre
 
 def test_rules_without_a_trigger_still_check_the_files_the_change_edits(upstream: Upstream, tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.commands.watch import watch
+    from bot.upstream.watching import watch
     from bot.config import RepoConfig
     from bot.publish.run import PublishOptions
 
@@ -135,7 +135,7 @@ def test_flag_like_lines_count_and_a_force_push_falls_back_to_the_new_tip(upstre
 
 def test_a_config_change_composes_every_launch_again_and_opens_a_compose_fix(
         upstream: Upstream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.commands.watch import watch
+    from bot.upstream.watching import watch
     from bot.config import RepoConfig
     from bot.publish.run import PublishOptions
     from tests.test_compose import TREE
@@ -165,7 +165,7 @@ def test_a_config_change_composes_every_launch_again_and_opens_a_compose_fix(
 
 def test_watch_infers_the_rule_from_the_new_assert_and_opens_the_follow_up(
         upstream: Upstream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.commands.watch import watch
+    from bot.upstream.watching import watch
     from bot.config import RepoConfig
     from bot.publish.run import PublishOptions
 

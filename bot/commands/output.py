@@ -102,8 +102,8 @@ def local_repository(path: Path | None, given: str) -> Path | None:
 
 
 def unpublishable(repo: RepoConfig) -> bool:
-    """A local checkout with nowhere to publish to: no `github` and no `clone_url` configured for it."""
-    return repo.path is not None and repo.github is None and repo.clone_url is None
+    """A local checkout with nowhere to publish to (RepoConfig.local_only)."""
+    return repo.local_only
 
 
 def say_local_dry_run(repo: RepoConfig) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,20 +33,13 @@ from bot.commands.output import (
     say_local_dry_run,
     unpublishable,
 )
-from bot.engine.compose_check import RULE_ID, compose_rule, compose_scan, merge_into
-from bot.engine.drift import drift_scan
 from bot.engine.scan import scan
 from bot.errors import UserError
-from bot.model import Inferred
-from bot.publish.credentials import api_url, from_environment
-from bot.publish.run import PublishOptions, git_token, open_remote, publish, repo_lock
-from bot.publish.vcs import NAMESPACE
-from bot.upstream.change import Change, read_change, triggered
+from bot.publish.run import PublishOptions, publish
+from bot.upstream.watching import CONFIDENCE, InferPolicy, watch
 
 if TYPE_CHECKING:
     from bot.config import RepoConfig
-    from bot.model import Baseline, Report
-    from bot.publish.publisher import PublishResult
     from bot.rules.model import Rule
 
 
@@ -158,151 +151,3 @@ def full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list[
     emit(args, report)
     report_to_actions(args, report, sorted(r.id for r in rules if r.enabled), annotate=True)
     return code
-
-
-@dataclass
-class WatchResult:
-    change: Change
-    rules: list[Rule]  # the rules that run over the whole repository
-    reasons: dict[str, str]
-    published: PublishResult | None = None
-    report: Report | None = None
-    suggestions: list[str] = field(default_factory=list)  # inferred rules not confident enough to run
-    not_understood: list[str] = field(default_factory=list)  # new validation the bot could not read
-    inferred_ids: set[str] = field(default_factory=set)  # the rules among `rules` inferred from the change
-
-    def inferred(self) -> Inferred:
-        return Inferred(self.suggestions, self.not_understood)
-
-
-CONFIDENCE = ("high", "low", "off")
-
-
-@dataclass(frozen=True)
-class InferPolicy:
-    """What the maintainer lets inferred rules do: the lowest confidence that runs, and how they publish."""
-
-    confidence: str = "high"  # high | low | off
-    publish: str = "draft"  # draft | dry-run | ready
-
-    def runs(self, confidence: str) -> bool:
-        return self.confidence != "off" and CONFIDENCE.index(confidence) <= CONFIDENCE.index(self.confidence)
-
-
-def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict[str, str],
-                   suggestions: list[str], not_understood: list[str], policy: InferPolicy = InferPolicy(),
-                   publishing: bool = False) -> list[Rule]:
-    """Rules inferred from the validation code the change adds, at or above the policy's confidence, run
-    at once (published only when the policy says so; the rest are suggestions)."""
-    from bot.rules.loader import parse_rule
-    from bot.upstream.infer import infer
-
-    if policy.confidence == "off":
-        return []
-    inference = infer(local, change.before, change.after, [r for r in rules if r.enabled])
-    not_understood.extend(u.describe() for u in inference.not_understood)
-    out: list[Rule] = []
-    for proposal in inference.proposals:
-        where = proposal.check.where
-        if not policy.runs(proposal.confidence) or (publishing and policy.publish == "dry-run"):
-            keys = ", ".join(proposal.keys[:3]) + (", ..." if len(proposal.keys) > 3 else "")
-            guard = f" (only when `{proposal.check.guard}`)" if proposal.check.guard else ""
-            suggestions.append(f"{where}: `{proposal.check.text}`{guard} suggests rule {proposal.rule['id']} "
-                               f"on {keys}; run `bot infer` to see it")
-            continue
-        try:
-            rule = parse_rule(proposal.rule, Path(f"{proposal.rule['id']}.yaml"))
-        except UserError as exc:  # a proposal the rule format refuses is a note, never the end of the run
-            not_understood.append(f"{where}: `{proposal.check.text}` made a rule the format refuses: {exc}")
-            continue
-        if rule.id in {r.id for r in [*rules, *out]}:
-            not_understood.append(f"{where}: rule {rule.id} is already loaded; the inferred one is not run")
-            continue
-        reasons[rule.id] = f"inferred from `{proposal.check.text}` at {where}"
-        out.append(rule)
-    return out
-
-
-def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, options: PublishOptions,
-          dry_run: bool, baseline: Baseline | None = None, policy: InferPolicy = InferPolicy()) -> WatchResult:
-    """Read the change, choose the rules it calls for, then scan (dry-run) or publish with them.
-
-    A local repository with nowhere to publish to is read where it is: the change from its own
-    history (`after` defaults to HEAD), its working tree as it is; no fetch, always a dry run.
-    """
-    if unpublishable(repo):
-        assert repo.path is not None
-        change = read_change(repo.path, before, after or "HEAD")
-        result, _, selected = choose(repo.path, repo.path, rules, change, options, policy)
-        if result.rules:
-            dry_report(result, repo.path, selected, repo, options, baseline)
-        return result
-    credentials = from_environment()
-    token = git_token(credentials, repo)
-    remote = open_remote(repo, token, repo.fetch_url(api_url()))
-    default = repo.default_branch or remote.default_branch()
-    with repo_lock(repo):
-        remote.fetch(default, repo.branch_prefix)
-    change = read_change(remote.local, before, after or f"{NAMESPACE}{default}")
-    with remote.worktree(default) as worktree:
-        result, rules, selected = choose(remote.local, worktree, rules, change, options, policy,
-                                         publishing=not dry_run)
-        if not result.rules:
-            return result
-        if dry_run:
-            dry_report(result, worktree, selected, repo, options, baseline)
-            return result
-    pull = change.pull_number
-    if pull is not None and options.upstream_ref is None:
-        options.upstream_ref = f"#{pull}"
-    group = options.group or repo.group
-    if policy.publish == "draft" and any(r.id in result.inferred_ids for r in result.rules):
-        repo = replace(repo, draft=True)  # a rule the bot inferred is reviewed before it is merged
-    # one PR for all rules always carries every enabled rule: a subset would drop or close the others' fixes
-    result.published = publish(repo, rules if group == "all" else selected, options, credentials)
-    result.report = result.published.report
-    if result.suggestions or result.not_understood:
-        result.report.inferred = result.inferred()
-    return result
-
-
-def choose(history: Path, tree: Path, rules: list[Rule], change: Change, options: PublishOptions,
-           policy: InferPolicy = InferPolicy(), publishing: bool = False) -> tuple[WatchResult, list[Rule], list[Rule]]:
-    """The rules the change calls for: (the result so far, every rule with the inferred ones, the selection)."""
-    reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
-    if any(path.endswith((".yaml", ".yml")) for path in change.paths):
-        reasons[RULE_ID] = "the change edits config YAML: every launch is composed again"
-    suggestions: list[str] = []
-    not_understood: list[str] = []
-    inferred: list[Rule] = []
-    if any(path.endswith(".py") for path in change.paths):
-        inferred = inferred_rules(history, change, rules, reasons, suggestions, not_understood, policy, publishing)
-        rules = [*rules, *inferred]
-    options.notes = [*options.notes, *(f"Suggested rule (not applied): {s}" for s in suggestions),
-                     *(f"Validation changed upstream, not understood: {u}" for u in not_understood)]
-    enabled = [r for r in rules if r.enabled]
-    edited = scan(tree, enabled, paths=set(change.edited))
-    for finding in edited.findings:
-        reasons.setdefault(finding.rule, f"the change edits {finding.path}, which breaks it")
-    selected = [r if r.id in reasons else replace(r, enabled=False) for r in rules]
-    options.compose = RULE_ID in reasons
-    if options.compose and not options.compose_all:  # what the change broke, not what failed before it too
-        options.compose_since = change.before
-    result = WatchResult(change, [r for r in selected if r.enabled], reasons, suggestions=suggestions,
-                         not_understood=not_understood, inferred_ids={r.id for r in inferred})
-    if options.compose:
-        result.rules.append(compose_rule())
-    return result, rules, selected
-
-
-def dry_report(result: WatchResult, tree: Path, selected: list[Rule], repo: RepoConfig, options: PublishOptions,
-               baseline: Baseline | None) -> None:
-    result.report = scan(tree, selected, label=repo.github or repo.name, baseline=baseline)
-    if result.suggestions or result.not_understood:
-        result.report.inferred = result.inferred()
-    if options.compose:
-        if options.compose_since:
-            composed = drift_scan(tree, options.compose_since, result.report.repo, baseline=result.report.baseline)
-        else:
-            composed = compose_scan(tree, label=result.report.repo, baseline=result.report.baseline)
-        merge_into(result.report, composed[0])

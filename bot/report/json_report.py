@@ -73,9 +73,10 @@ def to_dict(report: Report) -> dict[str, Any]:
                        for f in sorted(report.silenced, key=Finding.sort_key)],
         "summary": {
             "files_scanned": report.files_scanned,
-            "findings": len(report.findings),
+            "findings": len(report.problems),
             "fixable": report.fixable,
             "manual": report.manual,
+            "notes": report.notes,
             "files_parsed": report.files_parsed,
             "launches": report.launches,
             "files_changed": len(changes),

@@ -59,10 +59,12 @@ def _summary(report: Report) -> str:
         ("Files scanned", report.files_scanned),
         ("Files parsed", report.files_parsed),
         ("Launches", report.launches),
-        ("Findings", len(report.findings)),
+        ("Findings", len(report.problems)),
         ("Fixed", report.fixed) if report.written else ("Fixable", report.fixable),
         ("Manual", report.manual),
     ]
+    if report.notes:  # told apart: a note never fails --check and needs no one
+        rows.append(("Notes", report.notes))
     unwritten = report.unwritten()
     if unwritten:  # a write that stopped part way: their fixes are still to make
         rows.insert(5, ("Fixable, not written", report.fixable - report.fixed))
@@ -77,19 +79,24 @@ def _summary(report: Report) -> str:
     if set(counts) <= {"shell"}:
         return table
     fixes = ("Fixed or fixable" if unwritten else "Fixed") if report.written else "Fixable"
-    by_kind = [f"| Kind | Files | Findings | {fixes} | Manual |",
-               "|---|---:|---:|---:|---:|"]
-    by_kind += [f"| {kind} | {c['files']} | {c['findings']} | {c['fixable']} | {c['manual']} |"
+    by_kind = [f"| Kind | Files | Findings | {fixes} | Manual | Notes |",
+               "|---|---:|---:|---:|---:|---:|"]
+    by_kind += [f"| {kind} | {c['files']} | {c['findings']} | {c['fixable']} | {c['manual']} | {c['notes']} |"
                 for kind, c in counts.items()]
     return table + "\n\n" + "\n".join(by_kind)
 
 
 def _needs_a_person(report: Report) -> str:
-    manual = sorted((f for f in report.findings if f.status is Status.MANUAL), key=Finding.sort_key)
-    if not manual:
-        return ""
-    items = [f"- {code(_where(f))} {code(f.rule)}: {text(f.message)}" for f in manual]
-    return "\n".join(["### Needs a person", "", *items])
+    manual = sorted((f for f in report.problems if f.status is Status.MANUAL), key=Finding.sort_key)
+    notes = sorted((f for f in report.findings if f.is_note), key=Finding.sort_key)
+    parts = []
+    if manual:
+        items = [f"- {code(_where(f))} {code(f.rule)}: {text(f.message)}" for f in manual]
+        parts.append("\n".join(["### Needs a person", "", *items]))
+    if notes:  # told, never counted as manual
+        items = [f"- {code(_where(f))} {code(f.rule)}: {text(f.message)}" for f in notes]
+        parts.append("\n".join(["### Notes", "", *items]))
+    return "\n\n".join(parts)
 
 
 def _findings(report: Report) -> str:

@@ -49,16 +49,17 @@ def reading_line(report: Report) -> str:
 
 
 def findings_line(report: Report) -> str:
-    """E.g. `25 findings, 20 fixable, 5 manual; 11 files would change; 3 findings silenced (2 inline, ...)`."""
+    """E.g. `25 findings, 20 fixable, 5 manual, 2 notes (never failing --check); 11 files would change; 3 findings
+    silenced (2 inline, ...)`. Notes are counted apart, never among the findings, fixable or manual."""
     if not report.written:
         fixes = f"{report.fixable} fixable"
     else:  # a write that stopped part way fixed only some: the rest are still fixable
         left = report.fixable - report.fixed
         fixes = f"{report.fixed} fixed" + (f", {left} fixable (not written)" if left else "")
-    line = f"{plural(len(report.findings), 'finding')}, {fixes}, {report.manual} manual; {changed_words(report)}"
-    notes = sum(1 for f in report.findings if f.is_note)
-    if notes:  # a note is most often manual, but a commented-out override can be fixable too
-        line += f"; {plural(notes, 'finding')} {'is a note' if notes == 1 else 'are notes'} (never failing --check)"
+    line = f"{plural(len(report.problems), 'finding')}, {fixes}, {report.manual} manual"
+    if report.notes:  # told apart: a note never fails --check and needs no one
+        line += f", {plural(report.notes, 'note')} (never failing --check)"
+    line += f"; {changed_words(report)}"
     if report.silenced:
         line += f"; {silenced_words(report)}"
     if report.check_errors:
@@ -86,4 +87,5 @@ def kinds_line(report: Report) -> str:
     if set(shown) <= {"shell"}:
         return ""
     return "findings by kind: " + ", ".join(
-        f"{kind} {plural(c['files'], 'file')} ({plural(c['findings'], 'finding')})" for kind, c in shown.items())
+        f"{kind} {plural(c['files'], 'file')} ({plural(c['findings'], 'finding')}"
+        f"{', ' + plural(c['notes'], 'note') if c['notes'] else ''})" for kind, c in shown.items())
