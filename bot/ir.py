@@ -48,6 +48,7 @@ class Setting:
     handle: Any = None  # the front end's own reference to what is written
     excerpt: bool = False  # the key may be a config's last segments (a docs block): rules match by suffix
     parts_read: bool = False  # a list whose values are also read one by one (an IN_LIST group)
+    rejected: bool = False  # read from a word Hydra's grammar rejects whole: its key is only a guess
 
     def __post_init__(self) -> None:
         if self.site is None:

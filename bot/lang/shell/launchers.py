@@ -31,6 +31,12 @@ RUNNER_SUBCOMMANDS = {"uv": {"run"}, "poetry": {"run"}, "conda": {"run"}, "pdm":
 RUNNER_FLAGS = {"--", "--frozen", "--locked", "--no-sync", "--isolated", "--no-dev", "--all-extras", "--active",
                 "--no-project", "--offline", "--exact", "--no-editable", "--all-packages", "--quiet", "-q",
                 "--verbose", "--no-capture-output", "--live-stream", "--rm", "-it", "-i", "-t", "--nv"}
+# modules `python -m` runs that are well-known tools, no Hydra app: their words are package specs, paths and
+# options (`python3 -m pip install deepspeed==0.16.4`), never overrides
+TOOL_MODULES = {"pip", "pipx", "piptools", "ensurepip", "venv", "virtualenv", "pytest", "unittest", "doctest",
+                "mypy", "ruff", "black", "isort", "flake8", "pylint", "pyright", "pre_commit", "twine",
+                "http.server", "json.tool", "pydoc", "sphinx", "mkdocs", "nox", "tox", "jupyter", "nbconvert",
+                "notebook", "ipykernel", "grpc_tools.protoc"}
 RUNNER_MODULES = {"composer.cli.launcher"}  # `python -m composer.cli.launcher -n 8 train.py`: a runner
 PYTHON_VALUE_OPTIONS = {"-X", "-W", "-Q"}
 WRAPPER_VALUE_OPTIONS = {"timeout": {"-s", "--signal", "-k", "--kill-after"}, "nice": {"-n"},
@@ -173,7 +179,7 @@ def _after_runner(words: list[str], fields: list[Field], i: int, base: str,
         if words[i] == "dora" and not after_option:
             return _dora(words, i + 1, f"{launcher} dora")
         if words[i] in ("-m", "--module") and i + 1 < n and base in ("deepspeed", "accelerate", "uv"):
-            return launcher, words[i + 1], "module", i + 2
+            return _module(launcher, words[i + 1], i + 2)
         i += 1
     return i
 
@@ -222,9 +228,9 @@ def _python(words: list[str], i: int, launcher: str) -> tuple[str, str | None, s
                     return None
                 inner = _torchrun if TORCHRUN.match(_basename(words[ran])) else _python
                 return inner(words, ran + 1, launcher + " -m " + module)
-            return launcher, module, "module", i + 2
+            return _module(launcher, module, i + 2)
         if word.startswith("-m") and len(word) > 2:
-            return launcher, word[2:], "module", i + 1
+            return _module(launcher, word[2:], i + 1)
         if word in ("-c", "-"):
             return None
         if word in PYTHON_VALUE_OPTIONS:
@@ -235,6 +241,11 @@ def _python(words: list[str], i: int, launcher: str) -> tuple[str, str | None, s
             continue
         return launcher, word, "script", i + 1
     return None
+
+
+def _module(launcher: str, module: str, after: int) -> tuple[str, str | None, str, int] | None:
+    """A launch of `python -m module`; None for a well-known tool's module (`pip`), which runs no Hydra app."""
+    return None if module in TOOL_MODULES else (launcher, module, "module", after)
 
 
 def _dora(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str, int] | None:
@@ -265,7 +276,7 @@ def _torchrun(words: list[str], i: int, launcher: str) -> tuple[str, str | None,
     while i < n:
         word = words[i]
         if word in ("-m", "--module") and i + 1 < n:
-            return launcher, words[i + 1], "module", i + 2
+            return _module(launcher, words[i + 1], i + 2)
         if word.startswith("-"):
             i += 1 if ("=" in word or word in TORCHRUN_FLAGS) else 2
             continue

@@ -1,0 +1,85 @@
+"""Do no harm: no edit outside what a rule's key names.
+
+Real repositories in temp dirs and the real command line (`bot run --dry-run --format json`, `--write`):
+a word that is no override, a key pattern's `**`, moves that empty a mapping, one unwritable fix among
+good ones, and `# followup-bot: ignore` text that is no comment.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.conftest import make_repo
+
+
+def write_rules(directory: Path, rules: dict[str, str]) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    for rule_id, body in rules.items():
+        (directory / f"{rule_id}.yaml").write_text(f"id: {rule_id}\ntitle: {rule_id}\nseverity: error\n{body}")
+    return directory
+
+
+def report(capsys: pytest.CaptureFixture[str], repo: Path, rules: Path, *extra: str) -> dict:  # type: ignore[type-arg]
+    code = main(["run", "--repo", str(repo), "--dry-run", "--no-cache", "--no-bundled", "--rules", str(rules),
+                 "--format", "json", *extra])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    data: dict = json.loads(out)  # type: ignore[type-arg]
+    return data
+
+
+def written(capsys: pytest.CaptureFixture[str], repo: Path, rules: Path) -> None:
+    code = main(["run", "--repo", str(repo), "--write", "--no-cache", "--no-bundled", "--rules", str(rules)])
+    _, err = capsys.readouterr()
+    assert code == 0, err
+
+
+def found(data: dict) -> list[tuple[str, int, str]]:  # type: ignore[type-arg]
+    return sorted((f["path"], f["line"], f["status"]) for f in data["findings"])
+
+
+# ---- 1. a word Hydra rejects, in a launch of no Hydra app ----------------------------
+
+RENAME_ZERO = {"zero-rename": 'match:\n  key: ["**.zero"]\nfix:\n  rename: sharding\n'}
+
+
+def test_tool_words_are_never_renamed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = """\
+python3 -m pip install zero==2.1.0
+python3 -m venv zero
+python3 -m trainer_pkg.main optim.zero=3 run.steps=10
+"""
+    program = """\
+import subprocess
+
+subprocess.run(["python3", "-m", "pip", "install", "zero==2.1.0"], check=True)
+subprocess.run(["python3", "-m", "trainer_pkg.main", "optim.zero=3"], check=True)
+"""
+    repo = make_repo(tmp_path / "r", {"setup.sh": script, "launch.py": program})
+    rules = write_rules(tmp_path / "rules", RENAME_ZERO)
+    data = report(capsys, repo, rules)
+    assert found(data) == [("launch.py", 4, "fixable"), ("setup.sh", 3, "fixable")]
+    written(capsys, repo, rules)
+    assert (repo / "setup.sh").read_text() == script.replace("optim.zero=3", "optim.sharding=3")
+    assert (repo / "launch.py").read_text() == program.replace("optim.zero=3", "optim.sharding=3")
+
+
+@pytest.mark.parametrize("rule", [
+    RENAME_ZERO["zero-rename"],
+    'match:\n  key: ["zero", "optim.zero"]\nfix:\n  remove: true\n',
+    'match:\n  key: ["zero", "optim.zero"]\nfix:\n  map: {"=2.1.0": "=3", 1: 2}\n',
+], ids=["rename", "remove", "map"])
+def test_a_word_hydra_rejects_is_left_to_a_person(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  rule: str) -> None:
+    script = "python3 -m other_pkg.entry zero==2.1.0 optim.zero=1\n"
+    repo = make_repo(tmp_path / "r", {"run.sh": script})
+    rules = write_rules(tmp_path / "rules", {"zero-rule": rule})
+    data = report(capsys, repo, rules)
+    by_column = {f["column"]: f["status"] for f in data["findings"]}
+    assert by_column == {28: "manual", 40: "fixable"}  # the word Hydra rejects; the override beside it
+    written(capsys, repo, rules)
+    assert (repo / "run.sh").read_text().startswith("python3 -m other_pkg.entry zero==2.1.0")
