@@ -83,3 +83,48 @@ def test_a_word_hydra_rejects_is_left_to_a_person(tmp_path: Path, capsys: pytest
     assert by_column == {28: "manual", 40: "fixable"}  # the word Hydra rejects; the override beside it
     written(capsys, repo, rules)
     assert (repo / "run.sh").read_text().startswith("python3 -m other_pkg.entry zero==2.1.0")
+
+
+# ---- 2. a pattern ending in `**` reaches keys under its prefix only --------------------
+
+DROP_BUFFER = {"buffer-drop": 'match:\n  key: ["reward.cutoff_buffer.**"]\nfix:\n  remove: true\n'}
+
+
+def test_a_trailing_double_star_never_reaches_unrelated_keys(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    doc = """\
+# Training
+
+```yaml
+trainer:
+  total_epochs: 3
+data:
+  batch_size: 8
+```
+
+```yaml
+cutoff_buffer:
+  length: 4
+scale: 1.0
+```
+"""
+    config = "trainer:\n  total_epochs: 3\nreward:\n  scale: 1.0\n  cutoff_buffer:\n    length: 4\n"
+    app = ('import hydra\n\n\n@hydra.main(config_path="conf", config_name="base", version_base=None)\n'
+           "def main(cfg):\n    pass\n")
+    script = "python3 -m trainer_pkg.main trainer.total_epochs=3 reward.cutoff_buffer.length=4\n"
+    program = ('from hydra import compose\n\ncfg = compose("base", overrides=["trainer.total_epochs=3", '
+               '"reward.cutoff_buffer.length=4"])\n')
+    repo = make_repo(tmp_path / "r", {"README.md": doc, "conf/base.yaml": config, "main.py": app,
+                                      "run.sh": script, "use.py": program})
+    rules = write_rules(tmp_path / "rules", DROP_BUFFER)
+    data = report(capsys, repo, rules)
+    keys = sorted((f["path"], f["key"]) for f in data["findings"])
+    assert keys == [("README.md", "cutoff_buffer"), ("README.md", "cutoff_buffer.length"),
+                    ("conf/base.yaml", "reward.cutoff_buffer"), ("conf/base.yaml", "reward.cutoff_buffer.length"),
+                    ("run.sh", "reward.cutoff_buffer.length"), ("use.py", "reward.cutoff_buffer.length")]
+    written(capsys, repo, rules)
+    assert "trainer:\n  total_epochs: 3\ndata:\n  batch_size: 8\n" in (repo / "README.md").read_text()
+    assert "```yaml\nscale: 1.0\n```" in (repo / "README.md").read_text()
+    assert (repo / "conf/base.yaml").read_text() == "trainer:\n  total_epochs: 3\nreward:\n  scale: 1.0\n"
+    assert (repo / "run.sh").read_text() == "python3 -m trainer_pkg.main trainer.total_epochs=3\n"
+    assert '"reward.cutoff_buffer.length=4"' not in (repo / "use.py").read_text()
