@@ -105,6 +105,12 @@ class Plan:
     fix_line: int | None = None  # the line the fix goes at, when not the finding's own
 
 
+class Clash(str):
+    """A refusal caused by another fix planned in the same place of the file (a conflict): the finding is
+    manual with Reason.CONFLICT, so verification expects it to fire still, and a rule's own follow-up,
+    checked with that rule alone, makes the fix."""
+
+
 Realise = Callable[[list[Plan]], None]  # a front end writes all plans of one rule in one place of a file
 
 

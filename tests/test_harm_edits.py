@@ -128,3 +128,65 @@ scale: 1.0
     assert (repo / "conf/base.yaml").read_text() == "trainer:\n  total_epochs: 3\nreward:\n  scale: 1.0\n"
     assert (repo / "run.sh").read_text() == "python3 -m trainer_pkg.main trainer.total_epochs=3\n"
     assert '"reward.cutoff_buffer.length=4"' not in (repo / "use.py").read_text()
+
+
+# ---- 3. moves that together empty a mapping ------------------------------------------
+
+def move(key: str, to: str) -> str:
+    return f'match:\n  key: ["{key}"]\nfix:\n  rename: {to}\n'
+
+
+APP = ('import hydra\n\n\n@hydra.main(config_path="conf", config_name="base", version_base=None)\n'
+       "def main(cfg):\n    pass\n")
+
+
+def test_moves_that_empty_a_mapping_are_refused_as_one_move_is(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    config = "trainer:\n  total_epochs: 3\nold:\n  x: 1\n  y: 2\ntail: 5\n"
+    doc = "# Config\n\n```yaml\nold:\n  x: 1\n  y: 2\n```\n"
+    repo = make_repo(tmp_path / "r", {"conf/base.yaml": config, "main.py": APP, "README.md": doc})
+    rules = write_rules(tmp_path / "rules", {"move-x": move("old.x", "new.x"), "move-y": move("old.y", "new.y")})
+    data = report(capsys, repo, rules)
+    status = {(f["path"], f["rule"]): (f["status"], f["message"]) for f in data["findings"]}
+    for path in ("conf/base.yaml", "README.md"):
+        assert status[(path, "move-x")][0] == "fixable"
+        assert status[(path, "move-y")][0] == "manual"
+        assert "moving it would leave old empty" in status[(path, "move-y")][1]
+    assert not any("could not be verified" in f["message"] for f in data["findings"])
+    written(capsys, repo, rules)
+    assert (repo / "conf/base.yaml").read_text() == "trainer:\n  total_epochs: 3\nold:\n  y: 2\ntail: 5\nnew:\n  x: 1\n"
+    assert (repo / "README.md").read_text() == "# Config\n\n```yaml\nold:\n  y: 2\nnew:\n  x: 1\n```\n"
+
+    # one rule moving the only key of a mapping says the same
+    single = make_repo(tmp_path / "s", {"conf/base.yaml": "old:\n  x: 1\ntail: 5\n", "main.py": APP})
+    data = report(capsys, single, rules)
+    [finding] = [f for f in data["findings"] if f["rule"] == "move-x"]
+    assert finding["status"] == "manual" and "moving it would leave old empty" in finding["message"]
+
+
+def test_removals_and_moves_that_empty_a_mapping_are_refused(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    config = "old:\n  x: 1\n  y: 2\n  z: 3\ntail: 5\n"
+    repo = make_repo(tmp_path / "r", {"conf/base.yaml": config, "main.py": APP})
+    rules = write_rules(tmp_path / "rules", {
+        "drop-x": 'match:\n  key: ["old.x"]\nfix:\n  remove: true\n',
+        "drop-y-z": 'match:\n  key: ["old.y", "old.z"]\nfix:\n  remove: true\n',
+    })
+    data = report(capsys, repo, rules)
+    assert found(data) == [("conf/base.yaml", 2, "fixable"), ("conf/base.yaml", 3, "fixable"),
+                           ("conf/base.yaml", 4, "manual")]
+    written(capsys, repo, rules)
+    assert (repo / "conf/base.yaml").read_text() == "old:\n  z: 3\ntail: 5\n"
+
+
+def test_a_move_never_lands_before_what_another_fix_adds_there(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    doc = "```yaml\nold:\n  x: 1\n  y: 2\n  z: 3\n```\n"
+    repo = make_repo(tmp_path / "r", {"README.md": doc})
+    rules = write_rules(tmp_path / "rules", {"move-x": move("old.x", "new.x"), "move-z": move("old.z", "new.z")})
+    data = report(capsys, repo, rules)
+    status = {f["rule"]: f["status"] for f in data["findings"]}
+    assert status == {"move-x": "fixable", "move-z": "manual"}
+    assert not any("could not be verified" in f["message"] for f in data["findings"])
+    written(capsys, repo, rules)
+    assert (repo / "README.md").read_text() == "```yaml\nold:\n  y: 2\n  z: 3\nnew:\n  x: 1\n```\n"
