@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from bot.lang.shell.text import Field
+from bot.lang.shell.tools import NOT_LAUNCHES, TOOL_MODULES
 
 PYTHON = re.compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)*)?$")
 TORCHRUN = re.compile(r"^(?:.*/)?torchrun$")
@@ -17,11 +18,6 @@ WRAPPERS = {"nohup", "exec", "time", "command", "builtin", "sudo", "nice", "stdb
 RUNNERS = {"srun", "mpirun", "mpiexec", "deepspeed", "uv", "poetry", "conda", "pdm", "pipenv",
            "accelerate", "hatch", "rye", "pixi", "micromamba", "mamba", "horovodrun", "composer",
            "singularity", "apptainer", "docker", "podman"}
-# programs a runner may run that take `.py` words and are no launch (`uv run pytest tests/test_x.py`)
-NOT_LAUNCHES = {"pytest", "py.test", "mypy", "ruff", "black", "isort", "flake8", "pylint", "pyright", "pip",
-                "pre-commit", "coverage", "sphinx-build", "jupyter", "git", "cat", "echo", "ls", "cp", "mv",
-                "rm", "vim", "less", "head", "tail", "grep", "sed", "awk", "wc", "chmod", "tar", "zip", "scp",
-                "rsync", "pdoc", "mkdocs", "twine", "nox", "tox", "bandit", "pydocstyle", "yapf", "autopep8"}
 # runners that launch only through a subcommand (`conda create -n x python=3.10` runs nothing)
 RUNNER_SUBCOMMANDS = {"uv": {"run"}, "poetry": {"run"}, "conda": {"run"}, "pdm": {"run"}, "pipenv": {"run"},
                       "hatch": {"run"}, "rye": {"run"}, "pixi": {"run", "exec"}, "micromamba": {"run"},
@@ -31,12 +27,6 @@ RUNNER_SUBCOMMANDS = {"uv": {"run"}, "poetry": {"run"}, "conda": {"run"}, "pdm":
 RUNNER_FLAGS = {"--", "--frozen", "--locked", "--no-sync", "--isolated", "--no-dev", "--all-extras", "--active",
                 "--no-project", "--offline", "--exact", "--no-editable", "--all-packages", "--quiet", "-q",
                 "--verbose", "--no-capture-output", "--live-stream", "--rm", "-it", "-i", "-t", "--nv"}
-# modules `python -m` runs that are well-known tools, no Hydra app: their words are package specs, paths and
-# options (`python3 -m pip install deepspeed==0.16.4`), never overrides
-TOOL_MODULES = {"pip", "pipx", "piptools", "ensurepip", "venv", "virtualenv", "pytest", "unittest", "doctest",
-                "mypy", "ruff", "black", "isort", "flake8", "pylint", "pyright", "pre_commit", "twine",
-                "http.server", "json.tool", "pydoc", "sphinx", "mkdocs", "nox", "tox", "jupyter", "nbconvert",
-                "notebook", "ipykernel", "grpc_tools.protoc"}
 RUNNER_MODULES = {"composer.cli.launcher"}  # `python -m composer.cli.launcher -n 8 train.py`: a runner
 PYTHON_VALUE_OPTIONS = {"-X", "-W", "-Q"}
 WRAPPER_VALUE_OPTIONS = {"timeout": {"-s", "--signal", "-k", "--kill-after"}, "nice": {"-n"},
