@@ -190,3 +190,124 @@ def test_a_move_never_lands_before_what_another_fix_adds_there(tmp_path: Path,
     assert not any("could not be verified" in f["message"] for f in data["findings"])
     written(capsys, repo, rules)
     assert (repo / "README.md").read_text() == "```yaml\nold:\n  y: 2\n  z: 3\nnew:\n  x: 1\n```\n"
+
+
+# ---- 5. only a real comment silences ---------------------------------------------------
+
+MBRIDGE = "megatron-use-mbridge"  # a bundled rule, on by default
+KEY = "critic.megatron.use_mbridge"
+IGNORE = f"# followup-bot: ignore[{MBRIDGE}]"
+
+
+def bundled(capsys: pytest.CaptureFixture[str], repo: Path, *extra: str) -> dict:  # type: ignore[type-arg]
+    code = main(["run", "--repo", str(repo), "--dry-run", "--no-cache", "--format", "json", *extra])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    data: dict = json.loads(out)  # type: ignore[type-arg]
+    return data
+
+
+def test_directive_text_that_is_no_comment_silences_nothing(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                           "source": ["from hydra import compose\n",
+                                      f'cfg = compose("ppo", overrides=["{KEY}=False"]); print("{IGNORE}")\n']},
+                          {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                           "source": [f"{IGNORE}\n",
+                                      f'cfg = compose("ppo", overrides=["{KEY}=False"])\n']}],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    repo = make_repo(tmp_path / "r", {
+        "run.sh": f"""\
+python3 -m verl.trainer.main_ppo {KEY}=False "{IGNORE}"
+ARGS=(
+    "{IGNORE}"
+    {KEY}=False
+)
+python3 -m verl.trainer.main_ppo "${{ARGS[@]}}"
+python3 -m verl.trainer.main_ppo {KEY}=False  {IGNORE}
+""",
+        "conf/run.yaml": f"""\
+critic:
+  megatron:
+    note: |
+      {IGNORE}
+    use_mbridge: False
+actor_rollout_ref:
+  actor:
+    megatron:
+      use_mbridge: False  {IGNORE}
+""",
+        "smoke.py": f"""\
+import subprocess
+
+subprocess.run(["python3", "-m", "verl.trainer.main_ppo", "{KEY}=False", "x=1",
+                "{IGNORE}"])
+subprocess.run(["python3", "-m", "verl.trainer.main_ppo",  {IGNORE}
+                "{KEY}=False"])
+""",
+        "docs/start.md": f"""\
+# Start
+
+```bash
+NOTE="read this first
+{IGNORE}"
+python3 -m verl.trainer.main_ppo {KEY}=False
+```
+
+```bash
+{IGNORE}
+python3 -m verl.trainer.main_ppo {KEY}=False
+```
+""",
+        ".github/workflows/e2e.yml": f"""\
+on: push
+jobs:
+  e2e:
+    runs-on: ubuntu-latest
+    steps:
+      - run: |
+          echo "start
+          {IGNORE}"
+          python3 -m verl.trainer.main_ppo {KEY}=False
+      - run: |
+          {IGNORE}
+          python3 -m verl.trainer.main_ppo {KEY}=False
+""",
+        "nb.ipynb": json.dumps(notebook, indent=1) + "\n",
+    })
+    data = bundled(capsys, repo)
+    found = sorted((f["path"], f["line"]) for f in data["findings"])
+    quiet = sorted((f["path"], f["line"]) for f in data["suppressed"])
+    assert found == [(".github/workflows/e2e.yml", 9), ("conf/run.yaml", 5), ("docs/start.md", 6),
+                     ("nb.ipynb", 10), ("run.sh", 1), ("run.sh", 4), ("smoke.py", 3)]
+    assert quiet == [(".github/workflows/e2e.yml", 12), ("conf/run.yaml", 9), ("docs/start.md", 11),
+                     ("nb.ipynb", 20), ("run.sh", 7), ("smoke.py", 6)]
+
+
+def test_directives_are_found_in_time_linear_in_the_file() -> None:
+    import time
+
+    from bot.engine.check import read_findings
+    from bot.engine.silence import silence
+    from bot.rules.loader import load_rules
+
+    rules = [r for r in load_rules([], include_bundled=True) if r.enabled]
+    lines = ["# a note that goes on"] * 20000 + ["python3 -m verl.trainer.main_ppo \\"]
+    lines += [f"    actor_rollout_ref.role{i}.megatron.use_mbridge=False \\" for i in range(1000)]
+    data = ("\n".join([*lines, "    trainer.total_epochs=1", "# followup-bot: ignore[another-rule]"]) + "\n").encode()
+    for kind in (None, "shell"):  # the text's own rule, and the shell's comments
+        findings = read_findings("run.sh", data, rules)
+        assert len(findings) == 1000
+        start = time.perf_counter()
+        assert silence(findings, data, None, kind) == [] if kind else silence(findings, data) == []
+        assert time.perf_counter() - start < 4  # each finding once walked the 20,000 lines above the launch: 17 s
+
+
+def test_a_baseline_nested_too_deeply_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {"run.sh": f"python3 -m verl.trainer.main_ppo {KEY}=False\n"})
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    code = main(["run", "--repo", str(repo), "--dry-run", "--no-cache", "--baseline", str(deep)])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert str(deep) in err and "nested too deeply" in err and "internal error" not in err

@@ -71,7 +71,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
     except SourceUnreadable as exc:
         return FileResult(unreadable=f"cannot be read as {kind}: {exc}", kind=kind)
     findings = findings_in(path, reading, rules, facts, root)
-    silenced = silence(findings, data, baseline)
+    silenced = silence(findings, data, baseline, kind)
     result = FileResult(findings=findings, partly_parsed=reading.partly_parsed, launches=reading.launches,
                         kind=kind, reads=tuple(sorted(reading.reads)),
                         unsure=tuple(sorted(rules_reached(reading.regions, rules))), silenced=silenced,
@@ -106,7 +106,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
         mine = {id(f) for f in edited}  # the other fixable findings stay unfixed here: they may still fire
         others = refused | {(f.rule, f.key) for f in fixable if id(f) not in mine}
         return _verified(path, data, apply_edits(data, own), own, front, rules, facts, others, (baseline, silenced),
-                         len(_unreadable(reading)), root)
+                         len(_unreadable(reading)), root, kind)
 
     fixable = [f for f in findings if f.status is Status.FIXABLE]
     problem = problem_with(fixable)
@@ -130,7 +130,8 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
 
 def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd,  # type: ignore[type-arg]
               rules: list[Rule], facts: LaunchFacts | None, refused: set[tuple[str, str]],
-              quiet: tuple[Baseline | None, list[Finding]], unreadable: int, root: Path | None) -> str | None:
+              quiet: tuple[Baseline | None, list[Finding]], unreadable: int, root: Path | None,
+              kind: str | None = None) -> str | None:
     """Why the edited bytes cannot be trusted (None: they can); `quiet`: the baseline, what was silenced;
     `unreadable`: how many values Hydra could not read before the edits (an edit never adds one)."""
     baseline, silenced = quiet
@@ -144,7 +145,7 @@ def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd
             again = findings_in(path, reading, rules, facts, root)
         except SourceUnreadable:
             return []  # reported by the parse-error check
-        still[:] = silence(again, new, baseline)
+        still[:] = silence(again, new, baseline, kind)
         broken[:] = _unreadable(reading)
         return [f for f in again if (f.rule, f.key) not in refused]
 
