@@ -192,6 +192,49 @@ def test_a_move_never_lands_before_what_another_fix_adds_there(tmp_path: Path,
     assert (repo / "README.md").read_text() == "```yaml\nold:\n  y: 2\n  z: 3\nnew:\n  x: 1\n```\n"
 
 
+# ---- 4. one unverifiable fix costs only itself -------------------------------------------
+
+def test_an_unwritable_addition_keeps_the_rules_other_renames(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The rule renames optim.lr and adds trainer.seed; the addition would change what another rule's
+    silenced finding says, so it cannot be verified: the renames of the same rule are still made."""
+    script = """\
+# followup-bot: ignore[seed-two]
+python3 -m trainer_pkg.main \\
+    optim.lr=1 \\
+    trainer.x=1
+python3 -m trainer_pkg.main trainer.seed=3 optim.lr=2
+python3 -m trainer_pkg.main trainer.seed=3 \\
+"""
+    repo = make_repo(tmp_path / "r", {"run.sh": script})
+    rules = write_rules(tmp_path / "rules", {
+        "lr-seed": 'match:\n  key: ["optim.lr"]\nfix:\n  rename: learning_rate\n'
+                   "ensure:\n  - key: trainer.seed\n    value: 1\n",
+        "seed-two": "ensure:\n  - key: trainer.seed\n    value: 2\n",
+    })
+    data = report(capsys, repo, rules)
+    status = {(f["line"], f["key"]): f["status"] for f in data["findings"]}
+    assert status == {(2, "trainer.seed"): "manual", (3, "optim.lr"): "fixable", (5, "optim.lr"): "fixable"}
+    [unverified] = [f for f in data["findings"] if f["status"] == "manual"]
+    assert "could not be verified: the edits would change what a silenced finding says" in unverified["message"]
+    written(capsys, repo, rules)
+    assert (repo / "run.sh").read_text() == script.replace("optim.lr=", "optim.learning_rate=")
+
+
+def test_one_rules_unverifiable_rename_keeps_its_others(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = ("python3 -m trainer_pkg.main optim.lr=1 trainer.x=1\n"
+              "python3 -m trainer_pkg.main sched.lr=2  # followup-bot: ignore[sched-watch]\n")
+    repo = make_repo(tmp_path / "r", {"run.sh": script})
+    rules = write_rules(tmp_path / "rules", {
+        "lr-rename": 'match:\n  key: ["optim.lr", "sched.lr"]\nfix:\n  rename: learning_rate\n',
+        "sched-watch": 'match:\n  key: ["sched.lr"]\n',
+    })
+    data = report(capsys, repo, rules)
+    assert found(data) == [("run.sh", 1, "fixable"), ("run.sh", 2, "manual")]
+    written(capsys, repo, rules)
+    assert (repo / "run.sh").read_text() == script.replace("optim.lr=", "optim.learning_rate=")
+
+
 # ---- 5. only a real comment silences ---------------------------------------------------
 
 MBRIDGE = "megatron-use-mbridge"  # a bundled rule, on by default

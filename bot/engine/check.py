@@ -6,6 +6,7 @@ Nothing is written here: a verified change is returned with the findings.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -110,22 +111,58 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
 
     fixable = [f for f in findings if f.status is Status.FIXABLE]
     problem = problem_with(fixable)
-    if problem is not None:  # one rule's bad edit costs only that rule's fixes
-        by_rule = {rule: [f for f in fixable if f.rule == rule] for rule in sorted({f.rule for f in fixable})}
-        failed = {rule: problem_with(mine) for rule, mine in by_rule.items()} if len(by_rule) > 1 else {}
-        good = [f for rule, mine in by_rule.items() if failed.get(rule, problem) is None for f in mine]
+    if problem is not None:  # one bad edit costs only the fixes of its rule and key
+        good, failed = _verifiable(fixable, problem, problem_with)
         if good and problem_with(good) is not None:
             good = []
         kept = {id(f) for f in good}
         for finding in fixable:
             if id(finding) not in kept:
-                why = failed.get(finding.rule) or problem
+                why = failed.get(id(finding)) or problem
                 finding.make_manual(f"the fix could not be verified: {why}", Reason.UNVERIFIED)
         if not good:
             return result
         after = apply_edits(data, unique_edits(good))
     result.change = FileChange(path, data, after)
     return result
+
+
+MAX_UNITS = 32  # fixes verified apart in one file, beyond a check per rule
+
+
+def _verifiable(fixable: list[Finding], problem: str,
+                problem_with: Callable[[list[Finding]], str | None]) -> tuple[list[Finding], dict[int, str]]:
+    """The findings whose fixes verify apart, and why each other one's do not (by the finding's id), when all
+    of them together do not (`problem`). Each rule's fixes are verified alone; a rule whose fixes fail is
+    split by key (its rename verified without its unwritable addition), within MAX_UNITS checks."""
+    def split(findings: list[Finding], part: Callable[[Finding], str]) -> list[list[Finding]]:
+        groups: dict[str, list[Finding]] = {}
+        for finding in findings:
+            groups.setdefault(part(finding), []).append(finding)
+        return [groups[name] for name in sorted(groups)]
+
+    good: list[Finding] = []
+    failed: dict[int, str] = {}
+    checks = 0
+    rules = split(fixable, lambda f: f.rule)
+    for mine in rules:
+        why = problem if len(rules) == 1 else problem_with(mine)
+        checks += len(rules) > 1
+        if why is None:
+            good.extend(mine)
+            continue
+        keys = split(mine, lambda f: f.key)
+        if len(keys) == 1 or checks + len(keys) > MAX_UNITS:
+            failed.update((id(f), why) for f in mine)
+            continue
+        checks += len(keys)
+        for same in keys:
+            reason = problem_with(same)
+            if reason is None:
+                good.extend(same)
+            else:
+                failed.update((id(f), reason) for f in same)
+    return good, failed
 
 
 def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd,  # type: ignore[type-arg]
