@@ -354,3 +354,15 @@ def test_a_baseline_nested_too_deeply_is_a_usage_error(tmp_path: Path, capsys: p
     _, err = capsys.readouterr()
     assert code == 2
     assert str(deep) in err and "nested too deeply" in err and "internal error" not in err
+
+
+def test_a_real_comment_where_the_shell_parser_fails_still_silences(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    script = f"""\
+STEPS=$(( 1 + ))
+{IGNORE}
+python3 -m verl.trainer.main_ppo {KEY}=False
+"""
+    repo = make_repo(tmp_path / "r", {"run.sh": script})
+    data = bundled(capsys, repo)
+    assert [f["line"] for f in data["suppressed"]] == [3]

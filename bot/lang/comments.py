@@ -35,6 +35,7 @@ class _View:
     host_of: Callable[[int], int] | None  # view offset -> file offset (None: the same offset)
     _at: dict[int, int] | None = None
     _comments: list[tuple[int, int]] | None = None
+    _unsure: list[tuple[int, int]] | None = None  # what the parser could not read: no verdict there
     _read: bool = False
 
     def offset(self, host: int, data: bytes) -> int | None:
@@ -53,12 +54,13 @@ class _View:
     def comment(self, at: int) -> bool | None:
         """Whether the view's byte at `at` is in a comment; None when the view does not parse."""
         if not self._read:
-            self._comments, self._read = _comment_spans(self.language, self.text), True
-        spans = self._comments
-        if spans is None:
+            self._comments, self._unsure = _comment_spans(self.language, self.text)
+            self._read = True
+        if self._comments is None:
             return None
-        i = bisect.bisect_right(spans, (at, 1 << 62)) - 1
-        return i >= 0 and spans[i][0] <= at < spans[i][1]
+        if _within(self._comments, at):
+            return True
+        return None if _within(self._unsure or [], at) else False
 
 
 class Comments:
@@ -124,24 +126,40 @@ def _doc_views(kind: str, data: bytes) -> list[_View]:
     return views
 
 
+def _within(spans: list[tuple[int, int]], at: int) -> bool:
+    i = bisect.bisect_right(spans, (at, 1 << 62)) - 1
+    return i >= 0 and spans[i][0] <= at < spans[i][1]
+
+
+def _shell_spans(text: bytes) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """tree-sitter-bash's comments, and the whole lines of its parse errors (a comment there may be no node
+    of its own: no verdict)."""
+    from bot.lang.shell.nodes import descendants
+    from bot.lang.shell.parse import error_spans, parse_tree
+
+    root = parse_tree(text).root_node
+    comments = sorted((n.start_byte, n.end_byte) for n in descendants(root, {"comment"}))
+    unsure = []
+    for span in error_spans(root):
+        start = text.rfind(b"\n", 0, span.start) + 1
+        end = text.find(b"\n", max(span.start, span.end - 1))
+        unsure.append((start, len(text) if end < 0 else end + 1))
+    return comments, sorted(unsure)
+
+
 def _block_host(shown: BlockText, at: int) -> int:
     return shown.host(at, False)
 
 
-def _comment_spans(language: str, text: bytes) -> list[tuple[int, int]] | None:
-    """The comments of the view as sorted byte spans; None when its reader refuses it."""
+def _comment_spans(language: str, text: bytes) -> tuple[list[tuple[int, int]] | None, list[tuple[int, int]]]:
+    """The comments of the view as sorted byte spans (None when its reader refuses it), and the parts its
+    reader could not read."""
     try:
         if language == SHELL:
-            from bot.lang.shell.nodes import descendants
-            from bot.lang.shell.parse import parse_tree
-
-            root = parse_tree(text).root_node
-            return sorted((n.start_byte, n.end_byte) for n in descendants(root, {"comment"}))
-        if language == PYTHON:
-            return _python_comments(text)
-        return _yaml_comments(text)
+            return _shell_spans(text)
+        return (_python_comments(text) if language == PYTHON else _yaml_comments(text)), []
     except (ValueError, SyntaxError, RecursionError, UnicodeDecodeError):
-        return None
+        return None, []
 
 
 def _python_comments(text: bytes) -> list[tuple[int, int]] | None:
