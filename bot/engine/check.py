@@ -134,7 +134,9 @@ def _verifiable(fixable: list[Finding], problem: str,
                 problem_with: Callable[[list[Finding]], str | None]) -> tuple[list[Finding], dict[int, str]]:
     """The findings whose fixes verify apart, and why each other one's do not (by the finding's id), when all
     of them together do not (`problem`). Each rule's fixes are verified alone; a rule whose fixes fail is
-    split by key (its rename verified without its unwritable addition), within MAX_UNITS checks."""
+    split by key (its rename verified without its unwritable addition), within MAX_UNITS checks. The keys
+    that pass alone are kept only if they pass with the rules that passed: never a part of a rule whose
+    parts clash with each other (two keys renamed to one name)."""
     def split(findings: list[Finding], part: Callable[[Finding], str]) -> list[list[Finding]]:
         groups: dict[str, list[Finding]] = {}
         for finding in findings:
@@ -142,6 +144,7 @@ def _verifiable(fixable: list[Finding], problem: str,
         return [groups[name] for name in sorted(groups)]
 
     good: list[Finding] = []
+    parts: list[Finding] = []  # key groups of failing rules that pass alone
     failed: dict[int, str] = {}
     checks = 0
     rules = split(fixable, lambda f: f.rule)
@@ -158,10 +161,11 @@ def _verifiable(fixable: list[Finding], problem: str,
         checks += len(keys)
         for same in keys:
             reason = problem_with(same)
+            failed.update((id(f), reason or why) for f in same)
             if reason is None:
-                good.extend(same)
-            else:
-                failed.update((id(f), reason) for f in same)
+                parts.extend(same)
+    if parts and problem_with(good + parts) is None:
+        good.extend(parts)
     return good, failed
 
 
