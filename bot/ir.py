@@ -48,6 +48,7 @@ class Setting:
     handle: Any = None  # the front end's own reference to what is written
     excerpt: bool = False  # the key may be a config's last segments (a docs block): rules match by suffix
     parts_read: bool = False  # a list whose values are also read one by one (an IN_LIST group)
+    rejected: bool = False  # read from a word Hydra's grammar rejects whole: its key is only a guess
 
     def __post_init__(self) -> None:
         if self.site is None:
@@ -102,6 +103,12 @@ class Plan:
     refusal: str | None = None  # why it cannot be written (the finding becomes manual)
     where: str = ""  # where the front end put it, when that is worth saying ("at the definition (line 4)")
     fix_line: int | None = None  # the line the fix goes at, when not the finding's own
+
+
+class Clash(str):
+    """A refusal caused by another fix planned in the same place of the file (a conflict): the finding is
+    manual with Reason.CONFLICT, so verification expects it to fire still, and a rule's own follow-up,
+    checked with that rule alone, makes the fix."""
 
 
 Realise = Callable[[list[Plan]], None]  # a front end writes all plans of one rule in one place of a file

@@ -20,7 +20,7 @@ WRITING = "writing"  # the stage of a FileError for a verified change a --write 
 class Reason(str, Enum):
     """Why a fix was taken back, where code (not only a person) acts on it."""
 
-    CONFLICT = "conflict"  # two rules' fixes overlap: neither is made
+    CONFLICT = "conflict"  # two fixes overlap, or one is planned where another's goes: it is not made
     UNVERIFIED = "unverified"  # the edited file failed verification: nothing of it is made
     UNCOMPOSED = "uncomposed"  # a launch would no longer compose with the rule's fixes: none of them is made
     SILENCED = "silenced"  # the same fix would change what a silenced finding says: not made

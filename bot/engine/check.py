@@ -6,6 +6,7 @@ Nothing is written here: a verified change is returned with the findings.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,7 +72,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
     except SourceUnreadable as exc:
         return FileResult(unreadable=f"cannot be read as {kind}: {exc}", kind=kind)
     findings = findings_in(path, reading, rules, facts, root)
-    silenced = silence(findings, data, baseline)
+    silenced = silence(findings, data, baseline, kind)
     result = FileResult(findings=findings, partly_parsed=reading.partly_parsed, launches=reading.launches,
                         kind=kind, reads=tuple(sorted(reading.reads)),
                         unsure=tuple(sorted(rules_reached(reading.regions, rules))), silenced=silenced,
@@ -106,20 +107,18 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
         mine = {id(f) for f in edited}  # the other fixable findings stay unfixed here: they may still fire
         others = refused | {(f.rule, f.key) for f in fixable if id(f) not in mine}
         return _verified(path, data, apply_edits(data, own), own, front, rules, facts, others, (baseline, silenced),
-                         len(_unreadable(reading)), root)
+                         len(_unreadable(reading)), root, kind)
 
     fixable = [f for f in findings if f.status is Status.FIXABLE]
     problem = problem_with(fixable)
-    if problem is not None:  # one rule's bad edit costs only that rule's fixes
-        by_rule = {rule: [f for f in fixable if f.rule == rule] for rule in sorted({f.rule for f in fixable})}
-        failed = {rule: problem_with(mine) for rule, mine in by_rule.items()} if len(by_rule) > 1 else {}
-        good = [f for rule, mine in by_rule.items() if failed.get(rule, problem) is None for f in mine]
+    if problem is not None:  # one bad edit costs only the fixes of its rule and key
+        good, failed = _verifiable(fixable, problem, problem_with)
         if good and problem_with(good) is not None:
             good = []
         kept = {id(f) for f in good}
         for finding in fixable:
             if id(finding) not in kept:
-                why = failed.get(finding.rule) or problem
+                why = failed.get(id(finding)) or problem
                 finding.make_manual(f"the fix could not be verified: {why}", Reason.UNVERIFIED)
         if not good:
             return result
@@ -128,9 +127,52 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
     return result
 
 
+MAX_UNITS = 32  # fixes verified apart in one file, beyond a check per rule
+
+
+def _verifiable(fixable: list[Finding], problem: str,
+                problem_with: Callable[[list[Finding]], str | None]) -> tuple[list[Finding], dict[int, str]]:
+    """The findings whose fixes verify apart, and why each other one's do not (by the finding's id), when all
+    of them together do not (`problem`). Each rule's fixes are verified alone; a rule whose fixes fail is
+    split by key (its rename verified without its unwritable addition), within MAX_UNITS checks. The keys
+    that pass alone are kept only if they pass with the rules that passed: never a part of a rule whose
+    parts clash with each other (two keys renamed to one name)."""
+    def split(findings: list[Finding], part: Callable[[Finding], str]) -> list[list[Finding]]:
+        groups: dict[str, list[Finding]] = {}
+        for finding in findings:
+            groups.setdefault(part(finding), []).append(finding)
+        return [groups[name] for name in sorted(groups)]
+
+    good: list[Finding] = []
+    parts: list[Finding] = []  # key groups of failing rules that pass alone
+    failed: dict[int, str] = {}
+    checks = 0
+    rules = split(fixable, lambda f: f.rule)
+    for mine in rules:
+        why = problem if len(rules) == 1 else problem_with(mine)
+        checks += len(rules) > 1
+        if why is None:
+            good.extend(mine)
+            continue
+        keys = split(mine, lambda f: f.key)
+        if len(keys) == 1 or checks + len(keys) > MAX_UNITS:
+            failed.update((id(f), why) for f in mine)
+            continue
+        checks += len(keys)
+        for same in keys:
+            reason = problem_with(same)
+            failed.update((id(f), reason or why) for f in same)
+            if reason is None:
+                parts.extend(same)
+    if parts and problem_with(good + parts) is None:
+        good.extend(parts)
+    return good, failed
+
+
 def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd,  # type: ignore[type-arg]
               rules: list[Rule], facts: LaunchFacts | None, refused: set[tuple[str, str]],
-              quiet: tuple[Baseline | None, list[Finding]], unreadable: int, root: Path | None) -> str | None:
+              quiet: tuple[Baseline | None, list[Finding]], unreadable: int, root: Path | None,
+              kind: str | None = None) -> str | None:
     """Why the edited bytes cannot be trusted (None: they can); `quiet`: the baseline, what was silenced;
     `unreadable`: how many values Hydra could not read before the edits (an edit never adds one)."""
     baseline, silenced = quiet
@@ -144,7 +186,7 @@ def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd
             again = findings_in(path, reading, rules, facts, root)
         except SourceUnreadable:
             return []  # reported by the parse-error check
-        still[:] = silence(again, new, baseline)
+        still[:] = silence(again, new, baseline, kind)
         broken[:] = _unreadable(reading)
         return [f for f in again if (f.rule, f.key) not in refused]
 

@@ -162,7 +162,7 @@ def _compose_file(root: Path, path: str, kind: str, data: bytes, composer: Compo
         drift = [f for f in findings if (path, f.key, f.value) not in known]
         composer.stats.known += len(findings) - len(drift)
         findings = drift
-    silenced = silence(findings, data, report.baseline)
+    silenced = silence(findings, data, report.baseline, kind)
     edits = [e for f in findings if f.status is Status.FIXABLE for e in f.edits]
     change = None
     if edits:
@@ -177,7 +177,7 @@ def _compose_file(root: Path, path: str, kind: str, data: bytes, composer: Compo
             composer.stats.launches = counted[0]  # the edited copy's launches are not counted twice
             del composer.stats.unresolved[counted[1]:]
             composer.stats.readings = counted[2]
-            still[:] = silence(again, new, report.baseline)
+            still[:] = silence(again, new, report.baseline, kind)
             return again
 
         still: list[Finding] = []

@@ -21,11 +21,14 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.engine.edits import overlapping
 from bot.errors import UserError
 from bot.model import BASELINE, INLINE, Baseline, Finding, Reason, Status
+
+if TYPE_CHECKING:
+    from bot.lang.comments import Comments
 
 DEFAULT_BASELINE = ".followup-bot-baseline.json"  # at the repository root: used when present
 BASELINE_VERSION = 1
@@ -37,29 +40,72 @@ _COMMENT_LINE = re.compile(r'^\s*"?#')  # a line that is only a comment (a noteb
 
 
 class Directives:
-    """The `followup-bot: ignore` comments of one file, by line."""
+    """The `followup-bot: ignore` comments of one file, by line. With the file's kind, a directive counts only
+    where the file's language reads a comment (bot.lang.comments); where no code of the file shows the `#`
+    (a doc's prose) and for a file of unknown kind, the text alone decides, as it always did. Each line's
+    names, and the names of the comment block above each line, are found once: the lookups of all findings
+    take time linear in the file."""
 
-    def __init__(self, data: bytes) -> None:
-        self.lines = data.decode("utf-8", "replace").split("\n")
+    def __init__(self, data: bytes, kind: str | None = None) -> None:
+        self.data = data
+        self.starts = [0, *(m.end() for m in re.finditer(rb"\n", data))]
+        self.comments: Comments | None = None
+        if kind is not None:
+            from bot.lang import comments
 
-    def named(self, line: int) -> set[str]:
+            self.comments = comments.Comments(kind, data)
+        self._named: dict[int, frozenset[str]] = {}
+        self._above: dict[int, frozenset[str]] = {}
+
+    def _line(self, line: int) -> tuple[int, str]:
+        """(byte offset, text) of a 1-based line; the text keeps every byte (surrogateescape)."""
+        start = self.starts[line - 1]
+        end = self.starts[line] - 1 if line < len(self.starts) else len(self.data)
+        return start, self.data[start:end].decode("utf-8", "surrogateescape")
+
+    def _comment(self, start: int, text: str, index: int) -> bool:
+        """Whether the `#` at character `index` of the line at byte `start` may be a directive's."""
+        if self.comments is None:
+            return True
+        offset = start + len(text[:index].encode("utf-8", "surrogateescape"))
+        return self.comments.real(offset) is not False
+
+    def named(self, line: int) -> frozenset[str]:
         """The rule ids (ALL for a bare ignore) a directive on this 1-based line names."""
-        if not 0 < line <= len(self.lines) or "followup-bot" not in self.lines[line - 1]:
-            return set()
+        if not 0 < line <= len(self.starts):
+            return frozenset()
+        known = self._named.get(line)
+        if known is not None:
+            return known
         names: set[str] = set()
-        for match in _DIRECTIVE.finditer(self.lines[line - 1]):
-            listed = match.group(1)
-            names.update({ALL} if listed is None else {n.strip() for n in listed.split(",") if n.strip()})
-        return names
+        start, text = self._line(line)
+        if "followup-bot" in text:
+            for match in _DIRECTIVE.finditer(text):
+                if not self._comment(start, text, match.start()):
+                    continue  # the text of a quoted argument, a string, a YAML scalar: no comment
+                listed = match.group(1)
+                names.update({ALL} if listed is None else {n.strip() for n in listed.split(",") if n.strip()})
+        self._named[line] = frozenset(names)
+        return self._named[line]
 
-    def above(self, line: int) -> set[str]:
+    def _comment_line(self, line: int) -> bool:
+        start, text = self._line(line)
+        match = _COMMENT_LINE.match(text)
+        return match is not None and self._comment(start, text, match.end() - 1)
+
+    def above(self, line: int) -> frozenset[str]:
         """What the block of comment-only lines directly above `line` names."""
-        names: set[str] = set()
-        line -= 1
-        while 0 < line <= len(self.lines) and _COMMENT_LINE.match(self.lines[line - 1]):
-            names |= self.named(line)
-            line -= 1
-        return names
+        todo = []  # lines whose answer waits on the line above them, from `line` up
+        at = line
+        while at not in self._above:
+            if not (1 < at <= len(self.starts) + 1 and self._comment_line(at - 1)):
+                self._above[at] = frozenset()
+                break
+            todo.append(at)
+            at -= 1
+        for below in reversed(todo):  # a line's block: the comment line above it, and that line's block
+            self._above[below] = self.named(below - 1) | self._above[below - 1]
+        return self._above[line]
 
     def cover(self, finding: Finding) -> bool:
         on = {finding.line}
@@ -75,12 +121,14 @@ class Directives:
         return ALL in names or finding.rule in names
 
 
-def silence(findings: list[Finding], data: bytes, baseline: Baseline | None = None) -> list[Finding]:
+def silence(findings: list[Finding], data: bytes, baseline: Baseline | None = None,
+            kind: str | None = None) -> list[Finding]:
     """Take the silenced findings out of `findings` (in place) and return them, without their edits.
 
+    `kind`: the file's kind, whose languages say which `#` are comments (None: the text alone decides).
     A finding left whose fix is, or overlaps, a silenced one's becomes manual (Reason.SILENCED).
     """
-    directives = Directives(data) if b"followup-bot" in data else None
+    directives = Directives(data, kind) if b"followup-bot" in data else None
     kept: list[Finding] = []
     quiet: list[Finding] = []
     for finding in findings:
@@ -128,6 +176,8 @@ def read_baseline(path: Path) -> Baseline:
         raise UserError(f"{path}: cannot read the baseline: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise UserError(f"{path}: expected a followup-bot baseline (JSON): {exc}") from None
+    except RecursionError:  # arrays or objects nested deeper than the decoder follows
+        raise UserError(f"{path}: expected a followup-bot baseline (JSON): nested too deeply to read") from None
     entries = set()
     for index, item in enumerate(_items(path, data)):
         where = f"{path}: findings[{index}]"

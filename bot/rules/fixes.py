@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from bot.hydra.grammar import bool_style, format_value, sibling_key, values_equal
-from bot.ir import Action, Plan, Realise, Setting, SettingGroup
-from bot.model import Edit, Finding, Status
+from bot.ir import Action, Clash, Plan, Realise, Setting, SettingGroup
+from bot.model import Edit, Finding, Reason, Status
 from bot.rules.matching import LaunchFacts
 from bot.rules.model import EnsureEntry, Rule
 
@@ -28,6 +28,8 @@ def write_plans(path: str, rule: Rule, plans: list[Plan], realise: Realise) -> N
         finding = plan.finding
         if plan.refusal is not None:
             manual(finding, f"{plan.refusal} (not written: {plan.words})" if plan.words else plan.refusal)
+            if isinstance(plan.refusal, Clash):
+                finding.reason = Reason.CONFLICT
             continue
         finding.edits = [Edit(path, span, text, rule.id) for span, text in plan.edits]
         if finding.edits:

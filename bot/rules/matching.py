@@ -84,8 +84,12 @@ def key_matches(rule: Rule, setting: Setting) -> bool:
 def value_matches(rule: Rule, setting: Setting) -> bool | None:
     """True, False, or None when the file does not say (a run-time value, an interpolation, a multirun
     sweep some of whose runs break the rule). A mandatory `???` is supplied by each run, where it is
-    checked: it breaks no rule on a value."""
+    checked: it breaks no rule on a value. A word Hydra's grammar rejects (`deepspeed==0.16.4`) is no
+    override Hydra reads, whatever key it seems to start with: it is never renamed, mapped or removed (a
+    sweeper's YAML key with a value Hydra cannot read is a key all the same)."""
     fix = rule.fix
+    if setting.rejected:
+        return None
     if setting.state == "static" and (isinstance(setting.value, Sweep) or setting.value == MISSING):
         if not reads_value(rule):
             return True  # a rename or a removal takes the whole setting along

@@ -3,7 +3,9 @@
 A block that starts at `optim:` holds `optim.warmup_style`; the rule's `**.optim.warmup_style` or
 `actor_rollout_ref.actor.optim.warmup_style` matches it when the key is one of the glob's suffixes
 (whole segments, ending at the leaf). Braces are expanded first (a glob with too many alternatives
-matches by suffix only through its `**` segments).
+matches by suffix only through its `**` segments). A suffix names at least one segment in letters: the
+`**` that ends `reward_model.overlong_buffer.**` (or a lone `*`) is no suffix of it, since it would
+reach every key of any block.
 """
 
 from __future__ import annotations
@@ -20,8 +22,14 @@ def _suffixes(pattern: str) -> tuple[Glob, ...]:
     for text in texts:
         parts = _split_top(text, ".")
         for i in range(1, len(parts)):
-            out.setdefault(".".join(parts[i:]), None)
+            if any(_named(part) for part in parts[i:]):
+                out.setdefault(".".join(parts[i:]), None)
     return tuple(key_glob(p) for p in out)
+
+
+def _named(segment: str) -> bool:
+    """Whether a glob segment holds a literal character (`optim`, `use_*`), not only wildcards."""
+    return any(ch not in "*?{}," for ch in segment)
 
 
 def suffix_match(globs: tuple[Glob, ...] | list[Glob], key: str) -> bool:

@@ -126,4 +126,6 @@ class TextReaders:
             return "the edit changed the doc's code blocks"
         if [overrides_only(before, b.lines) for b in old] != [overrides_only(after, b.lines) for b in new]:
             return "the edit changed which blocks hold overrides"
-        return None
+        from bot.lang.embedded.doc_yaml import emptied_block
+
+        return emptied_block(before, old, after, new)

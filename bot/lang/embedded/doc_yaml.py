@@ -147,4 +147,19 @@ class _ToHost:
         return finding
 
 
-__all__ = ["Line", "yaml_errors", "yaml_units"]
+def emptied_block(before: bytes, old: list[Block], after: bytes, new: list[Block]) -> str | None:
+    """Why the edited doc cannot be trusted: a YAML block's mapping that held keys is empty after the edits."""
+    from bot.lang.yaml.emptied import emptied
+
+    for was, now in zip(old, new):
+        if was.language not in YAML_LANGUAGES:
+            continue
+        shown, edited = block_text(before, was), block_text(after, now)
+        if shown is not None and edited is not None and shown.text != edited.text:
+            problem = emptied(shown.text, edited.text)
+            if problem is not None:
+                return f"{problem} (the YAML block at line {shown.first_line()})"
+    return None
+
+
+__all__ = ["Line", "emptied_block", "yaml_errors", "yaml_units"]

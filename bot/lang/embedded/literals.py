@@ -68,7 +68,8 @@ def _setting(data: bytes, literal: Literal) -> Setting:
     try:
         value = parse_override(f"{key}={raw}").value
     except HydraSyntaxError as exc:
-        return Setting(key, prefix, raw, None, "invalid", line, column, reason=str(exc), handle=literal)
+        return Setting(key, prefix, raw, None, "invalid", line, column, reason=str(exc), handle=literal,
+                       rejected=True)
     return Setting(key, prefix, raw, value, "static", line, column, origin=origin, handle=literal)
 
 

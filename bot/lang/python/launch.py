@@ -211,7 +211,7 @@ def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[Setting
                 key = text.split("=", 1)[0].lstrip("+~")
                 settings.append(Setting(key, "", text.partition("=")[2], None, "invalid", pos.start.line,
                                         pos.start.column + 1, f"Hydra cannot parse it: {exc}",
-                                        handle=Element(element, start, end, literal)))
+                                        handle=Element(element, start, end, literal), rejected=True))
                 continue
             value_text = text.partition("=")[2] if parsed.has_value else None
             state = "static" if parsed.has_value else "none"

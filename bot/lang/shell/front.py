@@ -44,7 +44,7 @@ class ShellFamilyFront:
 
     def views(self, data: bytes) -> list[ShellView]:
         if data not in self._views:
-            self._views[data] = _view_function(self.kind)(data)
+            self._views[data] = view_function(self.kind)(data)
         return self._views[data]
 
     def script(self, text: bytes) -> ShellScript:
@@ -156,7 +156,7 @@ def _launch_lines(script: ShellScript) -> set[int]:
     return lines
 
 
-def _view_function(kind: str) -> Callable[[bytes], list[ShellView]]:
+def view_function(kind: str) -> Callable[[bytes], list[ShellView]]:
     from bot.lang.embedded import blocks, makefile, notebooks, views, workflow
 
     if kind == kinds.SHELL:

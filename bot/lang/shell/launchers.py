@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from bot.lang.shell.text import Field
+from bot.lang.shell.tools import NOT_LAUNCHES, TOOL_MODULES
 
 PYTHON = re.compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)*)?$")
 TORCHRUN = re.compile(r"^(?:.*/)?torchrun$")
@@ -17,11 +18,6 @@ WRAPPERS = {"nohup", "exec", "time", "command", "builtin", "sudo", "nice", "stdb
 RUNNERS = {"srun", "mpirun", "mpiexec", "deepspeed", "uv", "poetry", "conda", "pdm", "pipenv",
            "accelerate", "hatch", "rye", "pixi", "micromamba", "mamba", "horovodrun", "composer",
            "singularity", "apptainer", "docker", "podman"}
-# programs a runner may run that take `.py` words and are no launch (`uv run pytest tests/test_x.py`)
-NOT_LAUNCHES = {"pytest", "py.test", "mypy", "ruff", "black", "isort", "flake8", "pylint", "pyright", "pip",
-                "pre-commit", "coverage", "sphinx-build", "jupyter", "git", "cat", "echo", "ls", "cp", "mv",
-                "rm", "vim", "less", "head", "tail", "grep", "sed", "awk", "wc", "chmod", "tar", "zip", "scp",
-                "rsync", "pdoc", "mkdocs", "twine", "nox", "tox", "bandit", "pydocstyle", "yapf", "autopep8"}
 # runners that launch only through a subcommand (`conda create -n x python=3.10` runs nothing)
 RUNNER_SUBCOMMANDS = {"uv": {"run"}, "poetry": {"run"}, "conda": {"run"}, "pdm": {"run"}, "pipenv": {"run"},
                       "hatch": {"run"}, "rye": {"run"}, "pixi": {"run", "exec"}, "micromamba": {"run"},
@@ -173,7 +169,7 @@ def _after_runner(words: list[str], fields: list[Field], i: int, base: str,
         if words[i] == "dora" and not after_option:
             return _dora(words, i + 1, f"{launcher} dora")
         if words[i] in ("-m", "--module") and i + 1 < n and base in ("deepspeed", "accelerate", "uv"):
-            return launcher, words[i + 1], "module", i + 2
+            return _module(launcher, words[i + 1], i + 2)
         i += 1
     return i
 
@@ -222,9 +218,9 @@ def _python(words: list[str], i: int, launcher: str) -> tuple[str, str | None, s
                     return None
                 inner = _torchrun if TORCHRUN.match(_basename(words[ran])) else _python
                 return inner(words, ran + 1, launcher + " -m " + module)
-            return launcher, module, "module", i + 2
+            return _module(launcher, module, i + 2)
         if word.startswith("-m") and len(word) > 2:
-            return launcher, word[2:], "module", i + 1
+            return _module(launcher, word[2:], i + 1)
         if word in ("-c", "-"):
             return None
         if word in PYTHON_VALUE_OPTIONS:
@@ -235,6 +231,11 @@ def _python(words: list[str], i: int, launcher: str) -> tuple[str, str | None, s
             continue
         return launcher, word, "script", i + 1
     return None
+
+
+def _module(launcher: str, module: str, after: int) -> tuple[str, str | None, str, int] | None:
+    """A launch of `python -m module`; None for a well-known tool's module (`pip`), which runs no Hydra app."""
+    return None if module in TOOL_MODULES else (launcher, module, "module", after)
 
 
 def _dora(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str, int] | None:
@@ -265,7 +266,7 @@ def _torchrun(words: list[str], i: int, launcher: str) -> tuple[str, str | None,
     while i < n:
         word = words[i]
         if word in ("-m", "--module") and i + 1 < n:
-            return launcher, words[i + 1], "module", i + 2
+            return _module(launcher, words[i + 1], i + 2)
         if word.startswith("-"):
             i += 1 if ("=" in word or word in TORCHRUN_FLAGS) else 2
             continue

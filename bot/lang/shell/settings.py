@@ -64,7 +64,7 @@ def override_setting(override: Override) -> Setting:
     return Setting(override.key, override.prefix, info.text, info.value, info.state, override.line, override.column,
                    reason=info.reason, origin=info.origin() if info.state == "static" else "",
                    site=override.key_span or id(override), identity=(*info.identity(), _written(override)),
-                   keyed=override.key_span is not None, handle=(override, info))
+                   keyed=override.key_span is not None, handle=(override, info), rejected=info.state == "invalid")
 
 
 def caller_groups(script: ShellScript, call: ScriptCall, callee: str, inputs: list[EnvInput]) -> list[SettingGroup]:

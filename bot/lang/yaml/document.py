@@ -78,12 +78,18 @@ class Doc:
     tails: dict[int, tuple[str, ...]] = field(default_factory=dict)  # point -> path of the last insert
     added: set[tuple[str, ...]] = field(default_factory=set)
     floors: dict[int, int] = field(default_factory=dict)  # point -> shallowest indent inserted there
+    gone: set[int] = field(default_factory=set)  # ids of the keys a fix planned so far removes or moves away
 
     def plans(self) -> tuple[Any, ...]:
-        return dict(self.created), dict(self.tails), set(self.added), dict(self.floors)
+        return dict(self.created), dict(self.tails), set(self.added), dict(self.floors), set(self.gone)
 
     def restore(self, saved: tuple[Any, ...]) -> None:
-        self.created, self.tails, self.added, self.floors = saved
+        self.created, self.tails, self.added, self.floors, self.gone = saved
+
+    def last_left(self, entry: Entry) -> bool:
+        """Whether the entry is the last key of its mapping that no fix planned so far (of any rule) takes
+        away: taking it too would leave the mapping empty, as one fix taking its only key would."""
+        return all(key is entry.key or id(key) in self.gone for key, _ in entry.parent.value)
 
 
 def merged_mappings(node: MappingNode) -> list[MappingNode]:

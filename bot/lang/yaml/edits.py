@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import bool_style
-from bot.ir import Action, Plan
+from bot.ir import Action, Clash, Plan
 from bot.lang.yaml.columns import keep_comment_columns
 from bot.lang.yaml.document import Doc, Edits, Entry, Text, has_props, merged_mappings
 from bot.lang.yaml.entry_lines import SHARED_REASON, TAG_REASON, entry_lines, past_blank, refuse
@@ -168,10 +168,18 @@ def remove(doc: Doc, entry: Entry) -> Edits | str:
     span = entry_lines(doc, entry)
     if isinstance(span, str):
         return span
-    if len(entry.parent.value) == 1:
-        where = ".".join(entry.path[:-1]) or "the document"
-        return f"removing it would leave {where} empty"
+    if doc.last_left(entry):
+        return _emptied(doc, entry, "removing")
+    doc.gone.add(id(entry.key))
     return [(span[0], past_blank(doc.text, *span), "")]
+
+
+def _emptied(doc: Doc, entry: Entry, what: str) -> str:
+    """`moving it would leave old empty`; a Clash when other fixes planned here take the mapping's other keys."""
+    where = ".".join(entry.path[:-1]) or "the document"
+    if len(entry.parent.value) > 1:
+        return Clash(f"{what} it would leave {where} empty (other fixes here take its other keys)")
+    return f"{what} it would leave {where} empty"
 
 
 def move(doc: Doc, entry: Entry, rel: tuple[str, ...], value: Action | None) -> Edits | str:
@@ -187,8 +195,8 @@ def move(doc: Doc, entry: Entry, rel: tuple[str, ...], value: Action | None) -> 
     span = entry_lines(doc, entry)
     if isinstance(span, str):
         return span
-    if len(entry.parent.value) == 1 and rel[: len(entry.path) - 1] != entry.path[:-1]:
-        return f"moving it would leave {'.'.join(entry.path[:-1]) or 'the document'} empty"
+    if doc.last_left(entry) and rel[: len(entry.path) - 1] != entry.path[:-1]:
+        return _emptied(doc, entry, "moving")
     text = old if value is None else yaml_value(value.value, old or None, bool_style(old))
     after = doc.text.text[node.end_mark.index : doc.text.line_end(node.end_mark.index)]
     comment = after if after.strip().startswith("#") else ""  # the line's own comment goes along
@@ -200,6 +208,10 @@ def move(doc: Doc, entry: Entry, rel: tuple[str, ...], value: Action | None) -> 
     if span[0] < at < span[1]:
         doc.restore(saved)
         return "the new place lies inside the lines that are removed"
+    if at == span[1] and at in saved[1]:  # lines another fix adds there would come before the new one
+        doc.restore(saved)
+        return Clash("another fix adds lines right where this key would go")
+    doc.gone.add(id(entry.key))
     if at in span:  # the new line takes the old one's place
         return sorted([*opened, (span[0], span[1], new)])
     end = past_blank(doc.text, *span)

@@ -59,7 +59,9 @@ class YamlFront:
         return UNREADABLE if yaml_errors(data) else 0
 
     def problem(self, before: bytes, after: bytes) -> str | None:
-        return None
+        from bot.lang.yaml.emptied import emptied
+
+        return emptied(before, after)
 
 
 def _hydra_core_option(group: str, option: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot.ir import Clash
 from bot.lang.yaml.document import Doc, Edits, Entry, Text, has_props
 from bot.lang.yaml.entry_lines import entry_lines
 from bot.lang.yaml.format import yaml_key
@@ -77,9 +78,9 @@ def _colon_before(text: Text, entry: Entry) -> int | None:
 def _add(doc: Doc, rel: tuple[str, ...], depth: int, indent: int, at: int, value_text: str,
          opened: Edits) -> Edits | str:
     if rel in doc.added:
-        return "another fix adds the same key"
+        return Clash("another fix adds the same key")
     if indent > doc.floors.get(at, indent):
-        return "another fix adds lines at the same place, at a shallower level"
+        return Clash("another fix adds lines at the same place, at a shallower level")
     lines, created = _lines(doc, rel, depth, indent, at, value_text)
     if isinstance(lines, str):
         return lines
@@ -108,7 +109,7 @@ def _lines(doc: Doc, rel: tuple[str, ...], depth: int, indent: int, at: int,
             indent += doc.step
             continue
         if not last and path in doc.created:
-            return "another fix adds to the same new mapping elsewhere", []
+            return Clash("another fix adds to the same new mapping elsewhere"), []
         lines.append(" " * indent + yaml_key(rel[level], None) + (f": {value_text}" if last else ":"))
         if not last:
             created.append(path)
