@@ -83,9 +83,9 @@ def test_two_events_processed_concurrently_leave_exactly_one_pr(upstream: Upstre
 
 def test_rules_without_a_trigger_still_check_the_files_the_change_edits(upstream: Upstream, tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.upstream.watching import watch
     from bot.config import RepoConfig
     from bot.publish.run import PublishOptions
+    from bot.upstream.watching import watch
 
     rules_dir = tmp_path / "rules"
     rules_dir.mkdir()
@@ -135,9 +135,9 @@ def test_flag_like_lines_count_and_a_force_push_falls_back_to_the_new_tip(upstre
 
 def test_a_config_change_composes_every_launch_again_and_opens_a_compose_fix(
         upstream: Upstream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.upstream.watching import watch
     from bot.config import RepoConfig
     from bot.publish.run import PublishOptions
+    from bot.upstream.watching import watch
     from tests.test_compose import TREE
 
     monkeypatch.setenv("BOT_CACHE_DIR", str(tmp_path / "cache"))
@@ -165,9 +165,9 @@ def test_a_config_change_composes_every_launch_again_and_opens_a_compose_fix(
 
 def test_watch_infers_the_rule_from_the_new_assert_and_opens_the_follow_up(
         upstream: Upstream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.upstream.watching import watch
     from bot.config import RepoConfig
     from bot.publish.run import PublishOptions
+    from bot.upstream.watching import watch
 
     monkeypatch.setenv("BOT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("GITHUB_API_URL", upstream.fake.url)
