@@ -36,7 +36,7 @@ def test_rules_test_in_the_checkout_runs_the_fixtures_of_the_rules_it_loaded() -
 
 def test_compose_check_counts_launches_not_checked_by_reason_and_lists_them_with_verbose(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"tools/prep.py": "print('no hydra here')\n", "run.sh": (
-        "python3 tools/prep.py a=1\npython3 tools/prep.py a=2\npython3 -m pytest tests a=3\n")})
+        "python3 tools/prep.py a=1\npython3 tools/prep.py a=2\npython3 -m elsewhere.train a=3\n")})
     quiet = subprocess.run([BOT, "compose-check", "--repo", str(repo)], capture_output=True, text=True, check=True)
     assert "launch not checked" not in quiet.stderr
     assert ("compose-check: launches not (or partly) checked: 2 the entry is no Hydra app, 1 the entry is not in "
