@@ -38,6 +38,8 @@ CASES = [
     ("infer --repo {plain} --before a --after b", "not a git repository"),
     ("infer --repo {empty} --before a --after b", "--before a"),
     ("infer --repo {repo} --before HEAD --after --upload-pack=x", "--after"),
+    ("infer --repo {repo} --before HEAD~1 --after HEAD", "--before HEAD~1"),
+    ("watch --repo {repo} --before HEAD~1", "--before HEAD~1"),
     ("compose-check --repo {missing}", "--repo"),
     ("compose-check --repo {file}", "--repo"),
     ("compose-check --repo {plain} --since HEAD", "not a git repository"),

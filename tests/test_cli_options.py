@@ -81,3 +81,21 @@ def test_progress_shows_on_a_terminal_for_a_long_run_and_never_in_a_pipe(tmp_pat
     assert b"\rcomposing: " in on_terminal and b" of 100 files (" in on_terminal
     in_a_pipe = subprocess.run(argv, capture_output=True, check=True).stderr
     assert b"\r" not in in_a_pipe and b"composing:" not in in_a_pipe
+
+
+def test_a_report_named_inside_the_repository_is_never_written_through_a_link(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me\n")
+    repo = make_repo(tmp_path / "repo", {"run.sh": SCRIPT})
+    (repo / "report.json").symlink_to(outside)
+    for option in ("--output", "--sarif"):
+        result = subprocess.run([BOT, "run", "--repo", str(repo), "--dry-run", "--format", "json", option,
+                                 str(repo / "report.json")], capture_output=True, text=True, check=False)
+        assert result.returncode == 2 and result.stderr.startswith(f"bot: error: {option} "), result.stderr
+        assert "symlink" in result.stderr
+    assert outside.read_text() == "keep me\n"
+    written = repo / "out" / "report.json"
+    written.parent.mkdir()
+    subprocess.run([BOT, "run", "--repo", str(repo), "--dry-run", "--format", "json", "--output", str(written)],
+                   check=True)
+    assert written.read_text().startswith("{")

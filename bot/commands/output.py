@@ -209,13 +209,33 @@ def render_text(args: argparse.Namespace, report: Report) -> str:
     return text
 
 
+def report_file(args: argparse.Namespace, option: str, path: Path, text: str) -> None:
+    """A report written to `path`: inside the repository the command works on, as the bot writes every file
+    there (bot.safe_write: never through a link the repository planted); elsewhere, as given (a device such
+    as /dev/stdout included)."""
+    from bot.safe_write import replace_file
+
+    data = redact(text).encode("utf-8", "surrogateescape")
+    repo = getattr(args, "repo", None)
+    root = Path(repo) if isinstance(repo, str) and os.path.isdir(repo) else None
+    inside = root is not None and any(
+        os.path.abspath(path).startswith(base.rstrip(os.sep) + os.sep)
+        for base in (os.path.abspath(root), os.path.realpath(root)))
+    try:
+        if inside or (path.is_file() and not path.is_symlink()):
+            replace_file(path, data, root if inside else None)
+        else:
+            path.write_bytes(data)
+    except UserError as exc:
+        raise UserError(f"{option} {exc}") from None
+    except OSError as exc:
+        raise UserError(f"{option} {path}: cannot write: {exc.strerror or exc}") from None
+
+
 def write_out(args: argparse.Namespace, text: str) -> None:
     text = redact(text)
     if args.output is not None:
-        try:
-            args.output.write_bytes(text.encode("utf-8", "surrogateescape"))
-        except OSError as exc:
-            raise UserError(f"--output {args.output}: cannot write: {exc.strerror or exc}") from None
+        report_file(args, "--output", args.output, text)
     else:
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
@@ -228,10 +248,7 @@ def emit(args: argparse.Namespace, report: Report) -> None:
     if sarif is not None:
         from bot.report import render
 
-        try:
-            sarif.write_text(redact(render("sarif", report)), encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"--sarif {sarif}: cannot write: {exc.strerror or exc}") from None
+        report_file(args, "--sarif", sarif, render("sarif", report))
     announce_errors(report)
 
 
