@@ -8,6 +8,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from bot.pyparse import parse_cst
 from bot.upstream.conditions import Constraint, aliases, collection, conditions, dotted, reads_config, substitute
 
 
@@ -59,7 +60,7 @@ def _is_exit(statement: cst.BaseStatement, kinds: tuple[type, ...]) -> bool:
 def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, str]], list[NotUnderstood]]:
     """The checks of one file, per class the annotations of its attributes, and checks not understood."""
     try:
-        module = cst.parse_module(source)
+        module = parse_cst(source)
     except cst.ParserSyntaxError:
         return [], {}, []
     wrapper = cst.MetadataWrapper(module)
