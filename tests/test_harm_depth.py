@@ -158,13 +158,35 @@ def test_infer_and_watch_report_deep_files_and_go_on(tmp_path: Path) -> None:
     git(repo, "commit", "-q", "-m", "checks")
     done = bot("infer", "--repo", str(repo), "--before", before, "--after", "HEAD", cwd=tmp_path)
     assert done.returncode == 0, (done.returncode, done.stderr[-400:])
-    assert "deep.py:0: validation changed, not understood: ``: not checked: Python brackets nested" in done.stdout
-    assert "chain.py:0: validation changed, not understood: ``: not checked: Python nested" in done.stdout
+    assert "deep.py: validation not read: not checked: Python brackets nested more than 200" in done.stdout
+    assert "chain.py: validation not read: not checked: Python nested or chained" in done.stdout
     assert "engine.py:4:" in done.stdout  # the file beside them is still read
     watched = bot("watch", "--repo", str(repo), cwd=tmp_path)
     assert watched.returncode == 0, (watched.returncode, watched.stderr[-400:])
-    assert "deep.py:0: validation changed, not understood" in watched.stdout
+    assert "deep.py: validation not read: not checked: Python brackets nested" in watched.stdout
 
 
 def test_budget_is_a_fraction_of_what_overflows() -> None:
     assert BUDGET * 3 < 7000  # an `and` chain overflows libcst's 8 MB stack near 7,000 links
+
+
+def test_infer_and_watch_do_not_read_changed_python_over_the_size_bound(tmp_path: Path) -> None:
+    from bot.upstream.sources import MAX_BYTES
+
+    engine = "class Engine:\n    def __init__(self, config):\n        self.config = config\n"
+    repo = make_repo(tmp_path / "repo", {"engine.py": engine, "table.py": "TABLE = {}\n"})
+    before = git(repo, "rev-parse", "HEAD").strip()
+    checks = "".join(f"        assert self.config.field_{i} > 0, 'field_{i} must be positive'\n" for i in range(30_000))
+    (repo / "engine.py").write_text(engine + checks)  # 2 MB of asserts
+    (repo / "table.py").write_text("TABLE = {" + ", ".join(f"'k{i}': {i}" for i in range(120_000)) + "}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "big")
+    assert (repo / "engine.py").stat().st_size > MAX_BYTES and (repo / "table.py").stat().st_size > MAX_BYTES
+    done = bot("infer", "--repo", str(repo), "--before", before, "--after", "HEAD", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-400:]
+    for name in ("engine.py", "table.py"):
+        size = (repo / name).stat().st_size
+        assert f"{name}: validation not read: larger than 1 MB ({size} bytes): not read" in done.stdout
+    watched = bot("watch", "--repo", str(repo), cwd=tmp_path)
+    assert watched.returncode == 0, watched.stderr[-400:]
+    assert "engine.py: validation not read: larger than 1 MB" in watched.stdout

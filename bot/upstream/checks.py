@@ -49,6 +49,8 @@ class NotUnderstood:
     reason: str
 
     def describe(self) -> str:
+        if not self.text:  # the file as a whole: not read, or failed
+            return f"{self.path}: validation not read: {self.reason}"
         said = f' ("{self.message}")' if self.message else ""
         return f"{self.path}:{self.line}: validation changed, not understood: `{self.text}`{said}: {self.reason}"
 
