@@ -26,6 +26,35 @@ def bed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Bed]:
         yield made
 
 
+def test_a_huge_assert_message_reaches_git_by_file_not_argument(bed: Bed, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.commands.watch import watch
+    from bot.publish.run import PublishOptions
+
+    monkeypatch.setenv("BOT_GITHUB_TOKEN", TOKEN)
+    engine = ("from verl.workers.config import McoreEngineConfig\n\n\nclass MegatronEngine:\n"
+              "    def __init__(self, engine_config: McoreEngineConfig):\n        self.engine_config = engine_config\n")
+    target = "_target_: verl.workers.config.McoreEngineConfig\n"
+    before = bed.commit_upstream({
+        "verl/workers/engine/megatron/transformer_impl.py": engine,
+        "verl/trainer/config/ppo_megatron_trainer.yaml":
+            f"actor_rollout_ref:\n  actor:\n    megatron:\n      {target}      use_mbridge: false\n",
+    }, "engine and config")
+    message = "use_mbridge must be True; " * 8000  # 208,000 characters, past what one argument may hold
+    after = bed.commit_upstream({"verl/workers/engine/megatron/transformer_impl.py":
+                                 engine + f'        assert self.engine_config.use_mbridge, "{message}"\n'},
+                                "Assert use_mbridge in the Megatron engine (#4530)")
+    result = watch(bed.repo, load_rules(include_bundled=False), before, after, PublishOptions(throttle=False),
+                   dry_run=False)
+    assert result.published is not None
+    (decision_,) = result.published.decisions
+    assert decision_.action == "opened", decision_.detail
+    (pr,) = bed.fake.pulls(FULL)
+    assert len(pr["body"]) <= texts.MAX_BODY
+    logged = git(bed.bare, "log", "-1", "--format=%B", decision_.branch)
+    assert logged.startswith(str(pr["title"])) and len(logged) < 20_000  # the commit says why, in bounds
+
+
 # ---- the bot's own comments and pull requests are the ones its account wrote --------------------
 
 HUMAN = "ghp_aliceT0kenValue0123456789abcdef"
