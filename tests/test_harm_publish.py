@@ -280,3 +280,31 @@ def test_a_body_over_the_limit_is_cut_at_a_line_with_its_code_block_closed_and_m
     assert bounded[:cut_at].rstrip().endswith("echo a line of a long script\n````".rstrip())
     assert "over GitHub's limit of 65,536" in bounded
     assert texts.bound("short", identity, "x") == "short"
+
+
+def _edited_repo(tmp_path: Path) -> Any:
+    from bot.publish.vcs import Remote
+    from tests.conftest import make_repo
+
+    repo = make_repo(tmp_path / "repo", {"[ab].sh": "one\n", "a.sh": "two\n"})
+    (repo / "[ab].sh").write_text("one, edited\n")
+    (repo / "a.sh").write_text("two, edited by someone else\n")
+    return repo, Remote(repo, str(tmp_path / "nowhere.git"))
+
+
+def test_the_commit_message_reaches_git_by_file(tmp_path: Path) -> None:
+    from bot.publish.vcs import Author
+
+    repo, remote = _edited_repo(tmp_path)
+    message = "fix: a title\n\n" + " ".join(["why, at length;"] * 20_000) + "\n"  # 320 KB: over an argument
+    sha = remote.commit(repo, ["[ab].sh"], message, Author("followup-bot", "bot@example.invalid"))
+    assert git(repo, "log", "-1", "--format=%B", sha) == message + "\n"
+
+
+def test_the_paths_reach_git_by_file_as_written(tmp_path: Path) -> None:
+    from bot.publish.vcs import Author
+
+    repo, remote = _edited_repo(tmp_path)
+    sha = remote.commit(repo, ["[ab].sh"], "fix: one file\n", Author("followup-bot", "bot@example.invalid"))
+    assert git(repo, "show", "--name-only", "--format=", sha).split() == ["[ab].sh"]  # not a glob of a.sh too
+    assert git(repo, "status", "--porcelain").split() == ["M", "a.sh"]
