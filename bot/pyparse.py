@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 MAX_BRACKETS = 200  # CPython refuses deeper nesting itself ("too many nested parentheses")
 MAX_INDENT = 100  # and more levels of indentation
-BUDGET = 2000  # units of nesting: an `and` chain is 1 a link; libcst overflows 8 MB near 7,000
+BUDGET = 2000  # units of nesting, a link of an `and` chain being 1: libcst overflows 8 MB near 7,000
 BRACKET, TRAILER, LAMBDA = 6, 2, 2  # units of a bracket level, a call or subscript, a lambda
 INDENT = 6
 
@@ -44,6 +44,7 @@ _TOKEN = re.compile(  # a token the scan weighs, after the names, numbers and bl
     rb"|(" + _WORDS + rb"\b)"  # 12 an operator word
     rb"|([\s\S])|(\Z))"  # 13 anything else, 14 the end: so the names skipped never give a character back
 )
+_BRACES = re.compile(rb"\{\{|\}\}|[{}]")  # an f-string's braces (doubled: a literal one, between fields)
 _STATEMENT = {b"=", b"+=", b"-=", b"*=", b"/=", b"//=", b"%=", b"@=", b"&=", b"|=", b"^=", b">>=", b"<<=",
               b"**=", b":="}  # end what chains before them
 
@@ -76,6 +77,10 @@ def too_deep(source: str | bytes) -> str | None:
             if len(chains) > 1:
                 chains.pop()
                 below.pop()
+        elif group == 2 and data[max(start - 2, 0):start].lower().endswith((b"f", b"fr", b"rf")):
+            problem = _f_string(match.group(2), chains, below)  # its fields nest expressions
+            if problem is not None:
+                return _where(data, start, problem)
         elif group == 6:
             if len(chains) > 1:
                 continue  # inside brackets a line break is a blank
@@ -102,6 +107,28 @@ def too_deep(source: str | bytes) -> str | None:
             if chains[-1] + below[-1] + nested > BUDGET:
                 return _where(data, start, "nested or chained deeper than the bot parses "
                                            f"(more than {BUDGET} levels of brackets, operators, calls, branches)")
+    return None
+
+
+def _f_string(text: bytes, chains: list[int], below: list[int]) -> str | None:
+    """An f-string's braces, as brackets: the fields it opens and does not close (Python 3.12 nests
+    f-strings in its fields with any quotes) stay open until a closing brace outside closes them."""
+    fields = 0  # open in this string
+    for brace in _BRACES.finditer(text):
+        if fields == 0 and len(brace.group()) == 2:
+            continue
+        for char in brace.group():
+            if char == ord("{"):
+                if len(chains) > MAX_BRACKETS:
+                    return f"brackets nested more than {MAX_BRACKETS} deep"
+                fields += 1
+                below.append(below[-1] + chains[-1] + BRACKET)
+                chains.append(0)
+            else:
+                fields = max(fields - 1, 0)
+                if len(chains) > 1:
+                    chains.pop()
+                    below.pop()
     return None
 
 

@@ -45,6 +45,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "glued conditionals": lambda n: "x = " + "1if 1else " * n + "1",
     "walrus": lambda n: "x = " + "(a := " * n + "1" + ")" * n,
     "f-strings": lambda n: "x = " + "f'{" * n + "1" + "}'" * n,
+    "f-strings alternating": lambda n: "x = " + "".join("f" + "'\""[i % 2] + "{" for i in range(n)) + "1"
+    + "".join("}" + "'\""[i % 2] for i in reversed(range(n))),
     "elif": lambda n: "if a:\n    pass\n" + "elif a:\n    if b:\n        pass\n" * n,
     "and in brackets": lambda n: "x = " + "(a and " * min(n, 150) + " and ".join(["a"] * n) + ")" * min(n, 150),
 }
@@ -92,7 +94,8 @@ def test_real_python_is_never_refused() -> None:
             "help = (" + "\n".join(f"    'line {i} of a long text '" for i in range(5000)) + ")",
             "\n".join(f"import package.module{i}.part" for i in range(5000)),
             "".join(f"if a == {i}:\n    x = {i}\nelif b:\n    pass\n" for i in range(3000)),
-            "\n".join(f"value_{i} = config.section.group.key + other.section.key * 2" for i in range(5000))]
+            "\n".join(f"value_{i} = config.section.group.key + other.section.key * 2" for i in range(5000)),
+            "\n".join(f"line_{i} = f'{{a}}{{{{b}}}} {{d:{{width}}}} {{x!r:>{{n}}}}'" for i in range(5000))]
     for text in flat:
         assert too_deep(text + "\n") is None, text[:60]
 
