@@ -66,6 +66,19 @@ def _validation(message: str | None = None, **error: str) -> ApiError:
     return ApiError(422, "Validation Failed", [entry])
 
 
+MAX_BODY, MAX_TITLE = 65_536, 256  # GitHub's limits on a pull request's (or a comment's) body and a title
+
+
+def _within_limits(body: dict[str, Any], resource: str = "PullRequest") -> None:
+    """422 as GitHub answers a body or title over its limit."""
+    for key, limit in (("body", MAX_BODY), ("title", MAX_TITLE)):
+        value = body.get(key)
+        if isinstance(value, str) and len(value) > limit:
+            message = f"{key} is too long (maximum is {limit} characters)"
+            raise ApiError(422, "Validation Failed", [{"resource": resource, "field": key, "code": "custom",
+                                                       "message": message}])
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -635,6 +648,7 @@ class FakeGitHub:
 
     def _create_pull(self, req: _Request) -> Response:
         repo, body = self._find(req), self._body(req)
+        _within_limits(body)
         head = self._split_head(repo, str(body.get("head", "")))
         base = str(body.get("base", ""))
         head_sha, base_sha = self._sha(repo, head) if head else None, self._sha(repo, base) if base else None
@@ -658,6 +672,7 @@ class FakeGitHub:
 
     def _edit_pull(self, req: _Request) -> Response:
         repo, pr, body = self._find(req), self._pr(req), self._body(req)
+        _within_limits(body)
         if "base" in body and self._sha(repo, str(body["base"])) is None:
             raise _validation(field="base", code="invalid")
         state = body.get("state", pr["state"])
@@ -712,6 +727,7 @@ class FakeGitHub:
 
     def _create_comment(self, req: _Request) -> Response:
         repo, pr, body = self._find(req), self._pr(req), self._body(req, require="body")
+        _within_limits(body, "IssueComment")
         stamp = _now()
         cid = next(self._ids)
         self._comments[cid] = {"id": cid, "repo": repo.full_name, "issue": pr["number"], "body": body["body"],
@@ -728,6 +744,7 @@ class FakeGitHub:
             del self._comments[c["id"]]
             return 204, None, {}
         if req.method == "PATCH":
+            _within_limits(self._body(req, require="body"), "IssueComment")
             c.update(body=self._body(req, require="body")["body"], updated_at=_now())
         return 200, self._comment_json(c), {}
 

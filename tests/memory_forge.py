@@ -33,7 +33,7 @@ class MemoryForge:
 
     @property
     def writes(self) -> list[str]:
-        return [c for c in self.calls if c not in ("pulls", "comments", "commit_logins")]
+        return [c for c in self.calls if c not in ("pulls", "comments", "commit_logins", "account")]
 
     def _call(self, name: str) -> None:
         self.calls.append(name)
@@ -44,6 +44,11 @@ class MemoryForge:
             raise ForgeError(f"{name}: 502 Bad Gateway (the change was made)", 502)
 
     # ---- the Forge protocol ----------------------------------------------------------
+    def account(self) -> str:
+        if "account" not in self.calls:  # asked once, as the GitHub adapter asks
+            self._call("account")
+        return self.login
+
     def pulls(self, branch: str) -> list[PullInfo]:
         self._call("pulls")
         found = [p for p in self.pull_requests.values() if p.head == branch]
@@ -54,7 +59,7 @@ class MemoryForge:
         if any(p.head == branch and p.state == "open" for p in self.pull_requests.values()):
             raise ForgeError(f"422: a pull request for {branch} already exists", 422)
         number, self._next = self._next, self._next + 1
-        pull = PullInfo(number, "open", False, title, body, branch, f"memory://pull/{number}")
+        pull = PullInfo(number, "open", False, title, body, branch, f"memory://pull/{number}", author=self.login)
         self.pull_requests[number] = pull
         self._answer("create_pull")
         return pull
@@ -116,8 +121,12 @@ class MemoryForge:
     def merge_by_hand(self, number: int) -> None:
         self.pull_requests[number] = replace(self.pull_requests[number], state="closed", merged=True)
 
-    def open_by_hand(self, branch: str, title: str, body: str) -> PullInfo:
+    def open_by_hand(self, branch: str, title: str, body: str, author: str = "alice") -> PullInfo:
         number, self._next = self._next, self._next + 1
-        pull = PullInfo(number, "open", False, title, body, branch, f"memory://pull/{number}")
+        pull = PullInfo(number, "open", False, title, body, branch, f"memory://pull/{number}", author=author)
         self.pull_requests[number] = pull
         return pull
+
+    def comment_by_hand(self, number: int, body: str, user: str = "alice") -> None:
+        thread = self.notes.setdefault(number, [])
+        thread.append(CommentInfo(1000 * number + len(thread), body, user))

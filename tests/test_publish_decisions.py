@@ -28,7 +28,7 @@ RULES = ("megatron-use-mbridge",)
 def _ours(number: int, fp: str, state: str = "open", merged: bool = False, rules: tuple[str, ...] = RULES,
           labels: tuple[str, ...] = ()) -> PullInfo:
     body = "text\n" + texts.Identity(rules, "abc", fp).render()
-    return PullInfo(number, state, merged, "t", body, BRANCH, f"u/{number}", labels)
+    return PullInfo(number, state, merged, "t", body, BRANCH, f"u/{number}", labels, author="followup-bot")
 
 
 def _state(fp: str | None, remote: str | None = None, pulls: list[PullInfo] | None = None,
@@ -45,7 +45,11 @@ def _state(fp: str | None, remote: str | None = None, pulls: list[PullInfo] | No
         return editor
 
     findings = [Finding("megatron-use-mbridge", "a.sh", 3, 5, "k", "False", Status.MANUAL, "m")] if manual else []
-    return GroupState("g", BRANCH, RULES, fp, remote, findings, errors, labels, listed, edited), asked
+    def account() -> str:
+        asked.append("account")
+        return "followup-bot"
+
+    return GroupState("g", BRANCH, RULES, fp, remote, findings, errors, labels, listed, edited, account), asked
 
 
 def test_nothing_to_fix_and_no_branch_asks_the_forge_nothing() -> None:

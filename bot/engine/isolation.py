@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from bot.model import FileError
+from bot.pyparse import TooDeep
 from bot.secrets import redact
 
 T = TypeVar("T")
@@ -70,6 +71,8 @@ def describe(exc: BaseException, stage: str) -> str:
     """One line for the report: what failed, how, and where in the bot."""
     if isinstance(exc, FileTimeout):
         return f"not checked: {stage} {exc}"
+    if isinstance(exc, TooDeep):  # refused before parsing: the reason says where
+        return f"not checked: {exc}"
     if isinstance(exc, RecursionError):
         return f"not checked: nested too deeply to {stage} (RecursionError at {where(exc)})"
     message = " ".join(str(exc).split())[:200]

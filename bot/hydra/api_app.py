@@ -20,6 +20,8 @@ from pathlib import Path
 
 import libcst as cst
 
+from bot.pyparse import parse_cst
+
 LOCATIONS = {"initialize": "config_path", "initialize_config_dir": "config_dir",
              "initialize_config_module": "config_module"}
 
@@ -61,11 +63,11 @@ def compose_api_app(path: Path) -> ApiApp | None:
     if "compose" not in text and "OmegaConf" not in text:
         return None
     try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError:
+        module = parse_cst(text)
+        reading = _Reading()
+        module.visit(_Finder(reading))
+    except (cst.ParserSyntaxError, RecursionError):  # not Python, or nested deeper than the bot reads
         return None
-    reading = _Reading()
-    module.visit(_Finder(reading))
 
     def source(node: cst.BaseExpression | None) -> Source | None:
         if isinstance(node, cst.SimpleString):

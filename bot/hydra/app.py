@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot import confined
 from bot.hydra.config_files import load_yaml
-from bot.hydra.decorator import COMPUTED, forget_decorators, hydra_main_arguments, version_base_of
+from bot.hydra.decorator import COMPUTED, forget_decorators, hydra_main_arguments, too_deep_to_read, version_base_of
 from bot.hydra.entry import entry_file, inside, missing_reason, repository_dir, run_dir, source_roots
 from bot.hydra.imported import forget_imports, imported_app
 from bot.hydra.markers import CWD
@@ -35,6 +35,7 @@ NOT_HYDRA = "not-hydra"  # the entry point is in the repository and is not a Hyd
 OUTSIDE = "outside"  # the entry point (or its config) is not in the repository
 RUNTIME = "runtime"  # the entry point or the config is chosen at run time
 SCRIPT = "script"  # a launch script of the repository, handed overrides that it passes on
+UNREADABLE = "unreadable"  # the entry file is Python nested deeper than the bot parses
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,9 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
 
         api = compose_api_app(path)
         if api is None:
+            unread = too_deep_to_read(path)
+            if unread is not None:  # not known to be no app: not read
+                return AppProblem(f"{source} could not be read: {unread}", UNREADABLE)
             return AppProblem(f"{source} has no @hydra.main decorator", NOT_HYDRA)
         return api_app(root, launch, path, source, api)
     if launch.config_path is not None:

@@ -53,6 +53,7 @@ def _read(path: Path, function: str | None = None) -> Arguments:
     import libcst as cst
 
     from bot.hydra.path_expr import PathReader
+    from bot.pyparse import TooDeep, parse_cst
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -61,8 +62,8 @@ def _read(path: Path, function: str | None = None) -> Arguments:
     if "main" not in text:
         return None, None, False, None
     try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError:
+        module = parse_cst(text)
+    except (cst.ParserSyntaxError, TooDeep):
         return None, None, False, None
 
     paths = PathReader(module)
@@ -116,8 +117,21 @@ def _read(path: Path, function: str | None = None) -> Arguments:
                     self.named = found
 
     finder = Finder()
-    module.visit(finder)
+    try:
+        module.visit(finder)
+    except RecursionError:  # parsed, but nested deeper than a visit follows: read as no app
+        return None, None, False, None
     return finder.named or finder.found or (None, None, False, None)
+
+
+def too_deep_to_read(path: Path) -> str | None:
+    """Why the bot did not read the file's Python (bot.pyparse: nested deeper than it parses), or None."""
+    from bot.pyparse import too_deep
+
+    try:
+        return too_deep(path.read_bytes())
+    except OSError:
+        return None
 
 
 def forget_decorators() -> None:

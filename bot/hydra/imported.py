@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bot.hydra.decorator import decorator_names
 from bot.hydra.entry import inside, source_roots
+from bot.pyparse import TooDeep, parse_ast
 
 MAX_HOPS = 3
 
@@ -52,8 +53,8 @@ def _text(path: Path) -> str:
 @lru_cache(maxsize=256)
 def _tree(path: Path) -> ast.Module | None:
     try:
-        return ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return parse_ast(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, TooDeep):
         return None
 
 

@@ -31,9 +31,11 @@ def _stores(code: str) -> dict[str, int]:
     declarations counting twice, as a function may rebind it)."""
     import ast
 
+    from bot.pyparse import parse_ast
+
     try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError):
+        tree = parse_ast(code)
+    except (SyntaxError, ValueError, RecursionError):  # RecursionError: bot.pyparse.TooDeep too
         return {}
     counts: dict[str, int] = {}
     for node in ast.walk(tree):

@@ -17,6 +17,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from bot.pyparse import parse_ast
+
 PACKAGING_NAMES = ("pyproject.toml", "setup.cfg", "setup.py")
 FILE = "./"  # a target that is a script file of the repository, not a module
 _SPEC = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._+-]*)\s*=\s*([A-Za-z_][\w.]*)\s*(?::\s*([A-Za-z_][\w.]*))?\s*"
@@ -130,7 +132,7 @@ def _specs(lines: Iterable[Any]) -> list[tuple[str, str]]:
 
 
 def _setup_py(text: str) -> list[tuple[str, str]]:
-    tree = ast.parse(text)
+    tree = parse_ast(text)
     bound: dict[str, list[ast.expr]] = {}
     for node in tree.body:  # NAME = {...} at module level, once
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):

@@ -1,7 +1,12 @@
 """The fate of one follow-up pull request, decided from its state: what to do, never doing it.
 
-What the state holds is read lazily (the pull requests of the branch, who else committed to it),
-so a run with nothing new asks the forge no more than it must. The publisher carries the step out.
+What the state holds is read lazily (the pull requests of the branch, who else committed to it,
+which account is the bot's), so a run with nothing new asks the forge no more than it must. The
+publisher carries the step out.
+
+A pull request is the bot's when the bot's account opened it and its body carries the bot's marker:
+anyone can copy the marker into a body, or open a pull request from the bot's branch, and neither
+makes it the bot's to edit, close or stay silent for.
 """
 
 from __future__ import annotations
@@ -26,6 +31,11 @@ class GroupState:
     labels: tuple[str, ...]  # the labels the pull request should carry
     pulls: Callable[[], list[PullInfo]]  # the pull requests of the branch (one request)
     editor: Callable[[int | None], str | None]  # a person's login with a commit on the branch, if any
+    account: Callable[[], str]  # the bot's own login (asked once, only when a pull request carries the marker)
+
+    def ours(self, pull: PullInfo) -> bool:
+        """Opened by the bot's account, with the bot's marker in its body."""
+        return texts.read_identity(pull.body) is not None and pull.author.lower() == self.account().lower()
 
 
 @dataclass
@@ -49,10 +59,15 @@ def decide(state: GroupState) -> Step:
     if foreign is not None:
         return Step("blocked", f"#{foreign.number} on {state.branch} has no bot marker: not the bot's pull "
                     "request (or its body was rewritten); not touched", foreign)
-    ours = [p for p in pulls if texts.read_identity(p.body) is not None]
-    open_pr = next((p for p in ours if p.state == "open"), None)
+    open_pr = next((p for p in pulls if p.state == "open"), None)
     if open_pr is not None:
-        return _open(state, open_pr)
+        step = _open(state, open_pr)
+        if step.action in ("kept", "nothing") or (step.action == "up-to-date" and not step.labels) \
+                or state.ours(open_pr):
+            return step  # the account is asked only before a write: a run with nothing to do asks one request
+        return Step("blocked", f"#{open_pr.number} on {state.branch} carries the bot's marker but was opened by "
+                    f"{open_pr.author or 'someone'}, not the bot's account {state.account()}; not touched", open_pr)
+    ours = [p for p in pulls if state.ours(p)]
     if fp is None:
         return _leftover(state, ours)
     closed = next((p for p in ours if p.state == "closed" and not p.merged and _fingerprint(p) == fp), None)

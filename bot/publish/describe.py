@@ -51,16 +51,17 @@ class Context:
 
 
 def what(ctx: Context) -> list[str]:
-    summary = wording.summary(ctx.rules, ctx.report, ctx.findings)
+    summary = wording.summary(ctx.rules, ctx.report, ctx.findings)  # rule values and keys: `plain`
+    summary = ctx.plain(summary[:1].upper() + summary[1:])
     count = len(ctx.fixed)
     lead = f"Follow-up to {ctx.upstream_ref}. " if ctx.upstream_ref else ""
     rules = ", ".join(f"**{ctx.plain(r.title)}** (`{r.id}`)" for r in ctx.rules)
     plural = "s" if count != 1 else ""
     if wording.change_type(ctx.rules) == "fix":
-        first = (f"{summary[:1].upper()}{summary[1:]}: {count} override{plural} that "
+        first = (f"{summary}: {count} override{plural} that "
                  f"{'break' if plural else 'breaks'} {rules}.")
     else:
-        first = f"{summary[:1].upper()}{summary[1:]} ({count} override{plural}), as {rules} asks."
+        first = f"{summary} ({count} override{plural}), as {rules} asks."
     out = [lead + first]
     for rule in ctx.rules:
         why = _origin_text(ctx, rule)
@@ -103,8 +104,10 @@ def test(ctx: Context) -> list[str]:
                        f"{_cell(ctx, _cut(launch.before))} | {_cell(ctx, _cut(launch.after))} |")
         if len(ctx.outcomes) > MAX_ROWS:
             out.append(f"\n... and {len(ctx.outcomes) - MAX_ROWS} more launches.")
+    longest = max((len(run) for run in re.findall(r"`+", ctx.command)), default=0)
+    fence = "`" * max(3, longest + 1)  # a backtick run in the command cannot close the block
     out += ["", "The launches themselves (the training jobs) were not run.", "", "Reproduce locally:", "",
-            "```sh", ctx.command, "```"]
+            f"{fence}sh", ctx.command, fence]
     return out
 
 
@@ -142,11 +145,9 @@ def changes(ctx: Context) -> list[str]:
 
 
 def _note(ctx: Context, note: str) -> str:
-    """A note whose `code` parts quote upstream source: those become safe code spans (so `<` stays `<`
-    and a backtick in the source cannot end the span), the prose around them cannot link or mention."""
-    parts = re.split(r"(`[^`\n]+`)", " ".join(note.split()))
-    return "".join(ctx.code(part[1:-1]) if part.startswith("`") and part.endswith("`") and len(part) > 2
-                   else ctx.plain(part).replace("[", "\\[").replace("]", "\\]") for part in parts)
+    """A note whose `code` parts quote upstream source: `plain` makes those safe code spans (so `<` stays
+    `<` and a backtick in the source cannot end the span); the prose around them cannot link or mention."""
+    return ctx.plain(" ".join(note.split()))
 
 
 def usage(ctx: Context) -> list[str]:

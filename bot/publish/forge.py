@@ -37,18 +37,23 @@ class PullInfo:
     head: str
     url: str
     labels: tuple[str, ...] = ()
+    author: str = ""  # the login that opened it
 
 
 @dataclass(frozen=True)
 class CommentInfo:
     id: int
     body: str
-    user: str
+    user: str  # the login that wrote it
 
 
 class Forge(Protocol):
     @property
     def requests(self) -> int: ...
+
+    def account(self) -> str:
+        """The login the forge acts as: only its pull requests and comments are the bot's."""
+        ...
 
     def pulls(self, branch: str) -> list[PullInfo]: ...
     def create_pull(self, branch: str, base: str, title: str, body: str, draft: bool) -> PullInfo: ...
@@ -111,9 +116,12 @@ def _transient(exc: Exception) -> tuple[bool, float | None, bool]:
 
 class GitHubForge:
     def __init__(self, api_url: str, full_name: str, auth: Any, policy: RetryPolicy | None = None,
-                 throttle: bool = True) -> None:
+                 throttle: bool = True, account: str | None = None) -> None:
+        """`account`: the bot's login when the credentials tell it (a GitHub App's `<slug>[bot]`); else it
+        is asked (GET /user) the first time it is needed."""
         from github import Github
 
+        self._account = account
         self.policy = policy or RetryPolicy()
         self._counter = _RequestCounter()
         logger = logging.getLogger("github.Requester")
@@ -154,6 +162,13 @@ class GitHubForge:
                     raise ForgeError(f"GitHub API: {what} failed: {detail}", status) from None
                 self.policy.sleep(self.policy.delay(attempt, after))
         raise AssertionError("unreachable")
+
+    def account(self) -> str:
+        if self._account is None:
+            login = self._call("reading which account the token is (GET /user)",
+                               lambda: str(self._github.get_user().login), repeatable=True)
+            self._account = login
+        return self._account
 
     # ---- pulls ---------------------------------------------------------------------
     def pulls(self, branch: str) -> list[PullInfo]:
@@ -235,6 +250,7 @@ def _pull(raw: Any) -> PullInfo:
         number=raw.number, state=raw.state, merged=raw.merged_at is not None, title=raw.title or "",
         body=raw.body or "",
         head=raw.head.ref, url=raw.html_url or "", labels=tuple(label.name for label in raw.labels),
+        author=raw.user.login if raw.user else "",
     )
 
 
@@ -252,22 +268,27 @@ def _message(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def auth_for(credentials: Any, api_url: str, full_name: str) -> tuple[Any, str | None]:
-    """PyGithub auth and the token git should push with."""
+ACTIONS_ACCOUNT = "github-actions[bot]"  # who the Actions GITHUB_TOKEN writes as (it cannot read GET /user)
+
+
+def auth_for(credentials: Any, api_url: str, full_name: str) -> tuple[Any, str | None, str | None]:
+    """PyGithub auth, the token git should push with, and the bot's login when the credentials tell it."""
     from github import Auth, GithubIntegration
 
     if credentials.kind == "token":
-        return Auth.Token(credentials.token), credentials.token
+        return Auth.Token(credentials.token), credentials.token, (
+            ACTIONS_ACCOUNT if credentials.is_actions_token else None)
     app = Auth.AppAuth(credentials.app_id, credentials.private_key)
     try:
         integration = GithubIntegration(auth=app, base_url=api_url)
         owner, name = full_name.split("/")
         installation = integration.get_repo_installation(owner, name)
         token = integration.get_access_token(installation.id).token
+        slug = installation.app_slug
     except Exception as exc:
         raise ForgeError(f"GitHub App {credentials.app_id}: cannot get an installation token for {full_name}: "
                          f"{_message(exc)}") from None
     from bot.secrets import register
 
     register(token)
-    return Auth.Token(token), token
+    return Auth.Token(token), token, f"{slug}[bot]" if slug else None

@@ -21,7 +21,7 @@ from bot.model import Finding, PublishDecision, Reason, Report, SkipKind
 from bot.publish import body as texts
 from bot.publish import describe, template
 from bot.publish.decide import GroupState, Step, decide
-from bot.publish.forge import Forge, ForgeError, PullInfo
+from bot.publish.forge import CommentInfo, Forge, ForgeError, PullInfo
 from bot.publish.vcs import Author, GitError, Remote
 from bot.report.diff import render as render_diff
 from bot.rules.model import Rule
@@ -123,7 +123,7 @@ class Publisher:
         findings = [f for f in group.report.findings if f.rule in ids]
         state = GroupState(group.id, branch, tuple(r.id for r in group.rules), fp, remote_sha, findings,
                            group.scan_errors, tuple(self.repo.labels), lambda: self.forge.pulls(branch),
-                           lambda number: self.human_editor(number, branch, remote_sha))
+                           lambda number: self.human_editor(number, branch, remote_sha), self.forge.account)
         step = decide(state)
         return self.carry_out(step, worktree, branch, group, findings, diff, fp, base_sha, remote_sha)
 
@@ -140,14 +140,14 @@ class Publisher:
             self.forge.add_labels(pr.number, step.labels)
         if step.action in ("update", "open"):
             assert fp is not None
-            title, text, message = self.texts(worktree, group.rules, group.report, findings, fp, base_sha)
+            title, text, message, short = self.texts(worktree, group.rules, group.report, findings, fp, base_sha)
             sha = self.build(worktree, group.report, message)
             self.remote.push(sha, branch, remote_sha)
             if pr is not None:
-                self.forge.update_pull(pr.number, title, text)
+                self.update_pull(pr.number, title, text, short)
                 return Decision(group.id, branch, "updated", f"rebuilt on {self.default} {base_sha[:12]}", number,
                                 url)
-            opened = self.open_pull(branch, title, text)
+            opened = self.open_pull(branch, title, text, short)
             if self.repo.labels:
                 self.forge.add_labels(opened.number, list(self.repo.labels))
             return Decision(group.id, branch, "opened", title, opened.number, opened.url)
@@ -167,15 +167,9 @@ class Publisher:
         commenting removes every closing comment but the first, so one stays whoever was first.
         """
         fixed_by = self.fixed_by(pr, base_sha, remote_sha)
-        if not any(c.body.startswith(texts.CLOSE_MARKER) for c in self.forge.comments(pr.number)):
-            text = texts.closing_comment(base_sha, fixed_by)
-            self.forge.comment(pr.number, text)
-            after = self.forge.comments(pr.number)
-            mine = [c for c in after if c.body == text]
-            bot = mine[-1].user if mine else None  # whoever posted it is the bot: only its comments go
-            closing = sorted((c for c in after if c.user == bot and c.body.startswith(texts.CLOSE_MARKER)),
-                             key=lambda c: c.id)
-            for extra in closing[1:]:
+        if not self.own_comments(pr.number, texts.CLOSE_MARKER):
+            self.forge.comment(pr.number, texts.closing_comment(base_sha, fixed_by))
+            for extra in self.own_comments(pr.number, texts.CLOSE_MARKER)[1:]:
                 self.forge.delete_comment(extra.id)
         self.forge.close_pull(pr.number)
         if remote_sha is not None:
@@ -205,17 +199,38 @@ class Publisher:
             return []
         return [tuple(line.split("\x1f", 1)) for line in out.splitlines() if "\x1f" in line]  # type: ignore[misc]
 
-    def open_pull(self, branch: str, title: str, text: str) -> PullInfo:
+    def update_pull(self, number: int, title: str, text: str, short: str) -> None:
+        try:
+            self.forge.update_pull(number, title, text)
+        except ForgeError as exc:
+            if exc.status != 422 or text == short:
+                raise
+            self.forge.update_pull(number, title, short)  # the pushed change keeps a body that names it
+
+    def own_comments(self, number: int, marker: str) -> list[CommentInfo]:
+        """The bot's comments on the pull request that start with `marker`, oldest first: written by its
+        account (a person's comment quoting the marker is theirs)."""
+        me = self.forge.account().lower()
+        return sorted((c for c in self.forge.comments(number) if c.user.lower() == me and c.body.startswith(marker)),
+                      key=lambda c: c.id)
+
+    def open_pull(self, branch: str, title: str, text: str, short: str) -> PullInfo:
+        """Open the pull request of the pushed branch; `short`: the body to fall back to when GitHub refuses
+        the full one (422), so the branch never stays without its pull request."""
         try:
             return self.forge.create_pull(branch, self.default, title, text, self.repo.draft)
-        except ForgeError:
+        except ForgeError as exc:
             # the request may have been applied before its answer was lost: look before failing
-            again = [p for p in self.forge.pulls(branch) if p.state == "open" and texts.read_identity(p.body)]
+            me = self.forge.account().lower()
+            again = [p for p in self.forge.pulls(branch) if p.state == "open" and texts.read_identity(p.body)
+                     and p.author.lower() == me]
             if again:
                 if again[0].body != text:
                     self.forge.update_pull(again[0].number, title, text)
                 return again[0]
-            raise
+            if exc.status != 422 or text == short:
+                raise
+            return self.forge.create_pull(branch, self.default, title, short, self.repo.draft)
 
     def human_editor(self, number: int | None, branch: str, remote_sha: str | None) -> str | None:
         """The first person other than the bot with a commit on the branch, or None."""
@@ -233,7 +248,7 @@ class Publisher:
         return name
 
     def leave_comment(self, number: int, text: str) -> None:
-        mine = [c for c in self.forge.comments(number) if texts.COMMENT_MARKER in c.body]
+        mine = self.own_comments(number, texts.COMMENT_MARKER)
         if not mine:
             self.forge.comment(number, text)
         elif mine[0].body != text:
@@ -241,15 +256,17 @@ class Publisher:
 
     # ---- content -------------------------------------------------------------------
     def texts(self, worktree: Path, rules: list[Rule], report: Report, findings: list[Finding], fp: str,
-              base_sha: str) -> tuple[str, str, str]:
-        """(title, body, commit message) of the pull request, from the files as the scan read them."""
+              base_sha: str) -> tuple[str, str, str, str]:
+        """(title, body, commit message, the short body if GitHub refuses the full one) of the pull request,
+        from the files as the scan read them."""
         identity = texts.Identity(tuple(r.id for r in rules), base_sha or None, fp)
         ctx = describe.Context(rules, report, findings, self.command_for(rules), texts.code, texts.plain,
                                self.upstream_ref, self.notes, {r.id: self.origin(worktree, r) for r in rules},
                                self.outcomes(worktree, report), self.repo.github)
         title = texts.title(self.repo.title, self.repo.modules_for([r.id for r in rules]), rules, report, findings)
         text = texts.body(ctx, identity, template.sections(worktree))
-        return title, text, texts.commit_message(title, ctx)
+        short = texts.fallback_body(identity, ctx.command)
+        return title, text, texts.commit_message(title, ctx), short
 
     def command_for(self, rules: list[Rule]) -> str:
         """The command that shows this pull request's change locally: the run's own, or one per group."""

@@ -71,8 +71,9 @@ def publish(repo: RepoConfig, rules: list[Rule], options: PublishOptions,
     token = None
     if forge is None:
         assert credentials is not None
-        auth, token = auth_for(credentials, base_url, repo.github)
-        github: Forge = GitHubForge(base_url, repo.github, auth, options.retry, throttle=options.throttle)
+        auth, token, account = auth_for(credentials, base_url, repo.github)
+        github: Forge = GitHubForge(base_url, repo.github, auth, options.retry, throttle=options.throttle,
+                                    account=account)
     else:
         github = forge
         if credentials is not None and credentials.kind == "token":

@@ -8,6 +8,7 @@ through the environment, never with a token in a URL or on a command line.
 from __future__ import annotations
 
 import base64
+import os
 import re
 import shutil
 import tempfile
@@ -66,13 +67,19 @@ class Remote:
         return env
 
     def git(self, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-            network: bool = False) -> str:
+            network: bool = False, stdin: bytes | None = None) -> str:
+        """git's output. `stdin`: what git reads on its standard input (a commit message, a list of paths):
+        long text goes that way, by a file, since one argument holds 128 KB at most and all of them 2 MB."""
         import git
 
         runner = git.Git(str(cwd or self.local))
         try:
-            return str(runner.execute(["git", *args], env={**self._env(network), **(env or {})},
-                                      with_extended_output=False))
+            with tempfile.TemporaryFile() as given:  # unnamed: gone when closed
+                if stdin is not None:
+                    given.write(stdin)
+                    given.seek(0)
+                return str(runner.execute(["git", *args], env={**self._env(network), **(env or {})},
+                                          with_extended_output=False, istream=given if stdin is not None else None))
         except git.GitCommandError as exc:
             detail = (exc.stderr or exc.stdout or "").strip().splitlines()
             last = detail[-1] if detail else f"exit code {exc.status}"
@@ -134,10 +141,13 @@ class Remote:
     def commit(self, worktree: Path, paths: list[str], message: str, author: Author) -> str:
         identity = ["-c", f"user.name={author.name}", "-c", f"user.email={author.email}",
                     "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"]
-        self.git("add", "--", *paths, cwd=worktree)
+        listed = b"".join(os.fsencode(path) + b"\0" for path in paths)  # paths as written: no pathspec magic
+        self.git("--literal-pathspecs", "add", "--pathspec-from-file=-", "--pathspec-file-nul", cwd=worktree,
+                 stdin=listed)
         who = {"GIT_AUTHOR_NAME": author.name, "GIT_AUTHOR_EMAIL": author.email,
                "GIT_COMMITTER_NAME": author.name, "GIT_COMMITTER_EMAIL": author.email}
-        self.git(*identity, "commit", "--quiet", "--no-verify", "-m", message, cwd=worktree, env=who)
+        self.git(*identity, "commit", "--quiet", "--no-verify", "--file=-", cwd=worktree,
+                 env=who, stdin=message.encode("utf-8", "surrogateescape"))
         return self.git("rev-parse", "HEAD", cwd=worktree)
 
     def push(self, sha: str, branch: str, expected: str | None) -> None:

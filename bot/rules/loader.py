@@ -18,6 +18,8 @@ from bot.rules.sections import list_items, parse_ensure, parse_fix, parse_relati
 
 CHANGE_TYPES = ("fix", "chore", "refactor")
 RULE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+# the id ends the branch name (<prefix><id>): what git check-ref-format refuses in a name's last part
+_NOT_A_BRANCH = re.compile(r"\.\.|\.lock$|\.$")
 
 
 def bundled_rules_dir() -> Path:
@@ -56,6 +58,9 @@ def parse_rule(data: Any, path: Path) -> Rule:
     rule_id = c.string(doc.get("id", path.stem), "id")
     if not RULE_ID.match(rule_id):
         raise c.fail("id", f"expected lower-case letters, digits, '.', '_' or '-', got {rule_id!r}")
+    if _NOT_A_BRANCH.search(rule_id):
+        raise c.fail("id", f"expected a name git takes for a branch (no '..', no '.' or '.lock' at the end), "
+                           f"got {rule_id!r}")
     if rule_id != path.stem:
         raise c.fail("id", f"expected the file name's stem {path.stem!r}, got {rule_id!r}")
     severity = doc.get("severity", "error")

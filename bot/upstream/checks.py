@@ -8,6 +8,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from bot.pyparse import parse_cst
 from bot.upstream.conditions import Constraint, aliases, collection, conditions, dotted, reads_config, substitute
 
 
@@ -48,6 +49,8 @@ class NotUnderstood:
     reason: str
 
     def describe(self) -> str:
+        if not self.text:  # the file as a whole: not read, or failed
+            return f"{self.path}: validation not read: {self.reason}"
         said = f' ("{self.message}")' if self.message else ""
         return f"{self.path}:{self.line}: validation changed, not understood: `{self.text}`{said}: {self.reason}"
 
@@ -59,7 +62,7 @@ def _is_exit(statement: cst.BaseStatement, kinds: tuple[type, ...]) -> bool:
 def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, str]], list[NotUnderstood]]:
     """The checks of one file, per class the annotations of its attributes, and checks not understood."""
     try:
-        module = cst.parse_module(source)
+        module = parse_cst(source)
     except cst.ParserSyntaxError:
         return [], {}, []
     wrapper = cst.MetadataWrapper(module)

@@ -20,6 +20,7 @@ import ast
 import re
 from collections import defaultdict
 
+from bot.pyparse import TooDeep, parse_ast
 from bot.upstream.values import ClassInfo, Scope, Values, annotated, name_of, returned_type
 
 CONVERSIONS = re.compile(r"(conf|dataclass|container|copy|instantiate|structured)", re.IGNORECASE)
@@ -53,11 +54,14 @@ class Flow(Values):
             if is_test_path(path):
                 continue
             try:
-                self._index(ast.parse(source))
+                self._index(parse_ast(source))
             except (SyntaxError, ValueError, RecursionError):
                 continue
         for mapping in self.maps:
-            self._role(mapping, (None, None))
+            try:
+                self._role(mapping, (None, None))
+            except RecursionError:  # an expression nested deeper than the analysis follows: left out
+                continue
         for cls, nodes in targets.items():
             for owner in self._mro(cls) or [cls]:  # a node of class C runs C's methods and its bases'
                 self.attrs[owner]["__self__"].update(nodes)
@@ -143,17 +147,23 @@ class Flow(Values):
                 self.bindings[scope][param].update(self.attrs[type_name].get("__self__", set()))
             for scope, nodes in steps:
                 for node in nodes:
-                    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-                        self._assign(node, scope)
-                        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) for t in node.targets):
-                            self._role(node, scope)
-                    elif isinstance(node, ast.Dict):
-                        self._role(node, scope)
-                    elif isinstance(node, ast.Call):
-                        self._call(node, scope)
+                    try:
+                        self._step(node, scope)
+                    except RecursionError:  # an expression nested deeper than the analysis follows: left out
+                        continue
             self._nested_fields()
             if self._size() == before:
                 return
+
+    def _step(self, node: ast.AST, scope: Scope) -> None:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            self._assign(node, scope)
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) for t in node.targets):
+                self._role(node, scope)
+        elif isinstance(node, ast.Dict):
+            self._role(node, scope)
+        elif isinstance(node, ast.Call):
+            self._call(node, scope)
 
     def _size(self) -> int:
         return sum(len(v) for b in self.bindings.values() for v in b.values()) + sum(
@@ -216,8 +226,8 @@ def _join(prefix: str, name: str) -> str:
 def holder_paths(flow: Flow, holder: str, cls: str | None, func: str | None) -> set[str]:
     """The paths of the object a check reads (`self.config.actor`, `config.data`) in its scope."""
     try:
-        node = ast.parse(holder, mode="eval").body
-    except SyntaxError:
+        node = parse_ast(holder, mode="eval").body
+    except (SyntaxError, ValueError, TooDeep):
         return set()
     found = flow.paths(node, (cls, func))
     if not found and cls is not None and func is not None:

@@ -16,6 +16,7 @@ from typing import Any
 from bot.upstream.checks import Check, NotUnderstood, checks_in
 from bot.upstream.flow import is_test_path
 from bot.upstream.propose import Places, Proposal, equivalent, propose
+from bot.upstream.sources import text_of, too_large
 
 
 def _allowed(check: Check) -> set[Any] | None:
@@ -128,18 +129,26 @@ def infer(root: Path, before: str, after: str, existing: list[Any]) -> Inference
     candidates: list[tuple[list[Check], dict[str, dict[str, str]]]] = []
     result = Inference()
     for diff in old.diff(new):
+        before_unread = None  # why the file before the change was not read: its checks are not known then
         if diff.a_path and diff.a_path.endswith(".py") and not diff.new_file and not is_test_path(diff.a_path):
-            text = old.tree[diff.a_path].data_stream.read().decode("utf-8", "replace")
-            checks, _, unread = _checks(text, diff.a_path)
-            old_checks.extend(checks)
-            old_unread.update(u.text for u in unread)
+            blob = old.tree[diff.a_path]
+            before_unread = too_large(blob)
+            if before_unread is None:
+                checks, _, unread = _checks(text_of(blob), diff.a_path)
+                old_checks.extend(checks)
+                old_unread.update(u.text for u in unread if u.text)
         path = diff.b_path or ""
         if not path.endswith(".py") or diff.deleted_file or is_test_path(path):
             continue
-        checks, types, unread = _checks(new.tree[path].data_stream.read().decode("utf-8", "replace"), path)
+        blob = new.tree[path]
+        skipped = too_large(blob) or (f"before the change: {before_unread}" if before_unread else None)
+        if skipped is not None:
+            result.not_understood.append(NotUnderstood(path, 0, "", "", skipped))
+            continue
+        checks, types, unread = _checks(text_of(blob), path)
         candidates.append((checks, types))
         result.not_understood.extend(unread)
-    result.not_understood = [u for u in result.not_understood if u.text not in old_unread]
+    result.not_understood = [u for u in result.not_understood if not (u.text and u.text in old_unread)]
     places = Places(new)
     for checks, types in candidates:
         fresh: list[tuple[Check, Check | None]] = []

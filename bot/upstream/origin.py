@@ -25,6 +25,7 @@ CITATION = re.compile(r"^(?:(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+))?#(?P<numb
 CHECK_LINE = re.compile(r"^\s*(?:assert|if|elif|raise)\b")
 PR_SUBJECT = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)\b")
 MAX_CHECK_LINES = 8
+MAX_TRACED = 4096  # characters of a check line `git log -S` looks for (an argument holds 128 KB at most)
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ def _current_check(root: Path, rule: Rule, paths: list[str]) -> tuple[str, str] 
 
 def _introduced(root: Path, line: str, paths: list[str]) -> tuple[str, str] | None:
     """The oldest commit that added `line` to one of `paths` (git log -S counts occurrences)."""
-    if not paths:
+    if not paths or len(line) > MAX_TRACED:
         return None
     out = _git(root, "log", "--reverse", "--format=%H%x1f%s", f"-S{line}", "--", *paths)
     first = out.splitlines()[0] if out.strip() else ""

@@ -9,6 +9,7 @@ from typing import Any
 from bot.upstream.checks import Check, NotUnderstood
 from bot.upstream.conditions import CONFIG_WORDS
 from bot.upstream.flow import Flow, holder_paths, is_test_path
+from bot.upstream.sources import text_of, too_large
 
 
 @dataclass
@@ -45,7 +46,8 @@ def config_targets(commit: Any, follows: dict[str, set[str]] | None = None) -> d
                 follows.setdefault(source.group(1), set()).add(prefix)
 
     for blob in commit.tree.traverse():
-        if blob.type != "blob" or not str(blob.path).endswith((".yaml", ".yml")) or is_test_path(str(blob.path)):
+        if blob.type != "blob" or not str(blob.path).endswith((".yaml", ".yml")) or is_test_path(str(blob.path)) \
+                or too_large(blob):
             continue
         data = blob.data_stream.read()
         if b"_target_" not in data:
@@ -78,8 +80,8 @@ class Places:
             sources = {}
             for blob in self.commit.tree.traverse():
                 path = str(blob.path)
-                if blob.type == "blob" and path.endswith(".py") and not is_test_path(path):
-                    sources[path] = blob.data_stream.read().decode("utf-8", "replace")
+                if blob.type == "blob" and path.endswith(".py") and not is_test_path(path) and not too_large(blob):
+                    sources[path] = text_of(blob)
             self._flow = Flow(sources, self.targets)
         return self._flow
 

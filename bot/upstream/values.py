@@ -13,6 +13,8 @@ import ast
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from bot.pyparse import TooDeep, parse_ast
+
 Scope = tuple[str | None, str | None]  # (class, function)
 Names = dict[Scope, dict[str, set[str]]]
 
@@ -36,8 +38,8 @@ def annotated(node: ast.expr | None) -> str | None:
     """The class an annotation names: `C`, `mod.C`, `Optional[C]`, `C | None`, `"C"`."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         try:
-            node = ast.parse(node.value, mode="eval").body
-        except SyntaxError:
+            node = parse_ast(node.value, mode="eval").body
+        except (SyntaxError, ValueError, TooDeep):
             return None
     if isinstance(node, ast.Subscript) and name_of(node.value) == "Optional":
         return annotated(node.slice)

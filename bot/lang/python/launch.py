@@ -17,6 +17,7 @@ from libcst.metadata import PositionProvider
 from bot.hydra.grammar import HydraSyntaxError, parse_override
 from bot.ir import Setting, SettingGroup
 from bot.lang.python.prefilter import LOOKS_LIKE_OVERRIDE, OVERRIDE_TEXT
+from bot.pyparse import TooDeep, parse_cst
 
 
 @dataclass
@@ -59,13 +60,17 @@ def _raw_head(literal: cst.SimpleString, stop: str) -> tuple[str, int]:
 
 
 def python_errors(data: bytes) -> int:
-    return 1 if parse(data) is None else 0
-
-
-def parse(data: bytes) -> cst.Module | None:
-    """libcst's tree of the file; None when libcst cannot parse it."""
     try:
-        return cst.parse_module(data)
+        return 1 if parse(data) is None else 0
+    except TooDeep:
+        return 1
+
+
+def parse(data: bytes | str) -> cst.Module | None:
+    """libcst's tree of the file; None when libcst cannot parse it. Raises TooDeep for Python nested
+    deeper than libcst can take (bot.pyparse): that file is an error, not a file without overrides."""
+    try:
+        return parse_cst(data)
     except (cst.ParserSyntaxError, UnicodeDecodeError, ValueError):
         return None
 
@@ -152,7 +157,7 @@ class _Collector(cst.CSTVisitor):
 def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[SettingGroup], _Offsets]:
     from bot.lang.shell.launchers import CONSOLE, console_module, find_entry
 
-    module = cst.parse_module(data) if module is None else module
+    module = parse_cst(data) if module is None else module
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     collector = _Collector()
     wrapper.visit(collector)

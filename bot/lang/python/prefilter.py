@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 
 from bot.lang.shell.launchers import PYTHON, RUNNERS, TORCHRUN, WRAPPERS, console_target
+from bot.pyparse import TooDeep, parse_ast
 
 # a string that starts like an override (a dotted key, or any key and `=`: a group choice `model=x`):
 # without one, libcst (slow) is not run at all
@@ -39,10 +39,8 @@ def _executable(node: ast.expr) -> bool:
 def stdlib_tree(data: bytes) -> ast.Module | None:
     """The stdlib's tree of the file; None when this Python cannot parse it (libcst decides then)."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(data)
-    except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
+        return parse_ast(data)
+    except (SyntaxError, ValueError, UnicodeDecodeError, TooDeep):
         return None
 
 
