@@ -428,3 +428,12 @@ def test_markdown_sections(report: Report) -> None:
     assert "- `bin/x.sh`: not UTF-8" in out and "optional-rule" not in out
     empty = render("markdown", empty_report())
     assert "No findings" in empty and "Needs a person" not in empty and "<details>" not in empty
+
+
+def test_rule_text_in_the_markdown_report_is_inert() -> None:
+    """The step summary renders rule titles and messages: nothing in them goes live."""
+    from bot.report.markdown import text
+
+    shown = text("## Hi @team, see #12, https://example.invalid/x [link](u) ![image](u)")
+    assert "\\@team" in shown and "https\\://" in shown and "\\[link\\](u)" in shown
+    assert shown.startswith("\\#\\#") and "\\!\\[image" in shown

@@ -8,7 +8,7 @@ from collections import Counter
 from bot.model import WRITING, Finding, Report, RuleInfo, Status
 from bot.report.summary import changed_words
 
-_PUNCT = re.compile(r"([\\`*_\[\]<>|~#!&])")
+_PUNCT = re.compile(r"([\\`*_\[\]<>|~#!&@:])")  # `@` and `:`: no mention, no autolinked URL
 _BACKTICKS = re.compile(r"`+")
 
 
@@ -27,7 +27,8 @@ def render(report: Report) -> str:
 
 
 def text(value: str) -> str:
-    """Plain text safe in a table cell: Markdown punctuation escaped, line breaks flattened."""
+    """Plain text safe in a table cell: Markdown punctuation escaped (rule text and file contents reach it, so
+    no heading, link, image, mention or autolinked URL goes live), line breaks flattened."""
     return _PUNCT.sub(r"\\\1", _one_line(value))
 
 
