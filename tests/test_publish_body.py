@@ -237,3 +237,13 @@ def test_pipes_are_escaped_in_table_cells_only_and_the_commit_message_is_plain_t
     assert code("a|b", cell=True) == "`a\\|b`"  # a table cell: the pipe would end the cell
     message = commit_message("[megatron] fix: set use_mbridge=True in 1 launch script", ctx)
     assert "**" not in message and "The check came with #5 (aaaaaaaa), Check a | b (#5)." in message
+
+
+def test_the_templates_own_headings_stay_as_written(bed: Bed, tmp_path: Path) -> None:
+    """A repository's checks look for its template's headings verbatim (verl's `### Design & Code Changes`)."""
+    bed.commit_upstream({".github/pull_request_template.md": "### What & why\n\n### Design & Code Changes *(if any)*\n"},
+                        "Add a PR template")
+    assert decision(_run(bed, _rules(tmp_path, None)))[0] == "opened"
+    (pr,) = bed.ours()
+    assert "\n### Design & Code Changes *(if any)*\n" in str(pr["body"])
+    assert str(pr["body"]).startswith("### What & why\n")

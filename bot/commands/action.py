@@ -14,13 +14,19 @@ and the SARIF file:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.errors import UserError
+from bot.secrets import redact
+
+if TYPE_CHECKING:
+    from bot.model import Report
 
 # input name (action.yml) -> what it means; each reaches the entry point as BOT_INPUT_<NAME>
 INPUTS = {
@@ -164,3 +170,27 @@ def _has_commit(workspace: Path, sha: str) -> bool:
 def _git(workspace: Path, *words: str) -> str:
     result = subprocess.run(["git", "-C", str(workspace), *words], capture_output=True, text=True, check=False)
     return result.stdout if result.returncode == 0 else ""
+
+
+def report_to_actions(args: argparse.Namespace, report: Report, triggered: list[str] | None = None,
+                      annotate: bool = False) -> None:
+    """In GitHub Actions: the markdown report in the step summary and the step's outputs (findings and
+    notes counted apart, pull request URLs, the rules that ran, the SARIF file); with `annotate`, an
+    annotation per finding on stdout unless the report itself is already in that format."""
+    from bot import actions
+    from bot.model import Status
+    from bot.report import render
+
+    if not actions.in_actions():
+        return
+    if annotate and args.format != "github":
+        sys.stdout.write(redact(render("github", report)))
+    actions.write_summary(redact(render("markdown", report)))
+    open_ = [f for f in report.findings if f.status is not Status.FIXED]
+    urls = [d.url for d in report.publish.decisions if d.url] if report.publish else []
+    ran = triggered if triggered is not None else sorted(r.id for r in report.rules if r.enabled)
+    sarif = getattr(args, "sarif", None)
+    actions.set_outputs({"findings": str(sum(not f.is_note for f in open_)),
+                         "notes": str(sum(f.is_note for f in open_)),
+                         "pr-urls": json.dumps(urls), "triggered": json.dumps(ran),
+                         "sarif-file": str(sarif) if sarif is not None else ""})

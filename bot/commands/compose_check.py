@@ -8,6 +8,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from bot.commands.action import report_to_actions
 from bot.commands.output import (
     EXIT_INTERNAL,
     FORMATS,
@@ -19,7 +20,6 @@ from bot.commands.output import (
     git_repository,
     local_repository,
     remaining_code,
-    report_to_actions,
     sarif_option,
 )
 

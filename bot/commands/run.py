@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.commands.action import report_to_actions
 from bot.commands.output import (
     EXIT_INTERNAL,
     EXIT_OK,
@@ -23,7 +24,6 @@ from bot.commands.output import (
     record_publish,
     relative,
     remaining_code,
-    report_to_actions,
     rule_options,
     sarif_option,
     say_local_dry_run,

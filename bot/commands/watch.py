@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.commands.action import report_to_actions
 from bot.commands.output import (
     EXIT_OK,
     FORMATS,
@@ -27,7 +28,6 @@ from bot.commands.output import (
     local_repository,
     record_publish,
     remaining_code,
-    report_to_actions,
     rule_options,
     sarif_option,
     say_local_dry_run,

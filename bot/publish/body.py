@@ -157,7 +157,8 @@ def _assemble(ctx: describe.Context, identity: Identity, layout: list[template.S
             sections.append(template.Section("###", title_text, role))
     ctx.test_heading = next(s.title for s in sections if s.role == "test")
     for section in sections:
-        parts += [f"{section.marks} {plain(section.title)}", ""]
+        # the repository's own template headings, verbatim: its checks look for them as written
+        parts += [f"{section.marks} {' '.join(section.title.split())}", ""]
         if section.role in used and section.role not in ("other", "checklist"):
             parts += ["See above.", ""]
             continue
