@@ -220,8 +220,39 @@ def watch_upstream(corpus: Corpus, scratch: Path, commit: str) -> Path:
     return config
 
 
+FORMATS = ("text", "markdown", "json", "sarif", "diff", "github")
+_STAND_IN = re.compile(r"\$\{?(DOC_\d|D\d+_)")  # a doc's `<placeholder>` as the shell view names it
+
+
+def counts_and_hygiene(bot: Bot, scratch: Path, tree: Path, others: list[dict[str, Any]]) -> list[str]:
+    """What a run reports does not rest on how it ran (`--jobs 1`, `--jobs 2`, a warm cache), and no output
+    names the machine's path of the tree (but as the `repo` it was named by) or a doc's stand-in name."""
+    errors: list[str] = []
+    plain = ("run", "--repo", str(tree), "--dry-run", "--format", "json")
+    cache = str(scratch / "count-cache")
+    runs = {"--jobs 1": bot(*plain, "--no-cache", "--jobs", "1"), "--jobs 2": bot(*plain, "--no-cache", "--jobs", "2")}
+    bot(*plain, "--cache-dir", cache)
+    runs["warm"] = bot(*plain, "--cache-dir", cache)
+    seen = {how: (r["report"] or {}).get("summary", {}) | {"findings_list": (r["report"] or {}).get("findings")}
+            for how, r in runs.items()}
+    for how, found in seen.items():
+        found.pop("cache", None)  # how many results were reused: the one figure meant to differ
+        if found != seen["--jobs 1"]:
+            errors.append(f"counts: run {how} reports otherwise than run --jobs 1")
+    outputs = [(f"run --format {fmt}", bot("run", "--repo", str(tree), "--dry-run", "--no-cache", "--format", fmt))
+               for fmt in FORMATS] + [(f"report {i}", other) for i, other in enumerate(others)]
+    for what, done in outputs:
+        text = done["stdout"].replace(f'"repo": "{tree}"', "").replace(f"`{tree}` at", "")
+        if str(tree) in text or "file:///" in text:
+            errors.append(f"hygiene: {what} names the machine's path of the tree")
+        if _STAND_IN.search(text):
+            errors.append(f"hygiene: {what} shows a stand-in name ({_STAND_IN.search(text)[0]})")
+    return errors
+
+
 def check_snapshot(bot: Bot, corpus: Corpus, scratch: Path, full: str, tree: Path, label: str, enable: list[str],
-                   thorough: bool, watch_it: bool, judge_edits: list[str] | None = None) -> dict[str, Any]:
+                   thorough: bool, watch_it: bool, judge_edits: list[str] | None = None,
+                   hygiene: bool = True) -> dict[str, Any]:
     row: dict[str, Any] = {"commit": full[:10], "label": label, "errors": [], "canonical": {}}
     enables = [a for rule in enable for a in ("--enable", rule)]
     run = bot("run", "--repo", str(tree), "--dry-run", "--no-cache", "--format", "json", "--rules", str(RULES),
@@ -258,6 +289,8 @@ def check_snapshot(bot: Bot, corpus: Corpus, scratch: Path, full: str, tree: Pat
         row["errors"] += [f"edits: {path}: {key} no longer composes" for path, key in judged["broken"]]
         row["edits_compose"] = judged
     launches = bot("launches", "--repo", str(tree), "--format", "json")
+    if hygiene:
+        row["errors"] += counts_and_hygiene(bot, scratch, tree, [run, compose, launches])
     if launches["exit"] == 2 and "invalid choice" in launches["stderr"]:
         row["launches"] = None  # this version of the bot has no `launches` command
     else:
@@ -370,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edits-compose", action="store_true",
                         help="also write the bot's edits (optional bundled rules on) to a copy and compose again: "
                              "every launch they break is an error")
+    parser.add_argument("--no-hygiene", action="store_true",
+                        help="leave out the counts and output-hygiene checks (for a bot from before them)")
     args = parser.parse_args(argv)
     corpus = Corpus(args.corpus)
     chosen = snapshots(args.quick, args.only)
@@ -387,7 +422,8 @@ def main(argv: list[str] | None = None) -> int:
             own.mkdir()
             watch_it = not args.quick or "watch" in flags
             return check_snapshot(Bot(args.bot, own), corpus, own, full, tree, label, enable,
-                                  thorough=args.quick or label == newest, watch_it=watch_it, judge_edits=judge_edits)
+                                  thorough=args.quick or label == newest, watch_it=watch_it, judge_edits=judge_edits,
+                                  hygiene=not args.no_hygiene)
 
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             rows = list(pool.map(one, trees))
