@@ -241,8 +241,8 @@ def test_pipes_are_escaped_in_table_cells_only_and_the_commit_message_is_plain_t
 
 def test_the_templates_own_headings_stay_as_written(bed: Bed, tmp_path: Path) -> None:
     """A repository's checks look for its template's headings verbatim (verl's `### Design & Code Changes`)."""
-    bed.commit_upstream({".github/pull_request_template.md": "### What & why\n\n### Design & Code Changes *(if any)*\n"},
-                        "Add a PR template")
+    template = "### What & why\n\n### Design & Code Changes *(if any)*\n"
+    bed.commit_upstream({".github/pull_request_template.md": template}, "Add a PR template")
     assert decision(_run(bed, _rules(tmp_path, None)))[0] == "opened"
     (pr,) = bed.ours()
     assert "\n### Design & Code Changes *(if any)*\n" in str(pr["body"])
