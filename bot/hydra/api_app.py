@@ -53,13 +53,18 @@ class _Reading:
     loads: cst.BaseExpression | None = None
 
 
-@lru_cache(maxsize=256)
 def compose_api_app(path: Path) -> ApiApp | None:
     """The compose-API app of a Python file, or None when it does not call `initialize*` and `compose`."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+    return _api_app(text)
+
+
+@lru_cache(maxsize=256)
+def _api_app(text: str) -> ApiApp | None:
+    """The compose-API app of one Python text (cached by the text, never by a path)."""
     if "compose" not in text and "OmegaConf" not in text:
         return None
     try:

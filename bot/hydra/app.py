@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from bot import confined
 from bot.hydra.config_files import load_yaml
-from bot.hydra.decorator import COMPUTED, forget_decorators, hydra_main_arguments, too_deep_to_read, version_base_of
+from bot.hydra.decorator import COMPUTED, hydra_main_arguments, too_deep_to_read, version_base_of
 from bot.hydra.entry import entry_file, inside, missing_reason, repository_dir, run_dir, source_roots
-from bot.hydra.imported import forget_imports, imported_app
+from bot.hydra.imported import imported_app
 from bot.hydra.markers import CWD
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch
 
@@ -96,11 +95,6 @@ _FILES: dict[tuple[object, ...], Any] = {}  # what this scan found of the reposi
 def forget_files() -> None:
     """A scan, compose-check or listing begins: the repository's files may have changed since the last."""
     _FILES.clear()
-    forget_decorators()
-    forget_imports()
-    api = sys.modules.get("bot.hydra.api_app")  # imported (with libcst) only when a launch needed it
-    if api is not None:
-        api.compose_api_app.cache_clear()
 
 
 def _found(key: tuple[object, ...], find: Callable[[], Any]) -> Any:

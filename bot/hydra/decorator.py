@@ -13,13 +13,13 @@ UNDECLARED = "1.1"  # Hydra's behaviour for an app that declares no version_base
 def version_base_of(path: Path, function: str | None = None) -> str | None:
     """The `version_base` of the file's `@hydra.main` (the one `hydra_main_arguments` reads): its string,
     None where it says None (the installed Hydra's own behaviour), "1.1" where it says nothing."""
-    return _read(path, function)[3]
+    return _read(_source(path), function)[3]
 
 
 def hydra_main_arguments(path: Path, function: str | None = None) -> tuple[str | None, str | None, bool]:
     """(config_path, config_name, found) of the `@hydra.main(...)` on `function` (a console script's), else
     of the first in the file (the function may call it: `def cli_main(): hydra_main()`)."""
-    return _read(path, function)[:3]
+    return _read(_source(path), function)[:3]
 
 
 Arguments = tuple[str | None, str | None, bool, str | None]  # config_path, config_name, found, version_base
@@ -48,18 +48,22 @@ def decorator_names(text: str) -> tuple[set[str], set[str]]:
     return names, owners
 
 
+def _source(path: Path) -> str | None:
+    """The file's text (None: not readable as UTF-8): what is read of it is cached by this text, never by its path."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 @lru_cache(maxsize=256)
-def _read(path: Path, function: str | None = None) -> Arguments:
+def _read(text: str | None, function: str | None = None) -> Arguments:
     import libcst as cst
 
     from bot.hydra.path_expr import PathReader
     from bot.pyparse import TooDeep, parse_cst
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None, None, False, None
-    if "main" not in text:
+    if text is None or "main" not in text:
         return None, None, False, None
     try:
         module = parse_cst(text)
@@ -132,7 +136,3 @@ def too_deep_to_read(path: Path) -> str | None:
         return too_deep(path.read_bytes())
     except OSError:
         return None
-
-
-def forget_decorators() -> None:
-    _read.cache_clear()

@@ -50,20 +50,22 @@ def _text(path: Path) -> str:
         return ""
 
 
+def _parsed(path: Path) -> ast.Module | None:
+    """The file's tree, cached by its text (never by its path: the file may change between two scans)."""
+    text = _text(path)
+    return _tree(text) if text else None
+
+
 @lru_cache(maxsize=256)
-def _tree(path: Path) -> ast.Module | None:
+def _tree(text: str) -> ast.Module | None:
     try:
-        return parse_ast(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, TooDeep):
+        return parse_ast(text)
+    except (SyntaxError, ValueError, TooDeep):
         return None
 
 
-def forget_imports() -> None:
-    _tree.cache_clear()
-
-
 def _definition(path: Path, function: str | None) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    tree = _tree(path)
+    tree = _parsed(path)
     for node in tree.body if tree is not None else []:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
             return node
@@ -81,7 +83,7 @@ def _is_hydra_main(decorator: ast.expr, names: tuple[set[str], set[str]]) -> boo
 
 def _imported(root: Path, path: Path, function: str | None) -> list[tuple[Path, str | None]]:
     """Where the names the file runs (`function`, else what its `__main__` block calls) are imported from."""
-    tree = _tree(path)
+    tree = _parsed(path)
     if tree is None:
         return []
     names: dict[str, tuple[int, str, str | None]] = {}  # local name -> (level, module, its name there)

@@ -13,6 +13,7 @@ import io
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from bot import confined
@@ -72,13 +73,9 @@ def hydra_over(root: str, config_dir: str, version_base: str | None) -> Iterator
         GlobalHydra.instance().clear()
 
 
-_CLASS: list[type] = []
-
-
+@lru_cache(maxsize=1)
 def _source_class() -> type:
     """The source class, made once: hydra-core is imported only when something is composed."""
-    if _CLASS:
-        return _CLASS[0]
     from hydra._internal.core_plugins.file_config_source import FileConfigSource
     from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
 
@@ -170,5 +167,4 @@ def _source_class() -> type:
                     found.append(name[: name.rfind(".")] if "." in name else name)
             return sorted(set(found))
 
-    _CLASS.append(ConfinedSource)
     return ConfinedSource

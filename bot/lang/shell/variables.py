@@ -8,17 +8,17 @@ where the script never assigned it (the value comes from whoever runs the script
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 
 from bot.lang.shell.text import Definition
 
 Env = Mapping[str, tuple[Definition, ...]]
-_CALLERS: dict[str, Definition] = {}
 
 
+@cache
 def caller_definition(name: str) -> Definition:
-    if name not in _CALLERS:
-        _CALLERS[name] = Definition(name=name, kind="caller", line=0)
-    return _CALLERS[name]
+    """What the caller left in a variable: one Definition per name, so the same name is the same definition."""
+    return Definition(name=name, kind="caller", line=0)
 
 
 def reaching(env: Env, name: str) -> tuple[Definition, ...]:
