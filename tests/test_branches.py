@@ -7,6 +7,7 @@ config-group choice read from the same variable.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -141,6 +142,7 @@ python3 -m lab.train $ARGS
 def test_the_fast_base_copy_answers_as_omegaconf_copy_does(repo: Path) -> None:
     """Composer.fresh_copy (a pickling round trip) against OmegaConf's own copy, on every fixture launch."""
     from bot.engine.compose_check import check_script
+    from bot.engine.context import scan_context
     from bot.hydra.compose import Composer
     from tests.test_compose import SCRIPT, TREE
 
@@ -150,7 +152,8 @@ def test_the_fast_base_copy_answers_as_omegaconf_copy_does(repo: Path) -> None:
     for root, texts in scripts.values():
         for text in texts:
             parsed = analyse(text.encode(), path="run.sh")
-            fast = check_script("run.sh", root, parsed, Composer())
-            plain = check_script("run.sh", root, analyse(text.encode(), path="run.sh"), Composer(plain_copies=True))
+            fast = check_script("run.sh", scan_context(root), parsed)
+            plain = check_script("run.sh", replace(scan_context(root), composer=Composer(plain_copies=True)),
+                                 analyse(text.encode(), path="run.sh"))
             assert [(f.line, f.key, f.message) for f in fast] == [(f.line, f.key, f.message) for f in plain]
             assert fast or root == repo

@@ -12,21 +12,21 @@ from bot.engine.forks import Forks, can_fork
 pytestmark = pytest.mark.skipif(not can_fork(), reason="this platform cannot fork")
 
 
-def square_and_pid(number: int, add: int = 0) -> tuple[int, int]:
+def square_and_pid(state: object, number: int, add: int = 0) -> tuple[int, int]:
     return number * number + add, os.getpid()
 
 
-def echo_large(data: bytes) -> bytes:
+def echo_large(state: object, data: bytes) -> bytes:
     return data * 3  # an answer well beyond a pipe's buffer
 
 
-def refuse_seven(number: int) -> int:
+def refuse_seven(state: object, number: int) -> int:
     if number == 7:
         raise ValueError("seven is refused")
     return number
 
 
-def die_on_three(number: int) -> int:
+def die_on_three(state: object, number: int) -> int:
     if number == 3:
         os.kill(os.getpid(), signal.SIGKILL)
     return number
@@ -83,7 +83,7 @@ def test_an_abandoned_map_is_stopped_on_close() -> None:
     assert forks.workers == []
 
 
-def echo_forty_times(data: bytes) -> bytes:
+def echo_forty_times(state: object, data: bytes) -> bytes:
     return data * 40  # an answer far beyond the answers pipe
 
 

@@ -178,6 +178,7 @@ def test_the_packages_of_the_yaml_front_end_read_nothing_behind_a_link_out(tmp_p
 
 
 def test_a_gitmodules_linked_out_of_the_repository_is_not_read(tmp_path: Path) -> None:
+    from bot.engine.context import scan_context
     from bot.hydra.entry import missing_reason
     from bot.lang.shell.parse import analyse
 
@@ -187,7 +188,7 @@ def test_a_gitmodules_linked_out_of_the_repository_is_not_read(tmp_path: Path) -
     root = _repo(tmp_path, "python -m leaked_name.train\n")
     (root / ".gitmodules").symlink_to(outside / "modules")
     (launch,) = analyse((root / "run.sh").read_bytes(), path="run.sh").launches
-    assert missing_reason(root, launch) == "module leaked_name.train is not in the repository"
+    assert missing_reason(scan_context(root), launch) == "module leaked_name.train is not in the repository"
 
 
 def test_drift_exports_a_commit_with_links_out_of_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

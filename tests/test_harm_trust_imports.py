@@ -108,7 +108,7 @@ from bot.isolate_path import isolate
 isolate(sys.argv[1:])
 from bot.engine.forks import Forks
 
-def inside(_: int) -> list[str]:
+def inside(state: object, _: int) -> list[str]:
     root = os.path.realpath(".")
     return [p for p in sys.path if os.path.realpath(p or ".").startswith(root)]
 

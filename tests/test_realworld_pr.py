@@ -20,6 +20,7 @@ import pytest
 
 from bot.config import RepoConfig
 from bot.engine.compose_judge import newly_failing
+from bot.engine.context import repository_context
 from bot.publish.credentials import Credentials
 from bot.publish.forge import RetryPolicy
 from bot.publish.publisher import PublishResult
@@ -152,7 +153,8 @@ def test_optional_rules_come_as_a_separate_chore_pull_request_whose_launches_com
     assert not [line for line in changed_lines if "use_mbridge" in line]  # the fix is not in the chore
     changed = [p for p in verl.git("diff", "--name-only", "-z", "main", "bot/all-chore").split("\0") if p]
     assert len(changed) > 20
+    context = repository_context(verl.tree)
     for path in changed:  # Hydra composes every launch of the chore branch that composed before
         before, after = (subprocess.run(["git", "--git-dir", str(verl.bare), "show", f"{ref}:{path}"],
                                         capture_output=True, check=True).stdout for ref in ("main", "bot/all-chore"))
-        assert newly_failing(verl.tree, path, before, after) == [], path
+        assert newly_failing(context, path, before, after) == [], path

@@ -12,54 +12,32 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from bot.discover import SourceFile
-from bot.engine.checker import Waiting, scan_one
+from bot.engine.checker import Setup, Waiting, scan_one
 from bot.engine.forks import Forks, can_fork
 from bot.engine.wanted import scripts_of
-from bot.lang.focus import Focus, Scripts
+from bot.lang.focus import Scripts
 from bot.lang.kinds import PYTHON, SHELL, SHELL_FAMILY, YAML
 from bot.model import Outcome
-from bot.rules.evaluate import LaunchFacts
-from bot.rules.model import Rule
 
 PARALLEL_FROM = 400  # files; below this, starting workers outweighs the second core
 _LAYOUT_FREE = (*SHELL_FAMILY, PYTHON)  # kinds whose front ends never read the packages
 
 
-@dataclass(frozen=True)
-class Setup:
-    """What checking a file reads besides the file: the same in every worker."""
-
-    rules: list[Rule]
-    wanted: Focus | None
-    facts: LaunchFacts | None
-    config_dirs: tuple[str, ...]
-    seconds: float | None
-    packages: dict[str, str] | None = None
-    scripts: Scripts | None = None
+def _scan(setup: Setup, source: SourceFile) -> Outcome | Waiting | None:
+    return scan_one(source, setup)
 
 
-_STATE: Setup | None = None  # in each worker (and here): what a task reads; the fork hands it over
+def _use(setup: Setup, changes: dict[str, Any]) -> Setup:
+    """The setup with what the scan learnt (the packages, the scripts): each worker's, and the main process's."""
+    return replace(setup, **changes)
 
 
-def _scan(source: SourceFile) -> Outcome | Waiting | None:
-    state = _STATE
-    assert state is not None
-    return scan_one(source, state.rules, state.wanted, state.facts, state.packages, state.config_dirs,
-                    state.seconds, scripts=state.scripts)
-
-
-def _use(changes: dict[str, Any]) -> None:
-    global _STATE
-    assert _STATE is not None
-    _STATE = replace(_STATE, **changes)
-
-
-def _layout(root: Path, yaml_paths: list[str]) -> tuple[dict[str, str], set[str]]:
+def _layout(setup: Setup, root: Path, yaml_paths: list[str]) -> tuple[dict[str, str], set[str]]:
     """The packages of the configs, and every path looked at for them (bot.lang.yaml.packages)."""
     from bot.lang.yaml.config import yaml_packages
 
@@ -68,19 +46,20 @@ def _layout(root: Path, yaml_paths: list[str]) -> tuple[dict[str, str], set[str]
 
 
 class _Here:
-    """The workers' interface, each task done at once in this process."""
+    """The workers' interface, each task done at once in this process, with the state it holds."""
 
-    def __init__(self) -> None:
+    def __init__(self, state: Any) -> None:
         self._answered: deque[tuple[int, list[Any]]] = deque()
         self._count = 0
+        self._state = state
 
     def submit(self, function: Any, chunk: list[Any], urgent: bool = False, **keywords: Any) -> int:
         self._count += 1
-        self._answered.append((self._count, [function(item, **keywords) for item in chunk]))
+        self._answered.append((self._count, [function(self._state, item, **keywords) for item in chunk]))
         return self._count
 
     def broadcast(self, function: Any, *args: Any) -> None:
-        function(*args)
+        self._state = function(self._state, *args)
 
     def pending(self) -> int:
         return len(self._answered)
@@ -114,8 +93,6 @@ class Batches:
         not check (`--files`) and that no caller waits in leaves the scripts unknown, reading other files as
         if any might hold a token.
         """
-        global _STATE
-        _STATE = self.setup
         pool = self._pool = self._start(len(todo))
         outcomes = dict(known)
         waiting: list[tuple[SourceFile, Waiting | None]] = []
@@ -179,12 +156,12 @@ class Batches:
         (the others are then read here); else None (a `--files` run)."""
         if not needed and not all(s.path in outcomes for s in listed if _is_script(s)):
             return None
-        return scripts_of(listed, outcomes, self.setup.wanted)
+        return scripts_of(listed, outcomes, self.setup.context.focus)
 
     def _start(self, count: int) -> Forks | _Here:
         if self.jobs <= 1 or self.setup.facts is not None or count < PARALLEL_FROM or not can_fork():
-            return _Here()
-        return Forks(self.jobs)
+            return _Here(self.setup)
+        return Forks(self.jobs, self.setup)
 
     def _chunks(self, files: list[SourceFile]) -> Iterator[list[SourceFile]]:
         size = max(1, min(32, len(files) // (self.jobs * 16)))  # small: a few files hold most of the work

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.context import NO_CONSOLES, ScanContext
 from bot.engine.edits import apply_edits, find_conflicts, narrow_edits, unique_edits, verify
 from bot.engine.silence import identity, silence
 from bot.hydra.entry import RepositoryEntries
@@ -33,11 +33,11 @@ def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
 
 
 def findings_in(path: str, reading: Reading, rules: list[Rule], facts: LaunchFacts | None,
-                root: Path | None = None) -> list[Finding]:
-    """Every unit the front end read, evaluated; a view's findings in the file's own terms. `root`: the
-    repository a moved entry point's new module must be in (None: not checked; the files looked at
-    join the reading's reads)."""
-    targets = RepositoryEntries(root) if root is not None else None
+                context: ScanContext | None = None) -> list[Finding]:
+    """Every unit the front end read, evaluated; a view's findings in the file's own terms. `context`: the
+    scan of the repository a moved entry point's new module must be in (None: not checked; the files
+    looked at join the reading's reads)."""
+    targets = RepositoryEntries(context) if context is not None else None
     findings: list[Finding] = []
     for unit in reading.units:
         found = evaluate(path, unit.groups, rules, unit.realise, facts, targets)
@@ -49,30 +49,32 @@ def findings_in(path: str, reading: Reading, rules: list[Rule], facts: LaunchFac
 
 def read_findings(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
                   kind: str | None = None, packages: dict[str, str] | None = None,
-                  root: Path | None = None) -> list[Finding]:
+                  context: ScanContext | None = None) -> list[Finding]:
     """The findings of one file with their planned edits, before they are applied and verified."""
     kind = kind or kind_for_path(path) or SHELL
-    return findings_in(path, front_end(path, kind, root, packages).read(data), rules, facts, root)
+    return findings_in(path, front_end(path, kind, context, packages).read(data), rules, facts, context)
 
 
 def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
                kind: str | None = None, packages: dict[str, str] | None = None,
-               root: Path | None = None, baseline: Baseline | None = None, focus: Focus | None = None,
+               context: ScanContext | None = None, baseline: Baseline | None = None, focus: Focus | None = None,
                configs: RunConfigs | None = None) -> FileResult:
-    """Find, fix in memory and verify one file; nothing is written here. `root`: scripts it calls;
+    """Find, fix in memory and verify one file; nothing is written here. `context`: the scan of its repository
+    (the scripts it calls, its console scripts, its Hydra apps; None: the file alone);
     `focus`: the parts of the file that can hold anything for the rules (the rest is not read);
     `configs`: the config as the run's config edits leave it, which Hydra judges edited launches with.
 
     Findings silenced by a comment in the file or by `baseline` are set aside before any fix is planned.
     """
     kind = kind or kind_for_path(path) or SHELL
-    front = front_end(path, kind, root, packages, focus)
+    front = front_end(path, kind, context, packages, focus)
     try:
         reading = front.read(data)
     except SourceUnreadable as exc:
         return FileResult(unreadable=f"cannot be read as {kind}: {exc}", kind=kind)
-    findings = findings_in(path, reading, rules, facts, root)
-    silenced = silence(findings, data, baseline, kind)
+    findings = findings_in(path, reading, rules, facts, context)
+    consoles = context.consoles if context is not None else NO_CONSOLES
+    silenced = silence(findings, data, baseline, kind, consoles)
     result = FileResult(findings=findings, partly_parsed=reading.partly_parsed, launches=reading.launches,
                         kind=kind, reads=tuple(sorted(reading.reads)),
                         unsure=tuple(sorted(rules_reached(reading.regions, rules))), silenced=silenced,
@@ -92,10 +94,10 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
         edits = unique_edits(findings)
         if not edits:
             return result
-    if root is not None and kind in SHELL_FAMILY:  # launches in scripts, docs' blocks, notebooks, workflows
+    if context is not None and kind in SHELL_FAMILY:  # launches in scripts, docs' blocks, notebooks, workflows
         from bot.engine.compose_judge import keep_composing
 
-        result.composed = keep_composing(root, path, data, findings, configs, kind)
+        result.composed = keep_composing(context, path, data, findings, configs, kind)
         edits = unique_edits(findings)
         if not edits:
             return result
@@ -107,7 +109,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
         mine = {id(f) for f in edited}  # the other fixable findings stay unfixed here: they may still fire
         others = refused | {(f.rule, f.key) for f in fixable if id(f) not in mine}
         return _verified(path, data, apply_edits(data, own), own, front, rules, facts, others, (baseline, silenced),
-                         len(_unreadable(reading)), root, kind)
+                         len(_unreadable(reading)), context, kind)
 
     fixable = [f for f in findings if f.status is Status.FIXABLE]
     problem = problem_with(fixable)
@@ -171,7 +173,7 @@ def _verifiable(fixable: list[Finding], problem: str,
 
 def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd,  # type: ignore[type-arg]
               rules: list[Rule], facts: LaunchFacts | None, refused: set[tuple[str, str]],
-              quiet: tuple[Baseline | None, list[Finding]], unreadable: int, root: Path | None,
+              quiet: tuple[Baseline | None, list[Finding]], unreadable: int, context: ScanContext | None,
               kind: str | None = None) -> str | None:
     """Why the edited bytes cannot be trusted (None: they can); `quiet`: the baseline, what was silenced;
     `unreadable`: how many values Hydra could not read before the edits (an edit never adds one)."""
@@ -183,10 +185,10 @@ def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd
         # what was refused for a conflict still fires after the others are applied: that is expected
         try:
             reading = front.read(new)
-            again = findings_in(path, reading, rules, facts, root)
+            again = findings_in(path, reading, rules, facts, context)
         except SourceUnreadable:
             return []  # reported by the parse-error check
-        still[:] = silence(again, new, baseline, kind)
+        still[:] = silence(again, new, baseline, kind, context.consoles if context is not None else NO_CONSOLES)
         broken[:] = _unreadable(reading)
         return [f for f in again if (f.rule, f.key) not in refused]
 

@@ -6,9 +6,10 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING
 
+from bot.context import ScanContext
 from bot.discover import SourceFile, read_source
 from bot.engine.check import check_file, rules_for
-from bot.engine.isolation import DEFAULT_SECONDS, isolated
+from bot.engine.isolation import isolated
 from bot.lang.focus import Calls, Focus, Scripts, may_call_script, may_run_hot, script_calls
 from bot.lang.kinds import YAML
 from bot.model import Baseline, Outcome, Skipped
@@ -17,6 +18,20 @@ from bot.rules.model import Rule
 
 if TYPE_CHECKING:
     from bot.engine.run_configs import RunConfigs
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What checking a file reads besides the file: the scan's context (its rules, focus, console scripts,
+    Hydra caches), and what the scan learns as it goes (the packages, the scripts). The same in every
+    worker: the fork hands it over, and Forks.broadcast each change."""
+
+    context: ScanContext
+    facts: LaunchFacts | None
+    config_dirs: tuple[str, ...]
+    seconds: float | None
+    packages: dict[str, str] | None = None
+    scripts: Scripts | None = None
 
 
 @dataclass
@@ -57,25 +72,24 @@ def screen(source: SourceFile, focus: Focus | None) -> tuple[Outcome | Waiting |
     return outcome, data
 
 
-def scan_one(source: SourceFile, rules: list[Rule], wanted: Focus | None,
-              facts: LaunchFacts | None, packages: dict[str, str] | None,
-              config_dirs: tuple[str, ...] = (), seconds: float | None = DEFAULT_SECONDS,
-              baseline: Baseline | None = None, scripts: Scripts | None = None,
-              configs: RunConfigs | None = None) -> Outcome | Waiting | None:
+def scan_one(source: SourceFile, setup: Setup, baseline: Baseline | None = None,
+             configs: RunConfigs | None = None) -> Outcome | Waiting | None:
     """One file's outcome. A file whose worth depends on the scripts it may run is left for later
-    (a Waiting, or None without the listing) until `scripts`, the listed scripts and which of them hold
-    a token, are known. `configs`: the config as the run's edits leave it (bot.engine.run_configs)."""
-    focus = replace(wanted, scripts=scripts, looked=[]) if wanted is not None else None
+    (a Waiting, or None without the listing) until `setup.scripts`, the listed scripts and which of them
+    hold a token, are known. `configs`: the config as the run's edits leave it (bot.engine.run_configs)."""
+    context = setup.context
+    wanted = context.focus
+    focus = replace(wanted, scripts=setup.scripts, looked=[]) if wanted is not None else None
     outcome, data = screen(source, focus)
     if outcome is None or data is None or isinstance(outcome, Waiting):
         return outcome
-    file_rules = rules_for(source.path, rules)
-    if source.kind == YAML and any(source.path.startswith(d + "/") for d in config_dirs):
+    file_rules = rules_for(source.path, list(context.rules))
+    if source.kind == YAML and any(source.path.startswith(d + "/") for d in setup.config_dirs):
         file_rules = schema_rules(file_rules)
     if file_rules:
-        work = partial(check_file, source.path, data, file_rules, facts, kind=source.kind, packages=packages,
-                       root=source.root, baseline=baseline, focus=focus, configs=configs)
-        result, outcome.error = isolated(source.path, "checking", work, seconds)
+        work = partial(check_file, source.path, data, file_rules, setup.facts, kind=source.kind,
+                       packages=setup.packages, context=context, baseline=baseline, focus=focus, configs=configs)
+        result, outcome.error = isolated(source.path, "checking", work, setup.seconds)
         if result is None:
             assert outcome.error is not None
             outcome.error = replace(outcome.error, rules=tuple(r.id for r in file_rules if _may_match(r, data)))

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,12 +23,11 @@ from bot.engine.compose_findings import merge_into as merge_into
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.engine.readings import Reading, Run, describe, elided, failures, in_run, readings, sweep_runs
 from bot.engine.silence import default_baseline, identity, silence
-from bot.hydra.app import AppProblem, HydraApp, forget_files, resolve_app
+from bot.hydra.app import AppProblem, HydraApp, resolve_app
 from bot.hydra.compose import Composer, ComposeStats
 from bot.hydra.messages import in_repository_terms
 from bot.hydra.renames import Rename, config_renames
 from bot.hydra.source import ConfigBroken, NotComposed
-from bot.hydra.stores import StoredConfigs
 from bot.lang.kinds import SHELL
 from bot.lang.shell.launchers import may_launch_python
 from bot.lang.shell.launches import Launch, Override
@@ -36,6 +35,7 @@ from bot.lang.shell.parse import ShellScript
 from bot.model import Baseline, ComposeSummary, FileError, Finding, Reason, Report, Status
 
 if TYPE_CHECKING:
+    from bot.context import ScanContext
     from bot.lang.shell.front import ShellFamilyFront
 
 
@@ -43,12 +43,7 @@ if TYPE_CHECKING:
 _NOT_LOADED = re.compile(r"Could not load '([^']+)'")  # a defaults entry that names no file
 
 
-@lru_cache(maxsize=4)
-def _stored_configs(root: Path) -> StoredConfigs:
-    return StoredConfigs(root)  # one reading of the repository's ConfigStore calls per compose-check
-
-
-def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
+def check_script(path: str, context: ScanContext, script: ShellScript,
                  renames: list[Rename] | None = None, reports: Callable[[int], bool] | None = None,
                  kind: str = SHELL) -> list[Finding]:
     """Each launch composed once per way through the script's branches (bot.engine.readings);
@@ -56,11 +51,12 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
     `kind`: the file's (in a doc, `...` stands for arguments left out)."""
     findings: list[Finding] = []
     reported: set[object] = set()
+    composer = context.composer
     for launch in script.launches:
         if reports is not None and not reports(launch.site.node.start_byte):
             continue
         composer.stats.launches += 1
-        app = resolve_app(root, launch)
+        app = resolve_app(context, launch)
         if isinstance(app, AppProblem):
             composer.stats.unresolved.append((path, launch.line, app.reason))
             continue
@@ -72,7 +68,7 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
             composer.stats.unresolved.append((path, launch.line, ("partly checked: " if runs else "") + unswept))
             if not runs:
                 continue
-        found, composed = _compose_runs(path, root, script, launch, app, runs, composer)
+        found, composed = _compose_runs(path, context, script, launch, app, runs)
         composer.stats.readings += composed
         for spot, (failing, message, where) in found.items():
             if spot in reported:
@@ -94,10 +90,11 @@ def check_script(path: str, root: Path, script: ShellScript, composer: Composer,
     return findings
 
 
-def _compose_runs(path: str, root: Path, script: ShellScript, launch: Launch, app: HydraApp, runs: list[Run],
-                  composer: Composer) -> tuple[dict[object, tuple[Override | None, str, list[Reading]]], int]:
+def _compose_runs(path: str, context: ScanContext, script: ShellScript, launch: Launch, app: HydraApp,
+                  runs: list[Run]) -> tuple[dict[object, tuple[Override | None, str, list[Reading]]], int]:
     """Where the launch fails in each way through the script's branches and each run of its sweeps, and
     how many readings were composed."""
+    composer = context.composer
     found: dict[object, tuple[Override | None, str, list[Reading]]] = {}
     composed = 0
     for branch in readings(script, launch, app, composer):
@@ -109,13 +106,13 @@ def _compose_runs(path: str, root: Path, script: ShellScript, launch: Launch, ap
             try:
                 failed = failures(reading, launch, app, composer)
             except NotComposed as exc:  # whatever the launch says: not its finding
-                why = (path, launch.line, _not_composed(root, exc, composer))
+                why = (path, launch.line, _not_composed(context.root, exc, composer))
                 if why not in composer.stats.unresolved:
                     composer.stats.unresolved.append(why)
                 continue
             for override, message in failed:
                 stored = _NOT_LOADED.search(message)
-                if stored is not None and _stored_configs(root).may_register(stored.group(1)):
+                if stored is not None and context.stored.may_register(stored.group(1)):
                     why = (path, launch.line, f"its config names {stored.group(1)}, which the repository "
                                               "registers in Hydra's ConfigStore when it runs")
                     if why not in composer.stats.unresolved:  # once, whatever the runs and ways
@@ -140,7 +137,7 @@ def _in_repository(root: Path, text: str) -> str:
     return text.replace(str(root) + os.sep, "")
 
 
-def _compose_file(root: Path, path: str, kind: str, data: bytes, composer: Composer, renames: list[Rename],
+def _compose_file(context: ScanContext, path: str, kind: str, data: bytes, renames: list[Rename],
                   report: Report, known: set[tuple[str, str, str | None]] | None = None) -> None:
     """One shell-family file's launches composed (a script's, a doc's blocks', a notebook's cells', a
     workflow's steps'), its verified fixes and findings added to `report`.
@@ -152,9 +149,10 @@ def _compose_file(root: Path, path: str, kind: str, data: bytes, composer: Compo
     from bot.lang.shell.front import ShellFamilyFront
     from bot.model import FileChange, Skipped
 
-    front = ShellFamilyFront(path, kind, root)
+    front = ShellFamilyFront(path, kind, context)
+    composer = context.composer
     try:
-        findings, launches, partial = _composed(path, root, front, data, composer, renames)
+        findings, launches, partial = _composed(path, context, front, data, renames)
     except ValueError as exc:  # not what its name says: a notebook that is not JSON
         report.skipped.append(Skipped(path, f"cannot be read as {kind}: {exc}"))
         return
@@ -162,7 +160,7 @@ def _compose_file(root: Path, path: str, kind: str, data: bytes, composer: Compo
         drift = [f for f in findings if (path, f.key, f.value) not in known]
         composer.stats.known += len(findings) - len(drift)
         findings = drift
-    silenced = silence(findings, data, report.baseline, kind)
+    silenced = silence(findings, data, report.baseline, kind, context.consoles)
     edits = [e for f in findings if f.status is Status.FIXABLE for e in f.edits]
     change = None
     if edits:
@@ -171,13 +169,13 @@ def _compose_file(root: Path, path: str, kind: str, data: bytes, composer: Compo
         def compose_again(new: bytes) -> list[Finding]:
             counted = (composer.stats.launches, len(composer.stats.unresolved), composer.stats.readings)
             try:
-                again = _composed(path, root, front, new, composer, renames)[0]
+                again = _composed(path, context, front, new, renames)[0]
             except ValueError:
                 again = []  # the parse-error check reports it
             composer.stats.launches = counted[0]  # the edited copy's launches are not counted twice
             del composer.stats.unresolved[counted[1]:]
             composer.stats.readings = counted[2]
-            still[:] = silence(again, new, report.baseline, kind)
+            still[:] = silence(again, new, report.baseline, kind, context.consoles)
             return again
 
         still: list[Finding] = []
@@ -197,23 +195,25 @@ def _compose_file(root: Path, path: str, kind: str, data: bytes, composer: Compo
         from bot.rules.parse_reach import rules_reached
 
         report.partly_parsed.append(path)
-        report.unsure[path] = tuple(rules_reached([r for s in partial for r in error_regions(s)], [compose_rule()]))
+        regions = [r for s in partial for r in error_regions(s, context.consoles)]
+        report.unsure[path] = tuple(rules_reached(regions, [compose_rule()]))
     if change is not None:
         report.changes.append(change)
     report.findings.extend(findings)
     report.silenced.extend(silenced)
 
 
-def _composed(path: str, root: Path, front: ShellFamilyFront, data: bytes, composer: Composer,
+def _composed(path: str, context: ScanContext, front: ShellFamilyFront, data: bytes,
               renames: list[Rename]) -> tuple[list[Finding], int, list[ShellScript]]:
     """(findings in the file's terms, launches composed, scripts partly parsed) of each of the file's views."""
+    composer = context.composer
     findings: list[Finding] = []
     launches = 0
     partial: list[ShellScript] = []
     for view in front.views(data):
         script = front.script(view.text)
         first = len(composer.stats.unresolved)
-        found = check_script(path, root, script, composer, renames, view.reports, front.kind)
+        found = check_script(path, context, script, renames, view.reports, front.kind)
         near = script.error_lines()
         for finding in found:
             if finding.edits and finding.line in near:
@@ -251,22 +251,20 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
     `baseline`: as for bot.engine.scan.scan (None: the repository's own, if it has one).
     """
     from bot.discover import read_source, sources
-    from bot.engine.consoles import use_consoles
+    from bot.engine.context import scan_context
     from bot.gitfiles import head_commit
     from bot.lang.kinds import SHELL_FAMILY
     from bot.model import RuleInfo
 
     root = root.resolve()  # every path below is the repository's, whatever the working directory
-    forget_files()
-    _stored_configs.cache_clear()
-    composer = Composer()
     renames = config_renames(root, since) if since else []
     report = Report(repo=label or str(root), commit=head_commit(root),
                     rules=[RuleInfo(RULE_ID, True, "Overrides compose with the repository's Hydra config")],
                     baseline=baseline if baseline is not None else default_baseline(root))
     packaging: list[str] = []
     listed = list(sources(root, report.skipped, SHELL_FAMILY, packaging=packaging))
-    use_consoles(root, packaging)
+    context = scan_context(root, listed, packaging)
+    composer = context.composer
     for done, source in enumerate(listed):
         if progress is not None:
             progress(done, len(listed))
@@ -274,12 +272,12 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
         data = read_source(source, report.skipped)
         if data is None:
             continue
-        if not may_launch_python(data):
+        if not may_launch_python(data, context.consoles):
             report.files_quiet[source.kind] = report.files_quiet.get(source.kind, 0) + 1
             continue
         counted = (composer.stats.launches, len(composer.stats.unresolved), composer.stats.readings)
         report.file_kinds[source.path] = source.kind  # a finding in a doc is a markdown one, not a shell one
-        work = partial(_compose_file, root, source.path, source.kind, data, composer, renames, report, known)
+        work = partial(_compose_file, context, source.path, source.kind, data, renames, report, known)
         _, error = isolated(source.path, "composing", work, seconds)
         if error is not None:
             composer.stats.launches, composer.stats.readings = counted[0], counted[2]

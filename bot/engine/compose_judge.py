@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.engine.edits import apply_edits, unique_edits
@@ -30,34 +28,26 @@ from bot.lang.shell.parse import ShellScript, analyse
 from bot.model import Finding, Reason, Status
 
 if TYPE_CHECKING:
+    from bot.context import ScanContext
     from bot.engine.run_configs import RunConfigs
-
-
-@lru_cache(maxsize=4)
-def _composer(root: Path) -> Composer:
-    return Composer()  # one per repository and scan: composed bases are shared between files
-
-
-def forget_composed() -> None:
-    """A scan begins: the configs composed for the last one may have changed since."""
-    _composer.cache_clear()
 
 
 Judged = tuple[int, dict[int, str], set[int]]  # launches, Hydra's first message for each failing, those not composed
 
 
-def _failures(root: Path, path: str, data: bytes, shadow: ConfigShadow | None = None, kind: str = SHELL) -> Judged:
+def _failures(context: ScanContext, path: str, data: bytes, shadow: ConfigShadow | None = None,
+              kind: str = SHELL) -> Judged:
     """(launches, Hydra's first message per launch that does not compose, the launches not composed: no app
     found, a doc's elided launch, a sweep not composed) for the file's bytes; `shadow`: composed with the
     config as the run's edits leave it."""
-    found = _launches(root, path, kind, data)
+    found = _launches(context, path, kind, data)
     if found is None:
         return -1, {}, set()
-    composer = _composer(root)
+    composer = context.composer  # one per scan: composed bases are shared between files
     failing: dict[int, str] = {}
     unjudged: set[int] = set()
     for index, (script, launch, line) in enumerate(found):
-        app = resolve_app(root, launch, explain=False)
+        app = resolve_app(context, launch, explain=False)
         runs = [] if isinstance(app, AppProblem) or elided(kind, launch) else sweep_runs(launch)[0]
         if isinstance(app, AppProblem) or not runs:
             unjudged.add(index)
@@ -68,7 +58,7 @@ def _failures(root: Path, path: str, data: bytes, shadow: ConfigShadow | None = 
             reading, override, message = problem
             where = f"{override.prefix}{override.key}: " if override is not None else ""
             message = shadow.originals(message) if shadow is not None else message
-            message = in_repository_terms(message, root)
+            message = in_repository_terms(message, context.root)
             failing[index] = f"line {line}{describe(reading)}: {where}{message}"
     return len(found), failing, unjudged
 
@@ -90,10 +80,10 @@ def _first_failure(script: ShellScript, launch: Launch, app: HydraApp, composer:
     return None
 
 
-def _launches(root: Path, path: str, kind: str, data: bytes) -> list[tuple[ShellScript, Launch, int]] | None:
+def _launches(context: ScanContext, path: str, kind: str, data: bytes) -> list[tuple[ShellScript, Launch, int]] | None:
     """Each launch of a shell-family file (a doc's blocks, a notebook's cells, a workflow's steps), with
     the script it is read in and its line in the file; None when the bytes do not read as their kind."""
-    front = ShellFamilyFront(path, kind, root)
+    front = ShellFamilyFront(path, kind, context)
     try:
         views = front.views(data)
     except ValueError:
@@ -119,17 +109,18 @@ class LaunchOutcome:
     after: str
 
 
-def launch_outcomes(root: Path, path: str, before: bytes, after: bytes) -> list[LaunchOutcome]:
+def launch_outcomes(context: ScanContext, path: str, before: bytes, after: bytes) -> list[LaunchOutcome]:
     """Each launch the edits reach, composed before and after them (launches paired by position)."""
-    old, new = analyse(before, path=path), analyse(after, path=path)
+    old = analyse(before, path=path, consoles=context.consoles)
+    new = analyse(after, path=path, consoles=context.consoles)
     if len(old.launches) != len(new.launches):
         return []
-    composer = _composer(root)
+    composer = context.composer
     out: list[LaunchOutcome] = []
     for launch_before, launch_after in zip(old.launches, new.launches):
         if [o.text for o in launch_before.overrides] == [o.text for o in launch_after.overrides]:
             continue  # the edits do not reach this launch
-        app = resolve_app(root, launch_after)
+        app = resolve_app(context, launch_after)
         entry = launch_after.entry or "?"
         if isinstance(app, AppProblem):
             out.append(LaunchOutcome(launch_after.line, entry, 0, f"not composed: {app.reason}",
@@ -154,20 +145,20 @@ def _verdict(script: ShellScript, launch: Launch, app: HydraApp, composer: Compo
     return len(ways), "composes" if ways else "not composed: no way through its branches could be read"
 
 
-def newly_failing(root: Path, path: str, before: bytes, after: bytes,
+def newly_failing(context: ScanContext, path: str, before: bytes, after: bytes,
                   known: Judged | None = None, shadow: ConfigShadow | None = None, kind: str = SHELL) -> list[str]:
     """Hydra's messages for the launches that compose with `before` and not with `after` (with the config
     as the run's edits leave it, given a `shadow`). A launch not composed before is not judged: one whose
     entry point an edit moves ran nothing before, whatever it composes to now."""
-    count, failing, unjudged = known if known is not None else _failures(root, path, before, kind=kind)
-    count_after, failing_after, _ = _failures(root, path, after, shadow, kind)
+    count, failing, unjudged = known if known is not None else _failures(context, path, before, kind=kind)
+    count_after, failing_after, _ = _failures(context, path, after, shadow, kind)
     if count_after != count:
         return []  # the edits moved launches: nothing to pair them with (verify judges the shell)
     return [message for index, message in sorted(failing_after.items())
             if index not in failing and index not in unjudged]
 
 
-def keep_composing(root: Path, path: str, data: bytes, findings: list[Finding],
+def keep_composing(context: ScanContext, path: str, data: bytes, findings: list[Finding],
                    configs: RunConfigs | None = None, kind: str = SHELL) -> bool:
     """Take back, rule by rule, the fixes that would make one of the file's launches stop composing.
 
@@ -177,22 +168,22 @@ def keep_composing(root: Path, path: str, data: bytes, findings: list[Finding],
     True when Hydra was asked (the result then depends on the repository's config tree).
     """
     edits = unique_edits(findings)
-    if not edits or not may_launch_python(data):
+    if not edits or not may_launch_python(data, context.consoles):
         return False
-    before = _failures(root, path, data, kind=kind)
+    before = _failures(context, path, data, kind=kind)
     every = configs.shadow() if configs is not None else None
-    if not newly_failing(root, path, data, apply_edits(data, edits), before, every, kind):
+    if not newly_failing(context, path, data, apply_edits(data, edits), before, every, kind):
         return True
     rules = sorted({f.rule for f in findings if f.status is Status.FIXABLE})
     for rule in rules:
         mine = [f for f in findings if f.rule == rule and f.status is Status.FIXABLE]
         shadow = configs.shadow(rule) if configs is not None else None
-        broken = newly_failing(root, path, data, apply_edits(data, unique_edits(mine)), before, shadow, kind)
+        broken = newly_failing(context, path, data, apply_edits(data, unique_edits(mine)), before, shadow, kind)
         for finding in mine if broken else []:
             finding.make_manual(f"not edited: {_nearest(finding, broken)}", Reason.UNCOMPOSED)
     left = [f for f in findings if f.status is Status.FIXABLE]
     together = unique_edits(left)
-    broken = newly_failing(root, path, data, apply_edits(data, together), before, every, kind) if together else []
+    broken = newly_failing(context, path, data, apply_edits(data, together), before, every, kind) if together else []
     for finding in left if broken else []:
         finding.make_manual(f"not edited: with the other rules' fixes {_nearest(finding, broken)}",
                             Reason.UNCOMPOSED)

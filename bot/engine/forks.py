@@ -1,9 +1,10 @@
 """Worker processes forked from this one, fed over pipes: what a scan's second core runs.
 
-A forked worker inherits the loaded modules, the rules and everything set up before the fork, so a
-task is a module-level function, a chunk of arguments and a few keywords, pickled into a pipe, and
-the answer comes back the same way. Nothing else runs in between: no threads, no queues, no
-executor, which cost more than the work on a small repository.
+A forked worker inherits the loaded modules and the state it is forked with (a scan's context and
+rules), which it hands every task as its first argument, so a task is a module-level function, a
+chunk of arguments and a few keywords, pickled into a pipe, and the answer comes back the same way;
+`broadcast` replaces the state in every worker. Nothing else runs in between: no threads, no queues,
+no executor, which cost more than the work on a small repository.
 
 A worker holds at most two tasks: one at work, the next to start on while its answer is read. The
 main process never blocks on a write: what a pipe does not take yet waits in the worker's buffer,
@@ -60,8 +61,8 @@ def _receive(fd: int) -> Any:
     return pickle.loads(_read(fd, size))
 
 
-def _serve(tasks: int, answers: int) -> None:
-    """A worker's life: answer each task until the main process closes the pipe."""
+def _serve(tasks: int, answers: int, state: Any) -> None:
+    """A worker's life: answer each task (with the state it holds) until the main process closes the pipe."""
     while True:
         try:
             number, function, chunk, keywords = _receive(tasks)
@@ -69,7 +70,12 @@ def _serve(tasks: int, answers: int) -> None:
             return
         reply: tuple[int, bool, Any]
         try:
-            reply = (number, True, [function(item, **keywords) for item in chunk])
+            if function == _STATE_CHANGE:  # broadcast: the worker's state, replaced
+                changed, args = chunk[0]
+                state = changed(state, *args)
+                reply = (number, True, [])
+            else:
+                reply = (number, True, [function(state, item, **keywords) for item in chunk])
         except BaseException as exc:  # told to the main process, which raises it
             import traceback
 
@@ -87,13 +93,18 @@ class _Worker:
     unsent: bytearray = field(default_factory=bytearray)  # what the tasks pipe has not taken yet
 
 
+_STATE_CHANGE = "state"  # a task that replaces the worker's state (Forks.broadcast)
+
+
 class Forks:
-    """`jobs` worker processes forked now. `submit` queues a task (a function over a chunk of arguments)
-    for any worker, `broadcast` one every worker runs before its later tasks, `answer` waits for the
-    next answered task. `map` runs a function over arguments, answers in order.
+    """`jobs` worker processes forked now, each holding `state` (handed to every task as its first argument).
+    `submit` queues a task (a function over a chunk of arguments) for any worker, `broadcast` a change of
+    state every worker makes before its later tasks, `answer` waits for the next answered task. `map` runs a
+    function over arguments, answers in order.
     """
 
-    def __init__(self, jobs: int) -> None:
+    def __init__(self, jobs: int, state: Any = None) -> None:
+        self._state = state
         self.workers: list[_Worker] = []
         self._queue: deque[tuple[int, bytes]] = deque()  # (task, message) for any worker
         self._chunks: dict[int, list[Any]] = {}  # each task's arguments, until answered
@@ -120,7 +131,7 @@ class Forks:
                 for other in self.workers:
                     os.close(other.tasks)
                     os.close(other.answers)
-                _serve(task_read, answer_write)
+                _serve(task_read, answer_write, self._state)
             except BaseException:  # the main process sees the pipe close
                 status = 1
             finally:
@@ -131,7 +142,7 @@ class Forks:
         return _Worker(pid, task_write, answer_read)
 
     def submit(self, function: Callable[..., Any], chunk: list[Any], urgent: bool = False, **keywords: Any) -> int:
-        """Queue function(item, **keywords) for each item of the chunk; `urgent`: before the tasks queued."""
+        """Queue function(state, item, **keywords) for each item of the chunk; `urgent`: before the tasks queued."""
         number = self._number(chunk)
         entry = (number, _message((number, function, chunk, keywords)))
         if urgent:
@@ -142,11 +153,11 @@ class Forks:
         return number
 
     def broadcast(self, function: Callable[..., Any], *args: Any) -> None:
-        """Every worker runs function(*args) before any task queued after this (to hand them a state)."""
+        """Every worker's state becomes function(state, *args) before any task queued after this."""
         for worker in self.workers:
             number = self._number([function])
             self._internal.add(number)
-            worker.own.append((number, _message((number, _call, [args], {"function": function}))))
+            worker.own.append((number, _message((number, _STATE_CHANGE, [(function, args)], {}))))
         self._feed()
 
     def _number(self, chunk: list[Any]) -> int:
@@ -168,7 +179,8 @@ class Forks:
         return self._answered.popleft()
 
     def map(self, function: Callable[..., Any], items: list[Any], chunk: int = 1, **keywords: Any) -> Iterator[Any]:
-        """function(item, **keywords) for each item, computed in the workers `chunk` items at a time, in order."""
+        """function(state, item, **keywords) for each item, computed in the workers `chunk` items at a time, in
+        order."""
         numbers = [self.submit(function, items[start : start + chunk], **keywords)
                    for start in range(0, len(items), chunk)]
         kept: dict[int, list[Any]] = {}
@@ -255,10 +267,6 @@ class Forks:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _call(args: tuple[Any, ...], function: Callable[..., Any]) -> Any:
-    return function(*args)
 
 
 def _status(status: int) -> str:

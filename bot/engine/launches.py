@@ -15,10 +15,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from bot.context import ScanContext
 from bot.discover import read_source, sources
-from bot.engine.consoles import use_consoles
+from bot.engine.context import scan_context
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
-from bot.hydra.app import HYDRA, AppProblem, forget_files, resolve_app
+from bot.hydra.app import HYDRA, AppProblem, resolve_app
 from bot.lang.embedded.views import ShellView
 from bot.lang.kinds import SHELL_FAMILY
 from bot.lang.shell.continuations import BLANK, COMMENT, LINE_END
@@ -74,11 +75,10 @@ def collect(root: Path, label: str, paths: set[str] | None = None, seconds: floa
             progress: Callable[[int, int], None] | None = None) -> Launches:
     """Every launch of the repository's shell-family files (or only `paths`), each file isolated."""
     root = root.resolve()
-    forget_files()
     out = Launches(label)
     packaging: list[str] = []
     listed = list(sources(root, out.skipped, SHELL_FAMILY, packaging=packaging))
-    use_consoles(root, packaging)
+    context = scan_context(root, listed, packaging)
     for done, source in enumerate(listed):
         if progress is not None:
             progress(done, len(listed))
@@ -88,16 +88,16 @@ def collect(root: Path, label: str, paths: set[str] | None = None, seconds: floa
         data = read_source(source, out.skipped)
         if data is None:
             continue
-        found, error = isolated(source.path, "reading launches", partial(_file, root, source.path, source.kind, data),
-                                seconds)
+        work = partial(_file, context, source.path, source.kind, data)
+        found, error = isolated(source.path, "reading launches", work, seconds)
         if error is not None:
             out.errors.append(error)
         out.launches.extend(found or [])
     return out
 
 
-def _file(root: Path, path: str, kind: str, data: bytes) -> list[LaunchInfo]:
-    reader = ShellFamilyFront(path, kind, root=root)
+def _file(context: ScanContext, path: str, kind: str, data: bytes) -> list[LaunchInfo]:
+    reader = ShellFamilyFront(path, kind, context)
     try:
         views = reader.views(data)
     except ValueError:
@@ -110,7 +110,7 @@ def _file(root: Path, path: str, kind: str, data: bytes) -> list[LaunchInfo]:
             at = launch.site.node.start_byte
             if not view.reports(at):
                 continue  # a doc block read apart: the launches before it are another view's
-            out.append(_as_written(describe(root, path, kind, host_line(at), launch, host_line), view, data))
+            out.append(_as_written(describe(context, path, kind, host_line(at), launch, host_line), view, data))
     return out
 
 
@@ -143,9 +143,10 @@ def _host_line(data: bytes, view: ShellView, position: int) -> int:
     return line_column(data, view.host(position))[0]
 
 
-def describe(root: Path, path: str, kind: str, line: int, launch: Launch,
+def describe(context: ScanContext, path: str, kind: str, line: int, launch: Launch,
              host_line: Callable[[int], int]) -> LaunchInfo:
-    app = resolve_app(root, launch)
+    root = context.root
+    app = resolve_app(context, launch)
     if isinstance(app, AppProblem):
         cls, evidence, app_info = app.kind, app.reason, None
     else:

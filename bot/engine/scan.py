@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import posixpath
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
 from bot.discover import SourceFile, sources
-from bot.engine.batches import Batches, Setup
-from bot.engine.checker import scan_one, schema_differs
-from bot.engine.consoles import use_consoles
+from bot.engine.batches import Batches
+from bot.engine.checker import Setup, scan_one, schema_differs
+from bot.engine.context import scan_context
 from bot.engine.isolation import DEFAULT_SECONDS
 from bot.engine.silence import default_baseline
 from bot.engine.wanted import focus_for, listing_of, scripts_of
 from bot.errors import UserError
 from bot.gitfiles import head_commit
-from bot.lang.focus import Scripts
 from bot.lang.kinds import PYTHON, YAML
 from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Reason, Report, RuleInfo
 from bot.rules.model import Rule, consults_config
@@ -48,12 +46,6 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     """
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
-    apps = sys.modules.get("bot.hydra.app")  # loaded by an earlier scan in this process: its files may have changed
-    if apps is not None:
-        apps.forget_files()
-    judge = sys.modules.get("bot.engine.compose_judge")
-    if judge is not None:
-        judge.forget_composed()  # and so may its configs
     enabled = [r for r in rules if r.enabled]
     report = Report(
         repo=label or str(root),
@@ -61,15 +53,17 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         rules=[RuleInfo(r.id, r.enabled, r.title, r.severity, r.upstream) for r in rules],
         baseline=baseline if baseline is not None else default_baseline(root),
     )
+    packaging: list[str] = []
+    listed = list(sources(root, report.skipped, sized=paths, packaging=packaging))
     wanted = focus_for(enabled)
+    if wanted is not None:
+        wanted = replace(wanted, listing=listing_of(listed))
+    context = scan_context(root, listed, packaging, enabled, wanted)
     facts = None
     if consults_config(enabled):
         from bot.hydra.config_facts import ConfigFacts
 
-        facts = ConfigFacts(root)
-    packaging: list[str] = []
-    listed = list(sources(root, report.skipped, sized=paths, packaging=packaging))
-    consoles = use_consoles(root, packaging)
+        facts = ConfigFacts(context)
     files = [s for s in listed if paths is None or s.path in paths]
     for source in files:
         report.files_scanned += 1
@@ -80,21 +74,20 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     packages = None
     if reuse is not None and any(s.kind == YAML for s in files):  # the memo plans with what they are read from
         packages = _layout(root, listed, report)
-    todo = files if reuse is None else reuse.plan(root, files, listed, sorted(report.reads), consoles)
+    todo = files if reuse is None else reuse.plan(root, files, listed, sorted(report.reads), context.consoles_digest)
     held = report.baseline.paths() if report.baseline is not None else set()
     config_dirs: tuple[str, ...] = ()
     yaml_checked = any(s.kind == YAML for s in todo) or any(s.kind == YAML and s.path in held for s in files)
     if yaml_checked and schema_differs(enabled):
         config_dirs = app_config_dirs([s for s in listed if s.kind == PYTHON])
-    if wanted is not None:
-        wanted = replace(wanted, listing=listing_of(listed))
     checking = {s.path for s in todo}
     hits = {} if reuse is None else {s.path: hit for s in files if s.path not in checking
                                      and (hit := reuse.hit(s.path)) is not None}
-    with Batches(Setup(enabled, wanted, facts, config_dirs, seconds, packages), jobs, progress) as batches:
+    setup = Setup(context, facts, config_dirs, seconds, packages)
+    with Batches(setup, jobs, progress) as batches:
         outcomes, scripts = batches.run(todo, hits, listed, root)
     report.reads.update(batches.layout_reads - {s.path for s in listed})  # included configs git ignores
-    packages = batches.packages
+    setup = replace(setup, packages=batches.packages)
     final: dict[str, Outcome] = {}
     known = scripts
     for source in files:
@@ -104,14 +97,13 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         if source.path in held and report.baseline is not None and _baselined(outcome, report.baseline):
             # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
             known = known if known is not None else scripts_of(listed, outcomes, wanted)  # a cached caller
-            again = scan_one(source, enabled, wanted, facts, packages, config_dirs, seconds, report.baseline, known)
+            again = scan_one(source, replace(setup, scripts=known), report.baseline)
             assert isinstance(again, Outcome)
             outcome = again
         final[source.path] = outcome
     if any(uncomposed(o) for o in final.values()):
-        _judge_with_config_edits(root, files, final, Setup(enabled, wanted, facts, config_dirs, seconds, packages),
-                                 held, report.baseline, known if known is not None else scripts_of(listed, outcomes,
-                                                                                                  wanted))
+        known = known if known is not None else scripts_of(listed, outcomes, wanted)
+        _judge_with_config_edits(root, files, final, replace(setup, scripts=known), held, report.baseline)
     for source in files:
         _add_outcome(report, final[source.path], source.kind)
     if reuse is not None:
@@ -123,7 +115,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
 
 
 def _judge_with_config_edits(root: Path, files: list[SourceFile], final: dict[str, Outcome], setup: Setup,
-                             held: set[str], baseline: Baseline | None, scripts: Scripts) -> None:
+                             held: set[str], baseline: Baseline | None) -> None:
     """The files whose fixes Hydra refused, judged again with the config as the run's YAML edits (those
     the run writes, after the baseline) leave it: the edited launches run with the edited config.
     Never cached: the result rests on which other files this run edits."""
@@ -136,8 +128,7 @@ def _judge_with_config_edits(root: Path, files: list[SourceFile], final: dict[st
         for source in files:
             if uncomposed(final[source.path]):
                 quiet = baseline if source.path in held else None
-                again = scan_one(source, setup.rules, setup.wanted, setup.facts, setup.packages, setup.config_dirs,
-                                 setup.seconds, quiet, scripts, configs)
+                again = scan_one(source, setup, quiet, configs)
                 assert isinstance(again, Outcome)
                 final[source.path] = again
     finally:

@@ -23,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot.context import NO_CONSOLES, Consoles
 from bot.engine.edits import overlapping
 from bot.errors import UserError
 from bot.model import BASELINE, INLINE, Baseline, Finding, Reason, Status
@@ -46,14 +47,14 @@ class Directives:
     names, and the names of the comment block above each line, are found once: the lookups of all findings
     take time linear in the file."""
 
-    def __init__(self, data: bytes, kind: str | None = None) -> None:
+    def __init__(self, data: bytes, kind: str | None = None, consoles: Consoles = NO_CONSOLES) -> None:
         self.data = data
         self.starts = [0, *(m.end() for m in re.finditer(rb"\n", data))]
         self.comments: Comments | None = None
         if kind is not None:
             from bot.lang import comments
 
-            self.comments = comments.Comments(kind, data)
+            self.comments = comments.Comments(kind, data, consoles)
         self._named: dict[int, frozenset[str]] = {}
         self._above: dict[int, frozenset[str]] = {}
 
@@ -122,13 +123,14 @@ class Directives:
 
 
 def silence(findings: list[Finding], data: bytes, baseline: Baseline | None = None,
-            kind: str | None = None) -> list[Finding]:
+            kind: str | None = None, consoles: Consoles = NO_CONSOLES) -> list[Finding]:
     """Take the silenced findings out of `findings` (in place) and return them, without their edits.
 
-    `kind`: the file's kind, whose languages say which `#` are comments (None: the text alone decides).
+    `kind`: the file's kind, whose languages say which `#` are comments (None: the text alone decides);
+    `consoles`: the repository's console scripts (a doc's bare block that runs one is shell).
     A finding left whose fix is, or overlaps, a silenced one's becomes manual (Reason.SILENCED).
     """
-    directives = Directives(data, kind) if b"followup-bot" in data else None
+    directives = Directives(data, kind, consoles) if b"followup-bot" in data else None
     kept: list[Finding] = []
     quiet: list[Finding] = []
     for finding in findings:

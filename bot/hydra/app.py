@@ -26,6 +26,7 @@ from bot.hydra.markers import CWD
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch
 
 if TYPE_CHECKING:
+    from bot.context import ScanContext
     from bot.hydra.api_app import ApiApp, Source
 
 # What a launch runs, as classes of `bot launches`
@@ -61,17 +62,18 @@ def config_name(name: str | None) -> str | None:
     return name[: -len(".yaml")] if name.endswith(".yaml") else name
 
 
-def search_dir(root: Path, entry: str, relative_to: Path) -> Path | None:
+def search_dir(context: ScanContext, entry: str, relative_to: Path) -> Path | None:
     """A config directory named by a Hydra search path entry or config path, inside the repository (its links
     resolved: bot.confined).
 
     `pkg://a.b` is the package directory a/b of the repository; `file://d` and a plain `d` are
     `d` relative to `relative_to` unless absolute. None when it is not a directory of the repository.
     """
+    root = context.root
     top = confined.real(root)
     if entry.startswith("pkg://"):
         parts = [p for p in entry.removeprefix("pkg://").replace("/", ".").split(".") if p]
-        for source_root in source_roots():
+        for source_root in source_roots(context):
             candidate = root.joinpath(source_root, *parts) if source_root else root.joinpath(*parts)
             if confined.is_dir(top, candidate):
                 return candidate.resolve()
@@ -89,36 +91,29 @@ def not_there(root: Path, entry: str, relative_to: Path) -> str:
     return f"is {why}: not followed" if why else "is not in the repository"
 
 
-_FILES: dict[tuple[object, ...], Any] = {}  # what this scan found of the repository's files
+def _found(context: ScanContext, key: tuple[object, ...], find: Callable[[], Any]) -> Any:
+    """What this scan found of the repository's files (its entry points), looked for once per scan."""
+    if key not in context.apps:
+        context.apps[key] = find()
+    return context.apps[key]
 
 
-def forget_files() -> None:
-    """A scan, compose-check or listing begins: the repository's files may have changed since the last."""
-    _FILES.clear()
-
-
-def _found(key: tuple[object, ...], find: Callable[[], Any]) -> Any:
-    if key not in _FILES:
-        _FILES[key] = find()
-    return _FILES[key]
-
-
-def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | AppProblem:
+def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> HydraApp | AppProblem:
     """The Hydra app the launch runs, or why there is none (`explain`: say what the repository has instead)."""
-    root = _found(("root", root), root.resolve)
+    root = context.root
     if launch.entry is None:
         return AppProblem("the entry point is chosen at run time", RUNTIME)
-    path = _found(("entry", root, launch.entry, launch.entry_kind, run_dir(launch), launch.entry_base,
-                   launch.source_path), lambda: entry_file(root, launch))
+    path = _found(context, ("entry", launch.entry, launch.entry_kind, run_dir(launch), launch.entry_base,
+                            launch.source_path), lambda: entry_file(context, launch))
     if path is None:
-        return AppProblem(missing_reason(root, launch) if explain else "not in the repository", OUTSIDE)
+        return AppProblem(missing_reason(context, launch) if explain else "not in the repository", OUTSIDE)
     if launch.entry_kind == SHELL_SCRIPT:
         return AppProblem(f"runs {path.relative_to(root).as_posix()}, which receives the overrides", SCRIPT)
     source = path.relative_to(root).as_posix()
     function = launch.console_target.partition(":")[2] if launch.console_target else None
     function_read = function or None
     config_path, name, found = hydra_main_arguments(path, function_read)
-    if not found and (imported := imported_app(root, path, function_read)) is not None:
+    if not found and (imported := imported_app(context, path, function_read)) is not None:
         path = imported[0]  # Hydra reads the decorator, and its config_path, where the function is defined
         source = f"{os.path.relpath(path, root)} (imported by {source})"
         function_read = imported[1] or None
@@ -132,7 +127,7 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
             if unread is not None:  # not known to be no app: not read
                 return AppProblem(f"{source} could not be read: {unread}", UNREADABLE)
             return AppProblem(f"{source} has no @hydra.main decorator", NOT_HYDRA)
-        return api_app(root, launch, path, source, api)
+        return api_app(context, launch, path, source, api)
     if launch.config_path is not None:
         config_path = launch.config_path
     if launch.config_name is not None:
@@ -162,7 +157,7 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
             where = f"{named}, outside the repository" if named else "a directory known at run time"
             return AppProblem(f"--config-path {launch.config_path} is {where}", OUTSIDE if named else RUNTIME)
         config_path = str(root / named)
-    directory = search_dir(root, config_path, path.parent)
+    directory = search_dir(context, config_path, path.parent)
     if directory is None:
         return AppProblem(f"config directory {config_path} of {source} {not_there(root, config_path, path.parent)}",
                           OUTSIDE)
@@ -177,7 +172,7 @@ def resolve_app(root: Path, launch: Launch, explain: bool = True) -> HydraApp | 
     for entry in entries:
         at_run_dir = _PWD.sub(lambda _: str(root / here), entry) if here is not None and not here.startswith("/") \
             else entry
-        found_dir = search_dir(root, at_run_dir, root)
+        found_dir = search_dir(context, at_run_dir, root)
         if found_dir is None and at_run_dir != entry and "${" not in at_run_dir and inside(root, Path(
                 at_run_dir.removeprefix("file://"))):
             continue  # `file://${oc.env:PWD}/configs` where the launch runs holds none: Hydra only warns
@@ -192,9 +187,10 @@ _PWD = re.compile(r"\$\{oc\.env:\s*PWD\s*(?:,[^}]*)?\}")  # the directory the la
 
 
 
-def api_app(root: Path, launch: Launch, path: Path, source: str, api: ApiApp) -> HydraApp | AppProblem:
+def api_app(context: ScanContext, launch: Launch, path: Path, source: str, api: ApiApp) -> HydraApp | AppProblem:
     """A compose-API app's config as this launch chooses it: literals, or the argparse options'
     values in the launch (their defaults where it does not pass them)."""
+    root = context.root
     if api.loads is not None:
         loaded = flag_value(launch, api.loads)
         what = loaded if isinstance(loaded, str) else "a file chosen at run time"
@@ -214,16 +210,16 @@ def api_app(root: Path, launch: Launch, path: Path, source: str, api: ApiApp) ->
             return AppProblem(f"{source}: the compose API's {what} is {value.text}, known at run time", RUNTIME)
     assert isinstance(location, str) and isinstance(name, str)
     if kind == "config_module":
-        directory = search_dir(root, f"pkg://{location}", root)
+        directory = search_dir(context, f"pkg://{location}", root)
     elif kind == "config_dir":
         here = run_dir(launch)
-        directory = search_dir(root, location, root / here if here and not here.startswith("/") else root)
+        directory = search_dir(context, location, root / here if here and not here.startswith("/") else root)
     else:
-        directory = search_dir(root, location, path.parent)
+        directory = search_dir(context, location, path.parent)
     if directory is None:
         return AppProblem(f"config directory {location} of {source} is not in the repository", OUTSIDE)
     name = config_name(name) or name
-    dirs = [search_dir(root, entry, root) for entry in primary_search_path(root, directory, name)]
+    dirs = [search_dir(context, entry, root) for entry in primary_search_path(root, directory, name)]
     if any(d is None for d in dirs):
         return AppProblem(f"a config search path of {name} is not in the repository", OUTSIDE)
     return HydraApp(source, directory, name, tuple(str(d) for d in dirs), style="the compose API", root=root)

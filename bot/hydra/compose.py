@@ -17,7 +17,7 @@ from typing import Any
 from bot import confined
 from bot.hydra.app import HydraApp
 from bot.hydra.defaults_bound import DefaultsWalk, launch_choices
-from bot.hydra.source import ConfigBroken, NotComposed, hydra_over, watching
+from bot.hydra.source import ConfigBroken, NotComposed, confined_source, hydra_over
 from bot.hydra.source import entry as search_entry
 from bot.hydra.stand_ins import MAX_STAND_INS, stand_in, withdraw
 from bot.lang.shell.launches import Launch, Override
@@ -71,6 +71,8 @@ class Composer:
         self._pickled: dict[int, bytes] = {}
         self._parser: Any = None
         self._walks: dict[tuple[str, tuple[str, ...]], DefaultsWalk] = {}
+        self._refused: list[str] = []  # what the composition under way was refused (bot.hydra.source)
+        self._source: type | None = None  # Hydra's config source for this composer: made when it first composes
         self.stats = ComposeStats()
 
     def is_group(self, app: HydraApp, key: str) -> bool:
@@ -117,21 +119,23 @@ class Composer:
         from hydra.errors import HydraException
         from omegaconf.errors import OmegaConfBaseException
 
-        with watching() as refused:
-            try:
-                with warnings.catch_warnings():  # an app of Hydra 1.1's behaviour is warned about
-                    warnings.simplefilter("ignore")
-                    with hydra_over(str(app.root), str(app.config_dir), app.version_base):
-                        return compose(app.config_name, overrides=overrides)
-            except NotComposed as exc:
-                return exc
-            except (HydraException, OmegaConfBaseException, ValueError) as exc:
-                return NotComposed(f"its config reads {refused[0]}: not followed") if refused else exc
-            except RecursionError:
-                return ConfigBroken(self._primary(app), "nested too deeply for Hydra to compose (its stack ran out)")
-            except Exception as exc:  # Hydra's own failure on a config it does not expect
-                return ConfigBroken(self._primary(app), f"Hydra cannot compose it: {type(exc).__name__}: "
-                                                        f"{_message(exc)}")
+        refused = self._refused
+        refused.clear()
+        self._source = self._source or confined_source(refused)
+        try:
+            with warnings.catch_warnings():  # an app of Hydra 1.1's behaviour is warned about
+                warnings.simplefilter("ignore")
+                with hydra_over(str(app.root), str(app.config_dir), app.version_base, self._source):
+                    return compose(app.config_name, overrides=overrides)
+        except NotComposed as exc:
+            return exc
+        except (HydraException, OmegaConfBaseException, ValueError) as exc:
+            return NotComposed(f"its config reads {refused[0]}: not followed") if refused else exc
+        except RecursionError:
+            return ConfigBroken(self._primary(app), "nested too deeply for Hydra to compose (its stack ran out)")
+        except Exception as exc:  # Hydra's own failure on a config it does not expect
+            return ConfigBroken(self._primary(app), f"Hydra cannot compose it: {type(exc).__name__}: "
+                                                    f"{_message(exc)}")
 
     def _bound(self, app: HydraApp, groups: tuple[str, ...]) -> None:
         """ConfigBroken when the config's defaults, or a chosen option's, cycle or nest or spread beyond the

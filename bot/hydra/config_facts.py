@@ -4,28 +4,32 @@ its composed config holds (bot.hydra.compose), read from the repository's own fi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot import confined
 from bot.hydra.app import NOT_HYDRA, AppProblem, config_name, resolve_app
-from bot.hydra.compose import Composer
 from bot.hydra.config_files import load_yaml
 from bot.hydra.entry import entry_file
 from bot.hydra.not_hydra import no_hydra_reason
 from bot.lang.shell.launches import Launch
 
+if TYPE_CHECKING:
+    from bot.context import ScanContext
+
 
 class ConfigFacts:
-    """Answers `when.config` and `when.value` for launches of one repository (LaunchFacts)."""
+    """Answers `when.config` and `when.value` for launches of one repository (LaunchFacts), with the scan's
+    apps and composer."""
 
-    def __init__(self, root: Path, composer: Composer | None = None) -> None:
-        self.root = root.resolve()
-        self.composer = composer or Composer()
+    def __init__(self, context: ScanContext) -> None:
+        self.context = context
+        self.root = context.root
+        self.composer = context.composer
 
     def configs(self, launch: Launch) -> set[str] | None:
         """The launch's config and those it inherits; with --config-name set differently in branches,
         every branch's (the rule may apply in any of them)."""
-        app = resolve_app(self.root, launch)
+        app = resolve_app(self.context, launch)
         if isinstance(app, AppProblem) or app.config_name is None or app.config_dir is None:
             return None
         dirs = (app.config_dir, *map(Path, app.search_path))
@@ -36,10 +40,10 @@ class ConfigFacts:
 
     def not_hydra(self, launch: Launch) -> str | None:
         """Why the launch runs an entry point of the repository that is no Hydra app (bot.hydra.not_hydra)."""
-        app = resolve_app(self.root, launch)
+        app = resolve_app(self.context, launch)
         if not (isinstance(app, AppProblem) and app.kind == NOT_HYDRA):
             return None
-        return no_hydra_reason(entry_file(self.root, launch), launch.entry)
+        return no_hydra_reason(entry_file(self.context, launch), launch.entry)
 
     def value(self, launch: Launch, key: str) -> tuple[bool | None, Any]:
         """(whether the launch's config has the key, its value); (None, None) when it cannot be composed.
@@ -51,7 +55,7 @@ class ConfigFacts:
 
         from bot.lang.shell.values import read_value
 
-        app = resolve_app(self.root, launch)
+        app = resolve_app(self.context, launch)
         if isinstance(app, AppProblem):
             return None, None
         for override in reversed(launch.overrides):

@@ -9,6 +9,7 @@ import os
 import posixpath
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.lang import kind_for_path
 from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST
@@ -16,23 +17,25 @@ from bot.lang.shell.directories import ROOT, Workdir
 from bot.lang.shell.launchers import CONSOLE, DORA, moved_entry
 from bot.lang.shell.launches import Launch
 
+if TYPE_CHECKING:
+    from bot.context import ScanContext
+
 SOURCE_ROOTS = ("", "src")  # where `python -m pkg.mod` finds pkg: the repository root, or a src/ layout
-_package_roots: tuple[str, ...] = ()  # and where a package of a monorepo lives (a directory with its packaging)
 # packaging under these is an example, a fixture or a template, not a package the repository installs
 _NOT_PACKAGES = {"docs", "doc", "examples", "example", "tests", "test", "testing", "fixtures", "templates",
                  "template", "benchmarks", "third_party", "vendor"}
 
 
-def set_package_roots(directories: list[str]) -> None:
-    """The directories of the repository's packaging files below its root (`habitat-baselines/setup.py`):
-    an installed package of theirs is found there or in their src/."""
-    global _package_roots
-    _package_roots = tuple(r for d in sorted(set(directories)) if d and not (set(d.split("/")) & _NOT_PACKAGES)
-                           for r in (d, f"{d}/src"))
+def package_roots(directories: list[str]) -> tuple[str, ...]:
+    """Where a package of a monorepo lives, from the directories of the repository's packaging files below
+    its root (`habitat-baselines/setup.py`): an installed package of theirs is found there or in their src/."""
+    return tuple(r for d in sorted(set(directories)) if d and not (set(d.split("/")) & _NOT_PACKAGES)
+                 for r in (d, f"{d}/src"))
 
 
-def source_roots() -> tuple[str, ...]:
-    return (*SOURCE_ROOTS, *_package_roots)
+def source_roots(context: ScanContext) -> tuple[str, ...]:
+    """Where `python -m pkg` finds pkg: the root, src/, and the scan's package roots."""
+    return (*SOURCE_ROOTS, *context.package_roots)
 
 
 def inside(root: Path, path: Path) -> bool:
@@ -65,9 +68,11 @@ def repository_dir(workdir: Workdir | None, source_path: str | None) -> str | No
     return rest
 
 
-def module_file(root: Path, module: str, directory: str | None = None, imported: bool = False) -> Path | None:
+def module_file(context: ScanContext, module: str, directory: str | None = None,
+                imported: bool = False) -> Path | None:
     """The repository file `python -m module` runs from `directory`, if the module is the repository's own;
     `imported`: the file `import module` reads (a package's `__init__.py`, as a console script imports it)."""
+    root = context.root
     parts = module.split(".")
     if not all(p.isidentifier() for p in parts):
         return None
@@ -84,7 +89,7 @@ def module_file(root: Path, module: str, directory: str | None = None, imported:
     for source_root in (*places, *SOURCE_ROOTS):  # python -m looks in its working directory first
         if (hit := found(source_root)) is not None:
             return hit
-    hits = {hit for r in _package_roots if (hit := found(r)) is not None}
+    hits = {hit for r in context.package_roots if (hit := found(r)) is not None}
     return hits.pop() if len(hits) == 1 else None  # two packages of the monorepo hold it: which one is unknown
 
 
@@ -119,11 +124,12 @@ def _in_docs(launch: Launch) -> bool:
     return launch.source_path is not None and kind_for_path(launch.source_path) in (MARKDOWN, RST, NOTEBOOK)
 
 
-def entry_file(root: Path, launch: Launch) -> Path | None:
+def entry_file(context: ScanContext, launch: Launch) -> Path | None:
+    root = context.root
     if launch.entry is None:
         return None
     if launch.entry_kind == "module":
-        return module_file(root, launch.entry, run_dir(launch))
+        return module_file(context, launch.entry, run_dir(launch))
     if launch.entry_kind == DORA:
         return dora_main(root, launch.entry, run_dir(launch))
     if launch.entry_kind == CONSOLE:  # installed: found in the package's sources, wherever it runs
@@ -131,7 +137,7 @@ def entry_file(root: Path, launch: Launch) -> Path | None:
         if target.startswith("./"):  # a script file the packaging installs as a command
             candidate = root / target[2:]
             return candidate if candidate.is_file() and inside(root, candidate) else None
-        return module_file(root, launch.module, imported=True) if launch.module else None
+        return module_file(context, launch.module, imported=True) if launch.module else None
     return script_file(root, launch)
 
 
@@ -152,9 +158,10 @@ def dora_main(root: Path, main: str, directory: str | None) -> Path | None:
     return None
 
 
-def missing_reason(root: Path, launch: Launch) -> str:
+def missing_reason(context: ScanContext, launch: Launch) -> str:
     """Why the entry point is not in the repository, with what the repository says about it."""
     assert launch.entry is not None
+    root = context.root
     if launch.entry_kind == CONSOLE:
         return f"console script {launch.entry} runs {launch.module}, which is not in the repository"
     if launch.entry_kind == DORA:
@@ -171,11 +178,11 @@ def missing_reason(root: Path, launch: Launch) -> str:
     submodule = next((s for s in submodules for p in places if p == s or p.startswith(s + "/")), None)
     if submodule is not None:
         return f"{text}: it is in the git submodule {submodule}, which is not checked out"
-    if launch.entry_kind == "script" and "/" not in launch.entry and module_file(root, launch.entry) is not None:
+    if launch.entry_kind == "script" and "/" not in launch.entry and module_file(context, launch.entry) is not None:
         return f"{text}; a module of that name is (`-m` missing?)"
     top = launch.entry.split(".")[0]
     if launch.entry_kind == "module" and "." in launch.entry and any(
-            (root / r / top).is_dir() for r in source_roots()):
+            (root / r / top).is_dir() for r in source_roots(context)):
         return f"{text}, though its package {top} is (moved or removed?)"
     return text
 
@@ -197,7 +204,7 @@ def _submodules(root: Path) -> list[str]:
 class RepositoryEntries:
     """Whether a repository checkout holds a launch's entry point once its module prefix moved (EntryTargets)."""
 
-    root: Path
+    context: ScanContext
     looked: set[str] = field(default_factory=set)  # files whose presence decided an answer (the caches' reads)
 
     def has(self, launch: Launch, old: str, new: str) -> bool:
@@ -207,13 +214,13 @@ class RepositoryEntries:
         start, end, text = where
         assert launch.entry is not None
         moved = replace(launch, entry=launch.entry[:start] + text + launch.entry[end:])
-        found = entry_file(self.root, moved)
+        found = entry_file(self.context, moved)
         entry = moved.entry or ""
         if found is None and "/" not in entry and not entry.endswith(".py"):
-            found = module_file(self.root, entry, run_dir(moved))  # a module named without `-m`
+            found = module_file(self.context, entry, run_dir(moved))  # a module named without `-m`
         if found is not None:
-            self.looked.add(found.resolve().relative_to(self.root.resolve()).as_posix())
+            self.looked.add(found.resolve().relative_to(self.context.root).as_posix())
         elif moved.module is not None:
             path = moved.module.replace(".", "/")
-            self.looked.update(posixpath.join(base, path + ".py") for base in source_roots())
+            self.looked.update(posixpath.join(base, path + ".py") for base in source_roots(self.context))
         return found is not None

@@ -12,18 +12,22 @@ import ast
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.hydra.decorator import decorator_names
 from bot.hydra.entry import inside, source_roots
 from bot.pyparse import TooDeep, parse_ast
 
+if TYPE_CHECKING:
+    from bot.context import ScanContext
+
 MAX_HOPS = 3
 
 
-def imported_app(root: Path, path: Path, function: str | None) -> tuple[Path, str] | None:
+def imported_app(context: ScanContext, path: Path, function: str | None) -> tuple[Path, str] | None:
     """(file, function) the entry file runs through an import from the repository, a function that
     carries `@hydra.main` where it is defined; each name the file runs is tried in turn."""
-    for target in _imported(root, path, function):
+    for target in _imported(context, path, function):
         seen = {path}
         current: tuple[Path, str | None] = target
         for _ in range(MAX_HOPS):  # through re-exports (`pkg/__init__.py` importing from `pkg.app`)
@@ -36,7 +40,7 @@ def imported_app(root: Path, path: Path, function: str | None) -> tuple[Path, st
                 if any(_is_hydra_main(d, names) for d in definition.decorator_list):
                     return current[0], current[1] or ""
                 break  # defined here without the decorator: not a Hydra app
-            onward = _imported(root, *current)
+            onward = _imported(context, *current)
             if not onward:
                 break
             current = onward[0]
@@ -81,7 +85,7 @@ def _is_hydra_main(decorator: ast.expr, names: tuple[set[str], set[str]]) -> boo
     return isinstance(func, ast.Name) and func.id in names[0]
 
 
-def _imported(root: Path, path: Path, function: str | None) -> list[tuple[Path, str | None]]:
+def _imported(context: ScanContext, path: Path, function: str | None) -> list[tuple[Path, str | None]]:
     """Where the names the file runs (`function`, else what its `__main__` block calls) are imported from."""
     tree = _parsed(path)
     if tree is None:
@@ -107,11 +111,11 @@ def _imported(root: Path, path: Path, function: str | None) -> list[tuple[Path, 
                 continue
             original = attribute
         elif attribute:  # `from pkg import app` then `app.main()`: a module, or a name of the package
-            target = _module_file(root, path, level, f"{module}.{original}" if module else original)
+            target = _module_file(context, path, level, f"{module}.{original}" if module else original)
             if target is not None:
                 found.append((target, attribute))
                 continue
-        target = _module_file(root, path, level, module)
+        target = _module_file(context, path, level, module)
         if target is not None:
             found.append((target, original))
     return found
@@ -153,8 +157,9 @@ def _called(tree: ast.Module) -> list[str]:
     return calls
 
 
-def _module_file(root: Path, path: Path, level: int, module: str) -> Path | None:
+def _module_file(context: ScanContext, path: Path, level: int, module: str) -> Path | None:
     """The repository file of an imported module (relative imports from the file's own package)."""
+    root = context.root
     parts = [p for p in module.split(".") if p]
     if not all(p.isidentifier() for p in parts):
         return None
@@ -164,7 +169,7 @@ def _module_file(root: Path, path: Path, level: int, module: str) -> Path | None
             base = base.parent
         bases = [base]
     else:
-        bases = [path.parent, *(root / r if r else root for r in source_roots())]
+        bases = [path.parent, *(root / r if r else root for r in source_roots(context))]
     for base in bases:
         stem = os.path.join(base, *parts)
         for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):

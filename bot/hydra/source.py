@@ -4,7 +4,11 @@ Hydra's own file source opens whatever a config directory holds, symlinks and `.
 directory the bot hands Hydra (the app's config directory, its search path) is read through
 `ConfinedSource` instead: a config or group is there only when it is a regular file or a directory of
 the repository (bot.confined): a name whose `..` climbs out of the repository names nothing. What Hydra asked
-for and was refused is noted, so a launch that fails for want of it says why instead of being blamed.
+for and was refused is noted in the list its composer hands `confined_source`, so a launch that fails for want
+of it says why instead of being blamed.
+
+Hydra's own state is the process's (GlobalHydra, the config sources registered, the version base): the
+composer that composes sets it up for one composition and `hydra_over` puts it back as it was after.
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ if TYPE_CHECKING:
 
 SCHEME = "bot-confined"
 MAX_BYTES = 4 * 1024 * 1024  # a config file larger than this is no config the bot composes
-_refused: list[str] = []  # what the compose under way asked for and was refused, as "path, why"
 
 
 class NotComposed(Exception):
@@ -46,31 +49,37 @@ def entry(root: str, directory: str) -> str:
     return f"{SCHEME}://{root}//{rel}"
 
 
-@contextmanager
-def watching() -> Iterator[list[str]]:
-    """What Hydra is refused while the block composes."""
-    _refused.clear()
-    yield _refused
+def confined_source(refused: list[str]) -> type:
+    """A config source class reading only the tree's own files, which notes in `refused` what it was asked for
+    and refused, as "path, why" (one per composer: what the composition under way was refused)."""
+    return type("ConfinedSource", (_source_class(),), {"refused": refused})
 
 
 @contextmanager
-def hydra_over(root: str, config_dir: str, version_base: str | None) -> Iterator[None]:
-    """Hydra initialised with the tree's `config_dir` as its primary config directory, read confined (what
-    `hydra.initialize_config_dir` does, with this source in place of Hydra's file source)."""
+def hydra_over(root: str, config_dir: str, version_base: str | None, source: type) -> Iterator[None]:
+    """Hydra initialised with the tree's `config_dir` as its primary config directory, read with `source`
+    (what `hydra.initialize_config_dir` does, with a confined_source in place of Hydra's file source); Hydra's
+    process state (GlobalHydra, the source registered for the scheme, the version base) restored after."""
     from hydra import version
     from hydra._internal.hydra import Hydra
     from hydra._internal.sources_registry import SourcesRegistry
     from hydra._internal.utils import create_config_search_path
     from hydra.core.global_hydra import GlobalHydra
 
-    SourcesRegistry.instance().register(_source_class())
-    GlobalHydra.instance().clear()
-    version.setbase(version_base)
-    Hydra.create_main_hydra2(task_name="app", config_search_path=create_config_search_path(entry(root, config_dir)))
+    registry, global_hydra, base = SourcesRegistry.instance(), GlobalHydra.instance(), version.VersionBase.instance()
+    before = (registry.types.get(SCHEME), global_hydra.hydra, base.version_base)
+    registry.types[SCHEME] = source
+    global_hydra.clear()
     try:
+        version.setbase(version_base)
+        Hydra.create_main_hydra2(task_name="app", config_search_path=create_config_search_path(entry(root, config_dir)))
         yield
     finally:
-        GlobalHydra.instance().clear()
+        if before[0] is None:
+            registry.types.pop(SCHEME, None)
+        else:
+            registry.types[SCHEME] = before[0]
+        global_hydra.hydra, base.version_base = before[1], before[2]
 
 
 @lru_cache(maxsize=1)
@@ -81,6 +90,8 @@ def _source_class() -> type:
 
     class ConfinedSource(FileConfigSource):
         """Hydra's file source, reading only regular files and directories of one tree."""
+
+        refused: list[str]  # what it was asked for and refused (a subclass per composer: confined_source)
 
         def __init__(self, provider: str, path: str) -> None:
             super().__init__(provider=provider, path=path)
@@ -113,7 +124,7 @@ def _source_class() -> type:
             if not found and note:
                 why = confined.why_absent(self.root, target)
                 if why is not None and os.path.isdir(target) == directory:
-                    _refused.append(f"{os.path.relpath(target, self.root)}, {why}")
+                    self.refused.append(f"{os.path.relpath(target, self.root)}, {why}")
             return found
 
         def load_config(self, config_path: str) -> Any:

@@ -13,43 +13,44 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.lang import kinds
 
 if TYPE_CHECKING:
+    from bot.context import ScanContext
     from bot.lang.focus import Focus
     from bot.lang.front import FrontEnd
 
 
-def _shell(path: str, kind: str, root: Path | None, packages: Any) -> FrontEnd:
+def _shell(path: str, kind: str, context: ScanContext | None, packages: Any) -> FrontEnd:
     from bot.lang.shell.front import ShellFamilyFront
 
-    front = ShellFamilyFront(path, kind, root)
+    front = ShellFamilyFront(path, kind, context)
     if kind in (kinds.SHELL, kinds.MARKDOWN, kinds.RST, kinds.NOTEBOOK):
         from bot.lang.embedded.doc_front import TextReaders
 
-        return TextReaders(front, kind)
+        return TextReaders(front, kind, front.consoles)
     return front
 
 
-def _yaml(path: str, kind: str, root: Path | None, packages: Any) -> FrontEnd:
+def _yaml(path: str, kind: str, context: ScanContext | None, packages: Any) -> FrontEnd:
     from bot.lang.embedded.doc_front import TextReaders
     from bot.lang.yaml.front import YamlFront
 
-    return TextReaders(YamlFront(path, packages, root), kind)
+    return TextReaders(YamlFront(path, packages, context.root if context is not None else None), kind)
 
 
-def _python(path: str, kind: str, root: Path | None, packages: Any) -> FrontEnd:
+def _python(path: str, kind: str, context: ScanContext | None, packages: Any) -> FrontEnd:
     from bot.lang.python.front import PythonFront
 
-    return PythonFront(path)
+    return PythonFront(path, context.consoles) if context is not None else PythonFront(path)
 
 
 @dataclass(frozen=True)
 class Registration:
-    make: Callable[[str, str, Path | None, Any], FrontEnd]  # (path, kind, root, YAML packages) -> front end
+    # (path, kind, the scan's context (None: text read with no repository), YAML packages) -> front end
+    make: Callable[[str, str, ScanContext | None, Any], FrontEnd]
     suffixes: tuple[str, ...] = ()  # lower-case file suffixes of the kind (a shell script also by its shebang)
     within: str = ""  # a directory where files with these suffixes are this kind before any other
     names: tuple[str, ...] = ()  # whole file names of the kind (`Makefile`)
@@ -105,9 +106,10 @@ def whole_repository_inputs(kind: str) -> frozenset[str]:
     return registration.whole_repository if registration is not None else frozenset()
 
 
-def front_end(path: str, kind: str, root: Path | None = None, packages: dict[str, str] | None = None,
+def front_end(path: str, kind: str, context: ScanContext | None = None, packages: dict[str, str] | None = None,
               focus: Focus | None = None) -> FrontEnd:
-    """The front end that reads `path` as `kind`; `root` for the scripts it calls, `packages` for YAML.
+    """The front end that reads `path` as `kind`; `context`: the scan's repository (the scripts a file calls,
+    its console scripts; None: the text alone), `packages` for YAML.
 
     `focus`: which parts can hold anything for the rules (bot.lang.focus), given to a front end that
     has a `focus` attribute (it may then skip the rest); others read everything.
@@ -116,7 +118,7 @@ def front_end(path: str, kind: str, root: Path | None = None, packages: dict[str
         registration = FRONT_ENDS[kind]
     except KeyError:
         raise ValueError(f"no front end for kind {kind!r}") from None
-    front = registration.make(path, kind, root, packages)
+    front = registration.make(path, kind, context, packages)
     if focus is not None and hasattr(front, "focus"):
         front.focus = focus
     return front

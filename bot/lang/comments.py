@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
+from bot.context import NO_CONSOLES, Consoles
 from bot.lang import kinds
 
 if TYPE_CHECKING:
@@ -66,9 +67,9 @@ class _View:
 class Comments:
     """The verdicts for one file: `real(offset)` of a `#` at a byte offset of the file."""
 
-    def __init__(self, kind: str, data: bytes) -> None:
+    def __init__(self, kind: str, data: bytes, consoles: Consoles = NO_CONSOLES) -> None:
         self.data = data
-        self.views = _views(kind, data)
+        self.views = _views(kind, data, consoles)
 
     def real(self, offset: int) -> bool | None:
         """True: the `#` at `offset` is a comment; False: code reads it as something else (a quoted argument,
@@ -80,7 +81,7 @@ class Comments:
         return None
 
 
-def _views(kind: str, data: bytes) -> list[_View]:
+def _views(kind: str, data: bytes, consoles: Consoles) -> list[_View]:
     """The file's code, most specific first (a workflow's steps before the YAML around them)."""
     if kind == kinds.SHELL:
         return [_View(SHELL, data, None)]
@@ -88,11 +89,12 @@ def _views(kind: str, data: bytes) -> list[_View]:
         return [_View(YAML, data, None)]
     if kind == kinds.PYTHON:
         return [_View(PYTHON, data, None)]
-    views = [_View(SHELL, view.text, None if view.host_at is None else view.host) for view in _shell_views(kind, data)]
+    views = [_View(SHELL, view.text, None if view.host_at is None else view.host)
+             for view in _shell_views(kind, data, consoles)]
     if kind == kinds.WORKFLOW:
         views.append(_View(YAML, data, None))
     elif kind in (kinds.MARKDOWN, kinds.RST):
-        views.extend(_doc_views(kind, data))
+        views.extend(_doc_views(kind, data, consoles))
     elif kind == kinds.NOTEBOOK:
         from bot.lang.embedded.nb_cells import cell_views
 
@@ -102,22 +104,22 @@ def _views(kind: str, data: bytes) -> list[_View]:
     return views
 
 
-def _shell_views(kind: str, data: bytes) -> list[ShellView]:
-    from bot.lang.shell.front import view_function
+def _shell_views(kind: str, data: bytes, consoles: Consoles) -> list[ShellView]:
+    from bot.lang.shell.front import shell_views
 
     try:
-        return list(view_function(kind)(data))
+        return shell_views(kind, data, consoles)
     except (ValueError, KeyError):
         return []
 
 
-def _doc_views(kind: str, data: bytes) -> list[_View]:
+def _doc_views(kind: str, data: bytes, consoles: Consoles) -> list[_View]:
     from bot.lang.embedded.blocks import YAML_LANGUAGES, markdown_blocks, rst_blocks
     from bot.lang.embedded.doc_python import PYTHON_LANGUAGES
     from bot.lang.embedded.doc_yaml import block_text
 
     views = []
-    for block in (markdown_blocks(data) if kind == kinds.MARKDOWN else rst_blocks(data)).blocks:
+    for block in (markdown_blocks(data, consoles) if kind == kinds.MARKDOWN else rst_blocks(data, consoles)).blocks:
         if block.language in YAML_LANGUAGES or block.language in PYTHON_LANGUAGES:
             shown = block_text(data, block)
             if shown is not None:

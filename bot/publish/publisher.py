@@ -17,6 +17,7 @@ from pathlib import Path
 from bot.config import RepoConfig
 from bot.engine.check import rules_for
 from bot.engine.compose_judge import LaunchOutcome, launch_outcomes
+from bot.engine.context import repository_context
 from bot.model import Finding, PublishDecision, Reason, Report, SkipKind
 from bot.publish import body as texts
 from bot.publish import describe, template
@@ -281,9 +282,11 @@ class Publisher:
     def outcomes(worktree: Path, report: Report) -> list[tuple[str, LaunchOutcome]]:
         """Each launch of the edited scripts, composed before and after the edits."""
         out: list[tuple[str, LaunchOutcome]] = []
-        for change in report.changes:
-            if report.file_kinds.get(change.path, "shell") == "shell":
-                out += [(change.path, o) for o in launch_outcomes(worktree, change.path, change.before, change.after)]
+        scripts = [c for c in report.changes if report.file_kinds.get(c.path, "shell") == "shell"]
+        context = repository_context(worktree) if scripts else None
+        for change in scripts:
+            assert context is not None
+            out += [(change.path, o) for o in launch_outcomes(context, change.path, change.before, change.after)]
         return out
 
     def build(self, worktree: Path, report: Report, message: str) -> str:

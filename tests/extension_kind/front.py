@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import Any
 
+from bot.context import ScanContext
 from bot.hydra.grammar import HydraSyntaxError, parse_override
 from bot.ir import LAUNCH, Plan, Setting, SettingGroup
 from bot.lang.front import Reading, SourceUnreadable, Unit
@@ -66,5 +66,5 @@ def _realise(data: bytes, plans: list[Plan]) -> None:
             plan.edits = edits
 
 
-def make(path: str, kind: str, root: Path | None, packages: Any) -> OverridesFront:
+def make(path: str, kind: str, context: ScanContext | None, packages: Any) -> OverridesFront:
     return OverridesFront(path)

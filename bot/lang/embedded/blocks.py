@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.context import NO_CONSOLES, Consoles
 from bot.lang.embedded.docs import (
     DIRECTIVE,
     FENCE,
@@ -19,7 +20,7 @@ from bot.lang.embedded.docs import (
     LITERAL_END,
     PROMPT_LANGUAGES,
     SHELL_LANGUAGES,
-    SHELLISH,
+    Shellish,
     _fence_language,
     _indent,
     _is_comment,
@@ -61,7 +62,8 @@ def overrides_only(data: bytes, lines: list[Line]) -> bool:
     return bool(body) and all(kinds) and any(OVERRIDE_LINE.fullmatch(t) for t in body)
 
 
-def markdown_blocks(data: bytes) -> DocBlocks:
+def markdown_blocks(data: bytes, consoles: Consoles = NO_CONSOLES) -> DocBlocks:
+    """The doc's blocks; `consoles`: the repository's console scripts (a bare block that runs one is shell)."""
     out = DocBlocks()
     lines = _lines(data)
     i = 0
@@ -80,12 +82,12 @@ def markdown_blocks(data: bytes) -> DocBlocks:
             if text.startswith(fence[:1] * len(fence)) and not text.strip(fence[:1]):
                 break
             body.append(lines[i - 1])
-        shell = language in SHELL_LANGUAGES or (not language and bare_launch(data, body))
+        shell = language in SHELL_LANGUAGES or (not language and bare_launch(data, body, consoles))
         out.blocks.append(Block(language, body, not language, shell))
     return out
 
 
-def rst_blocks(data: bytes) -> DocBlocks:
+def rst_blocks(data: bytes, consoles: Consoles = NO_CONSOLES) -> DocBlocks:
     out = DocBlocks()
     lines = _lines(data)
     default_language = ""
@@ -122,12 +124,12 @@ def rst_blocks(data: bytes) -> DocBlocks:
         named = directive.group(2).decode().lower() if directive else ""
         language = named or default_language
         shell = language in SHELL_LANGUAGES or (
-            not directive and not language and any(SHELLISH.match(data, s) for s, _ in body))
+            not directive and not language and any(Shellish(consoles).match(data, s) for s, _ in body))
         out.blocks.append(Block(language, body, not language, shell))
     return out
 
 
-def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
+def shell_views(data: bytes, doc: DocBlocks, consoles: Consoles = NO_CONSOLES) -> list[ShellView]:
     """The doc's shell blocks as one view of the file, everything else blanked, so a variable set in
     one block reaches the launches of the next; [] when it has none.
 
@@ -137,7 +139,6 @@ def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
       parse (its error's bytes, else their lines, else all of it); the errors still count for the view;
     - one with a launch is read in a view of its own, after the blocks before it, whose launches that
       view does not report (the shared view reports them)."""
-    from bot.lang.shell.launchers import names_console_script
     from bot.lang.shell.parse import error_spans, parse_tree
 
     view = blank(data)
@@ -156,7 +157,7 @@ def shell_views(data: bytes, doc: DocBlocks) -> list[ShellView]:
         root = parse_tree(text).root_node
         if not root.has_error:
             continue
-        if _LAUNCH_LIKE.search(text) or _LAUNCHER_VARIABLE.search(text) or names_console_script(text):
+        if _LAUNCH_LIKE.search(text) or _LAUNCHER_VARIABLE.search(text) or consoles.named_in(text):
             alone = bytearray(view[:end]) + blank(data[end:])  # the blocks before it, then it
             apart.append(ShellView(bytes(alone), own=(start, end), names=names))
             view[start:end] = blank(data[start:end])
@@ -274,9 +275,9 @@ _LAUNCHER_VARIABLE = re.compile(rb"(?m)^[ \t]*\"?\$")  # `"${CMD[@]}" a=1`, `$PY
 _LAUNCH_LIKE = re.compile(rb"python|torchrun|deepspeed|accelerate|\buv\b|\bsrun\b|\.py\b|\.sh\b|\bbash\b|\bdora\b")
 
 
-def markdown_views(data: bytes) -> list[ShellView]:
-    return shell_views(data, markdown_blocks(data))
+def markdown_views(data: bytes, consoles: Consoles = NO_CONSOLES) -> list[ShellView]:
+    return shell_views(data, markdown_blocks(data, consoles), consoles)
 
 
-def rst_views(data: bytes) -> list[ShellView]:
-    return shell_views(data, rst_blocks(data))
+def rst_views(data: bytes, consoles: Consoles = NO_CONSOLES) -> list[ShellView]:
+    return shell_views(data, rst_blocks(data, consoles), consoles)

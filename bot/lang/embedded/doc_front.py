@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.context import NO_CONSOLES, Consoles
 from bot.lang import kinds
 from bot.lang.embedded.blocks import DocBlocks, Line, markdown_blocks, overrides_only, rst_blocks
 from bot.lang.embedded.doc_python import PYTHON_LANGUAGES
@@ -43,6 +44,7 @@ class TextReaders:
 
     inner: FrontEnd
     kind: str
+    consoles: Consoles = NO_CONSOLES  # the repository's console scripts: a doc's bare block that runs one is shell
 
     @property
     def focus(self) -> Focus | None:
@@ -55,7 +57,9 @@ class TextReaders:
             self.inner.focus = focus
 
     def blocks(self, data: bytes) -> DocBlocks:
-        return markdown_blocks(data) if self.kind == kinds.MARKDOWN else rst_blocks(data)
+        if self.kind == kinds.MARKDOWN:
+            return markdown_blocks(data, self.consoles)
+        return rst_blocks(data, self.consoles)
 
     def read(self, data: bytes) -> Reading:
         from bot.lang.embedded import literals
@@ -66,9 +70,9 @@ class TextReaders:
             from bot.lang.embedded.nb_markdown import notebook_units
             from bot.lang.embedded.nb_python import python_cell_units
 
-            units, regions = notebook_units(data)
+            units, regions = notebook_units(data, self.consoles)
             reading.units.extend(units)
-            reading.units.extend(python_cell_units(data))
+            reading.units.extend(python_cell_units(data, self.consoles))
             reading.partly_parsed = reading.partly_parsed or bool(regions)
             reading.regions.extend(regions)
             return reading
@@ -91,7 +95,7 @@ class TextReaders:
         if any(block.language in PYTHON_LANGUAGES for block in doc.blocks):
             from bot.lang.embedded.doc_python import python_block_units
 
-            reading.units.extend(python_block_units(data, doc.blocks))
+            reading.units.extend(python_block_units(data, doc.blocks, self.consoles))
         if regions:
             reading.partly_parsed = True
             reading.regions.extend(regions)
@@ -112,7 +116,7 @@ class TextReaders:
         if self.kind == kinds.NOTEBOOK:
             from bot.lang.embedded.nb_markdown import notebook_yaml_errors
 
-            return errors if errors >= UNREADABLE else errors + notebook_yaml_errors(data)
+            return errors if errors >= UNREADABLE else errors + notebook_yaml_errors(data, self.consoles)
         from bot.lang.embedded.doc_yaml import yaml_errors
 
         return errors + yaml_errors(data, self.blocks(data).blocks)

@@ -15,6 +15,7 @@ import re
 from dataclasses import replace
 from functools import partial
 
+from bot.context import NO_CONSOLES, Consoles
 from bot.lang.embedded.blocks import Block
 from bot.lang.embedded.views import ShellView
 from bot.lang.front import Unit
@@ -53,14 +54,14 @@ def python_block_views(data: bytes, blocks: list[Block]) -> list[tuple[ShellView
     return views
 
 
-def python_block_units(data: bytes, blocks: list[Block]) -> list[Unit]:
+def python_block_units(data: bytes, blocks: list[Block], consoles: Consoles = NO_CONSOLES) -> list[Unit]:
     """The override lists of every Python block, realised in the block's view and mapped back to the doc."""
     from bot.lang.python.prefilter import may_hold_overrides, stdlib_tree
 
     units = []
     for view, indented in python_block_views(data, blocks):
         tree = stdlib_tree(view.text)
-        if tree is None or not may_hold_overrides(tree):
+        if tree is None or not may_hold_overrides(tree, consoles):
             continue  # not Python (a fragment), or no list libcst could read as overrides
         from bot.lang.python.launch import parse, read_groups
         from bot.lang.python.writer import realise
@@ -68,7 +69,7 @@ def python_block_units(data: bytes, blocks: list[Block]) -> list[Unit]:
         module = parse(view.text)
         if module is None:
             continue
-        groups = read_groups(view.text, module)
+        groups = read_groups(view.text, module, consoles)
         if groups:
             units.append(Unit(groups, partial(realise, view.text), partial(_to_host, view, data, indented)))
     return units

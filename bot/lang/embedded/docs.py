@@ -10,7 +10,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from bot.lang.shell.launchers import RUNNERS, WRAPPERS, console_target
+from bot.context import Consoles
+from bot.lang.shell.launchers import RUNNERS, WRAPPERS
 
 # ---- masking ----------------------------------------------------------------------------
 
@@ -78,14 +79,15 @@ def _fence_language(info: str) -> str:
     return info.lower()
 
 
-def bare_launch(data: bytes, lines: list[tuple[int, int]]) -> bool:
+def bare_launch(data: bytes, lines: list[tuple[int, int]], consoles: Consoles) -> bool:
     """A launch (`python3 -m ...`, `torchrun ...`): the first line one, every other line continues a
     command, starts one or is a comment."""
     body = [data[s:e] for s, e in lines if data[s:e].strip()]
-    if not body or not SHELLISH.match(body[0]):
+    shellish = Shellish(consoles)
+    if not body or not shellish.match(body[0]):
         return False
     for before, line in itertools.pairwise(body):
-        if not (before.rstrip().endswith(b"\\") or SHELLISH.match(line) or line.lstrip().startswith(b"#")):
+        if not (before.rstrip().endswith(b"\\") or shellish.match(line) or line.lstrip().startswith(b"#")):
             return False
     return True
 
@@ -104,18 +106,20 @@ _SHELLISH = re.compile(rb"[ \t]*(?:\$ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*"
 _FIRST_WORD = re.compile(rb"[ \t]*(?:\$ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*([\w.-]+)")
 
 
-class _Shellish:
+class Shellish:
     """A line that starts a command (`python3 ...`, `nohup ...`, `./train.py ...`, a console script of the
     repository), after a `$ ` prompt and `NAME=value` assignments."""
+
+    def __init__(self, consoles: Consoles) -> None:
+        self.consoles = consoles
 
     def match(self, data: bytes, pos: int = 0) -> bool:
         if _SHELLISH.match(data, pos):
             return True
+        if not self.consoles:
+            return False
         first = _FIRST_WORD.match(data, pos)
-        return first is not None and console_target(first.group(1).decode("utf-8", "replace")) is not None
-
-
-SHELLISH = _Shellish()
+        return first is not None and first.group(1).decode("utf-8", "replace") in self.consoles
 
 
 def _indent(data: bytes, start: int, end: int) -> int:

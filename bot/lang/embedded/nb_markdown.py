@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.context import NO_CONSOLES, Consoles
 from bot.ir import ErrorRegion, Plan, Realise
 from bot.lang.embedded.blocks import markdown_blocks
 from bot.lang.embedded.nb_cells import cell_views
@@ -41,7 +42,7 @@ class _ThroughView:
         return self.view.to_host(finding, self.data, lines_in_message=False)
 
 
-def notebook_units(data: bytes) -> tuple[list[Unit], list[ErrorRegion]]:
+def notebook_units(data: bytes, consoles: Consoles = NO_CONSOLES) -> tuple[list[Unit], list[ErrorRegion]]:
     """The YAML blocks and prose literals of every markdown cell."""
     from bot.lang.embedded import literals
     from bot.lang.embedded.doc_yaml import yaml_units
@@ -49,7 +50,7 @@ def notebook_units(data: bytes) -> tuple[list[Unit], list[ErrorRegion]]:
     units: list[Unit] = []
     regions: list[ErrorRegion] = []
     for view in markdown_cells(data):
-        doc = markdown_blocks(view.text)
+        doc = markdown_blocks(view.text, consoles)
         found, bad = yaml_units(view.text, doc.blocks)
         regions.extend(bad)
         prose = literals.prose_literals(view.text, doc.prose, rst=False)
@@ -62,7 +63,7 @@ def notebook_units(data: bytes) -> tuple[list[Unit], list[ErrorRegion]]:
     return units, regions
 
 
-def notebook_yaml_errors(data: bytes) -> int:
+def notebook_yaml_errors(data: bytes, consoles: Consoles = NO_CONSOLES) -> int:
     from bot.lang.embedded.doc_yaml import yaml_errors
 
-    return sum(yaml_errors(view.text, markdown_blocks(view.text).blocks) for view in markdown_cells(data))
+    return sum(yaml_errors(view.text, markdown_blocks(view.text, consoles).blocks) for view in markdown_cells(data))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from bot.context import NO_CONSOLES, Consoles
 from bot.lang.embedded.nb_cells import cell_views
 from bot.lang.embedded.views import ShellView
 from bot.lang.front import Unit
@@ -28,7 +29,7 @@ def code_cells(data: bytes) -> list[ShellView]:
     return cell_views(data, "code", wanted, lambda line: line.lstrip().startswith(("!", "%")))
 
 
-def python_cell_units(data: bytes) -> list[Unit]:
+def python_cell_units(data: bytes, consoles: Consoles = NO_CONSOLES) -> list[Unit]:
     """The override lists of every code cell, realised in the cell's view and mapped back to the notebook."""
     from bot.lang.python.launch import parse, read_groups
     from bot.lang.python.writer import realise
@@ -38,7 +39,7 @@ def python_cell_units(data: bytes) -> list[Unit]:
         module = parse(view.text)
         if module is None:
             continue
-        groups = read_groups(view.text, module)
+        groups = read_groups(view.text, module, consoles)
         if groups:
             units.append(Unit(groups, partial(realise, view.text), partial(_to_host, view, data)))
     return units

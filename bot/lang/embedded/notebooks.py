@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from bot.context import NO_CONSOLES, Consoles
 from bot.lang.embedded.json_spans import JArray, JObject, JString, read_json
 from bot.lang.embedded.views import ShellView
 
@@ -21,7 +22,7 @@ class NotebookError(ValueError):
     pass
 
 
-def notebook_views(data: bytes) -> list[ShellView]:
+def notebook_views(data: bytes, consoles: Consoles = NO_CONSOLES) -> list[ShellView]:
     try:
         root = read_json(data)
     except ValueError as exc:
@@ -58,14 +59,14 @@ def notebook_views(data: bytes) -> list[ShellView]:
             host_at.extend([start] * len(encoded))
         text += b"\n"
         host_at.append(strings[-1].content_end)
-    views = _markdown_shell_views(data)
+    views = _markdown_shell_views(data, consoles)
     if not found:
         return views
     host_at.append(host_at[-1])
     return [ShellView(bytes(text), host_at, encoders), *views]
 
 
-def _markdown_shell_views(data: bytes) -> list[ShellView]:
+def _markdown_shell_views(data: bytes, consoles: Consoles) -> list[ShellView]:
     """The shell blocks of each markdown cell, read as a Markdown file's are, in the notebook's terms: a
     Markdown view keeps its text's offsets, so the cell's own mapping to the JSON applies to it unchanged."""
     from bot.lang.embedded.blocks import markdown_views
@@ -73,7 +74,7 @@ def _markdown_shell_views(data: bytes) -> list[ShellView]:
 
     views = []
     for cell in cell_views(data, "markdown", lambda lines: any("```" in line or "~~~" in line for line in lines)):
-        for block in markdown_views(cell.text):
+        for block in markdown_views(cell.text, consoles):
             views.append(ShellView(block.text, cell.host_at, cell.encoders, names=block.names,
                                    hidden_errors=block.hidden_errors, own=block.own))
     return views

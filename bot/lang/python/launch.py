@@ -14,6 +14,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from bot.context import NO_CONSOLES, Consoles
 from bot.hydra.grammar import HydraSyntaxError, parse_override
 from bot.ir import Setting, SettingGroup
 from bot.lang.python.prefilter import LOOKS_LIKE_OVERRIDE, OVERRIDE_TEXT
@@ -154,8 +155,9 @@ class _Collector(cst.CSTVisitor):
         self.lists.append((node, "argv"))
 
 
-def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[SettingGroup], _Offsets]:
-    from bot.lang.shell.launchers import CONSOLE, console_module, find_entry
+def _groups(data: bytes, module: cst.Module | None = None,
+            consoles: Consoles = NO_CONSOLES) -> tuple[list[SettingGroup], _Offsets]:
+    from bot.lang.shell.launchers import CONSOLE, find_entry
 
     module = parse_cst(data) if module is None else module
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
@@ -185,7 +187,7 @@ def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[Setting
         first, entry, entry_kind, label = 0, None, "", "compose overrides"
         if why == "argv":
             statics: list[Any] = [_Word(w is not None) for w in words]  # find_entry reads only `.static`
-            found = find_entry([w or "$dynamic" for w in words], statics)
+            found = find_entry([w or "$dynamic" for w in words], statics, consoles)
             if found is None:
                 continue
             _, entry, entry_kind, first = found
@@ -229,7 +231,7 @@ def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[Setting
             pos = positions[node]
             module_entry = entry.removesuffix(".py").replace("/", ".") if entry else None
             if entry_kind == CONSOLE and entry is not None:
-                module_entry = console_module(entry.rsplit("/", 1)[-1])
+                module_entry = consoles.module(entry.rsplit("/", 1)[-1])
             groups.append(SettingGroup(settings, pos.start.line, pos.start.column + 1, module_entry, label,
                                        lines=(pos.start.line, pos.end.line), entry_written=entry_kind != CONSOLE,
                                        handle=(node, [Element(e, offsets.byte(positions[e.value].start.line,
@@ -241,14 +243,16 @@ def _groups(data: bytes, module: cst.Module | None = None) -> tuple[list[Setting
     return groups, offsets
 
 
-def read_groups(data: bytes, module: cst.Module | None = None) -> list[SettingGroup]:
+def read_groups(data: bytes, module: cst.Module | None = None,
+                consoles: Consoles = NO_CONSOLES) -> list[SettingGroup]:
     """The override lists of a Python file, one group each ([] without an override-looking string).
 
-    `module`: libcst's tree of `data`, when the caller has parsed it already.
+    `module`: libcst's tree of `data`, when the caller has parsed it already; `consoles`: the repository's
+    console scripts (a list that runs one is a launch).
     """
     if not LOOKS_LIKE_OVERRIDE.search(data):
         return []
-    return _groups(data, module)[0]
+    return _groups(data, module, consoles)[0]
 
 
 __all__ = ["Element", "parse", "python_errors", "read_groups", "word_of"]

@@ -13,7 +13,8 @@ from __future__ import annotations
 import ast
 import re
 
-from bot.lang.shell.launchers import PYTHON, RUNNERS, TORCHRUN, WRAPPERS, console_target
+from bot.context import NO_CONSOLES, Consoles
+from bot.lang.shell.launchers import PYTHON, RUNNERS, TORCHRUN, WRAPPERS
 from bot.pyparse import TooDeep, parse_ast
 
 # a string that starts like an override (a dotted key, or any key and `=`: a group choice `model=x`):
@@ -25,10 +26,10 @@ OVERRIDE_TEXT = re.compile(r"^(\+\+|\+|~)?[A-Za-z_][\w\-]*(\.[\w\-]+)*(@[\w.\-]+
 _OTHER_LAUNCHERS = {"env", "ray", "bash", "sh"}
 
 
-def _launcher(word: str) -> bool:
+def _launcher(word: str, consoles: Consoles) -> bool:
     base = word.rsplit("/", 1)[-1]
     return bool(PYTHON.match(base) or TORCHRUN.match(base)) or base in RUNNERS or base in WRAPPERS \
-        or base in _OTHER_LAUNCHERS or word.endswith(".sh") or console_target(base) is not None
+        or base in _OTHER_LAUNCHERS or word.endswith(".sh") or base in consoles
 
 
 def _executable(node: ast.expr) -> bool:
@@ -59,7 +60,7 @@ def _built_head(node: ast.expr) -> str | None:
     return head if isinstance(head, str) else None
 
 
-def may_hold_overrides(tree: ast.Module) -> bool:
+def may_hold_overrides(tree: ast.Module, consoles: Consoles = NO_CONSOLES) -> bool:
     """False only when no list of the file can be read as a group of overrides (see the module docstring)."""
     override = launcher = False
     listed = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
@@ -73,7 +74,7 @@ def may_hold_overrides(tree: ast.Module) -> bool:
             for element in node.elts:
                 if isinstance(element, ast.Constant) and isinstance(element.value, str):
                     override = override or bool(OVERRIDE_TEXT.match(element.value))
-                    launcher = launcher or _launcher(element.value)
+                    launcher = launcher or _launcher(element.value, consoles)
                 elif "=" in (head := _built_head(element) or ""):  # `f"k={v}"`, `"k=" + v`
                     override = override or bool(OVERRIDE_TEXT.match(head))
                 elif _executable(element):

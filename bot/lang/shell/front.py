@@ -11,15 +11,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.context import NO_CONSOLES, Consoles, ScanContext
 from bot.ir import HELD, LAUNCH, ErrorRegion, Plan, Realise
 from bot.lang import kinds
 from bot.lang.focus import Focus
 from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
 from bot.lang.shell.calls import env_inputs
-from bot.lang.shell.launchers import names_console_script
 from bot.lang.shell.launches import line_of
 from bot.lang.shell.parse import ShellScript, analyse
 from bot.lang.shell.settings import callee_groups, launch_groups
@@ -37,19 +36,24 @@ _LAUNCH_LIKE = re.compile(rb"python|torchrun|\buv\b|deepspeed|accelerate|\bsrun\
 class ShellFamilyFront:
     path: str
     kind: str
-    root: Path | None = None  # the repository, to read the scripts a file calls
+    context: ScanContext | None = None  # the scan's repository: the scripts a file calls, its console scripts
     focus: Focus | None = None  # views it leaves unwanted hold nothing for the rules: they are not analysed
     _views: dict[bytes, list[ShellView]] = field(default_factory=dict)
     _scripts: dict[bytes, ShellScript] = field(default_factory=dict)
 
+    @property
+    def consoles(self) -> Consoles:
+        return self.context.consoles if self.context is not None else NO_CONSOLES
+
     def views(self, data: bytes) -> list[ShellView]:
         if data not in self._views:
-            self._views[data] = view_function(self.kind)(data)
+            self._views[data] = shell_views(self.kind, data, self.consoles)
         return self._views[data]
 
     def script(self, text: bytes) -> ShellScript:
         if text not in self._scripts:
-            self._scripts[text] = analyse(text, all_exported=self.kind == kinds.WORKFLOW, path=self.path)
+            self._scripts[text] = analyse(text, all_exported=self.kind == kinds.WORKFLOW, path=self.path,
+                                          consoles=self.consoles)
         return self._scripts[text]
 
     def read(self, data: bytes) -> Reading:
@@ -77,13 +81,13 @@ class ShellFamilyFront:
                 reading.inputs = {item.variable for item in env_inputs(script.launches, self._holds_token)}
             if script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW, kinds.MAKEFILE):
                 reading.partly_parsed = True
-                reading.regions.extend(error_regions(script))
+                reading.regions.extend(error_regions(script, self.consoles))
             if view.own is not None and script.calls:  # a doc block read apart: its own calls only
                 first, last = (line_of(view.text, at) for at in (view.own[0], max(view.own[0], view.own[1] - 1)))
                 script = replace(script, calls=[c for c in script.calls if first <= c.line <= last])
-            if self.root is not None and script.calls:
+            if self.context is not None and script.calls:
                 holds = self.focus.holds if self.focus is not None else None
-                callers = callee_groups(script, self.path, self.root, reading.reads, holds)
+                callers = callee_groups(script, self.path, self.context.root, reading.reads, holds, self.consoles)
                 reading.units.append(Unit(callers, writer.realise, partial(_to_host, view, data, False)))
         return reading
 
@@ -130,13 +134,13 @@ def _to_host(view: ShellView, data: bytes, lines_in_message: bool, finding: Find
     return view.to_host(finding, data, lines_in_message=lines_in_message)
 
 
-def error_regions(script: ShellScript) -> list[ErrorRegion]:
+def error_regions(script: ShellScript, consoles: Consoles = NO_CONSOLES) -> list[ErrorRegion]:
     """The script's parse errors as regions (whole lines, one line of margin), and whether a launch,
     or a definition a launch reads, is in one; a launch-like word in a region counts as a launch."""
     lines = script.error_lines()
     text = script.src.split(b"\n")
     region = b"\n".join(text[line - 1] for line in sorted(lines) if 0 < line <= len(text))
-    near = bool(lines & _launch_lines(script)) or bool(_LAUNCH_LIKE.search(region)) or names_console_script(region)
+    near = bool(lines & _launch_lines(script)) or bool(_LAUNCH_LIKE.search(region)) or consoles.named_in(region)
     return [ErrorRegion(region, near)]
 
 
@@ -156,15 +160,14 @@ def _launch_lines(script: ShellScript) -> set[int]:
     return lines
 
 
-def view_function(kind: str) -> Callable[[bytes], list[ShellView]]:
+def shell_views(kind: str, data: bytes, consoles: Consoles = NO_CONSOLES) -> list[ShellView]:
+    """The views of a file of a shell-family kind (`consoles`: a doc's block that runs one is shell)."""
     from bot.lang.embedded import blocks, makefile, notebooks, views, workflow
 
     if kind == kinds.SHELL:
-        return lambda data: [views.ShellView(data)]
-    return {
-        kinds.MARKDOWN: blocks.markdown_views,
-        kinds.RST: blocks.rst_views,
-        kinds.NOTEBOOK: notebooks.notebook_views,
-        kinds.WORKFLOW: workflow.workflow_views,
-        kinds.MAKEFILE: makefile.makefile_views,
-    }[kind]
+        return [views.ShellView(data)]
+    if kind in (kinds.WORKFLOW, kinds.MAKEFILE):
+        return workflow.workflow_views(data) if kind == kinds.WORKFLOW else makefile.makefile_views(data)
+    read = {kinds.MARKDOWN: blocks.markdown_views, kinds.RST: blocks.rst_views,
+            kinds.NOTEBOOK: notebooks.notebook_views}[kind]
+    return read(data, consoles)

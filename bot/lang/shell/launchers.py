@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from bot.context import NO_CONSOLES, Consoles
 from bot.lang.shell.text import Field
 from bot.lang.shell.tools import NOT_LAUNCHES, TOOL_MODULES
 
@@ -44,49 +45,19 @@ CONSOLE = "console-script"  # a command a package of the repository declares (`s
 _LAUNCH_WORDS = (b"python", b"PYTHON", b"torchrun", b".py", b"-m", b"--module", b"dora")
 
 
-_consoles: dict[str, str] = {}  # the repository's console scripts: command -> "module:function"
-_console_words: tuple[bytes, ...] = ()
-_generation = 0  # how many times the table changed: analyses made under another are stale
-
-
-def set_console_scripts(table: dict[str, str]) -> None:
-    """The console scripts of the repository being read (bot.lang.consoles)."""
-    global _consoles, _console_words, _generation
-    if table != _consoles:
-        _consoles = dict(table)
-        _console_words = tuple(name.encode() for name in table)
-        _generation += 1
-
-
-def consoles_generation() -> int:
-    return _generation
-
-
-def console_module(command: str) -> str | None:
-    """The module a console script runs (`sheeprl` -> `sheeprl.cli`), if the repository declares it."""
-    target = _consoles.get(command)
-    return target.partition(":")[0] if target is not None else None
-
-
-def console_target(command: str) -> str | None:
-    return _consoles.get(command)
-
-
-def names_console_script(text: bytes) -> bool:
-    return any(word in text for word in _console_words)
-
-
-def may_launch_python(text: bytes) -> bool:
+def may_launch_python(text: bytes, consoles: Consoles = NO_CONSOLES) -> bool:
     """False only for text that cannot hold a Python launch (a cheap test before reading it)."""
-    return any(word in text for word in _LAUNCH_WORDS) or names_console_script(text)
+    return any(word in text for word in _LAUNCH_WORDS) or consoles.named_in(text)
 
 
 def _basename(text: str) -> str:
     return text.rsplit("/", 1)[-1]
 
 
-def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, str, int] | None:
-    """(launcher, entry, entry kind, index of the first argument after the entry)."""
+def find_entry(words: list[str], fields: list[Field],
+               consoles: Consoles = NO_CONSOLES) -> tuple[str, str | None, str, int] | None:
+    """(launcher, entry, entry kind, index of the first argument after the entry); `consoles`: the
+    repository's console scripts, each a launch."""
     i = 0
     n = len(words)
     launcher = None
@@ -121,7 +92,7 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
             continue
         if base in RUNNERS:
             launcher = launcher or base
-            ran = _after_runner(words, fields, i + 1, base, launcher)
+            ran = _after_runner(words, fields, i + 1, base, launcher, consoles)
             if not isinstance(ran, int):
                 return ran
             i = ran
@@ -131,21 +102,21 @@ def find_entry(words: list[str], fields: list[Field]) -> tuple[str, str | None, 
         if base == "dora" and fields[i].static:
             return _dora(words, i + 1, f"{launcher} dora" if launcher else "dora")
         if PYTHON.match(base) or (not fields[i].static and "PYTHON" in word.upper()):
-            return _python(words, i + 1, launcher or "python")
+            return _python(words, i + 1, launcher or "python", consoles)
         if base in ("bash", "sh") and i + 1 < n and words[i + 1].endswith(".sh") and fields[i + 1].static:
             return launcher or base, words[i + 1], SHELL_SCRIPT, i + 2
         if word.endswith(".sh") and fields[i].static:
             return launcher or "script", word, SHELL_SCRIPT, i + 1
         if word.endswith(".py") and fields[i].static and word.startswith(("./", "../")) and "=" not in word:
             return launcher or "script", word, "script", i + 1  # `./train.py a=1`: run by its `#!` line
-        if _is_console(words, fields, i):
+        if _is_console(words, fields, i, consoles):
             return launcher or "console script", word, CONSOLE, i + 1
         return None
     return None
 
 
 def _after_runner(words: list[str], fields: list[Field], i: int, base: str,
-                  launcher: str) -> tuple[str, str | None, str, int] | int | None:
+                  launcher: str, consoles: Consoles) -> tuple[str, str | None, str, int] | int | None:
     """What a runner's words run: a launch, the index of the interpreter they reach, or None (a program
     that is no launch, such as `pytest`)."""
     n = len(words)
@@ -158,7 +129,7 @@ def _after_runner(words: list[str], fields: list[Field], i: int, base: str,
     start = i
     while i < n and not (PYTHON.match(_basename(words[i])) or TORCHRUN.match(_basename(words[i]))):
         after_option = words[i - 1].startswith("-") and "=" not in words[i - 1] and words[i - 1] not in RUNNER_FLAGS
-        if _is_console(words, fields, i) and (not after_option or (
+        if _is_console(words, fields, i, consoles) and (not after_option or (
                 i + 1 < n and "=" in words[i + 1] and not words[i + 1].startswith("-"))):
             # `uv run sheeprl ...`, `srun --exclusive sheeprl a=1`; not an option's value (`-J sheeprl`)
             return launcher, words[i], CONSOLE, i + 1
@@ -180,8 +151,8 @@ _BUILTINS = {"test", "[", "echo", "printf", "cd", "export", "source", ".", "eval
              "trap", "exit", "return", "let", "pwd", "help", "history", "jobs", "times", "ulimit", "umask"}
 
 
-def _is_console(words: list[str], fields: list[Field], i: int) -> bool:
-    return (bool(_consoles) and (i >= len(fields) or fields[i].static is not False) and _basename(words[i]) in _consoles
+def _is_console(words: list[str], fields: list[Field], i: int, consoles: Consoles) -> bool:
+    return (bool(consoles) and (i >= len(fields) or fields[i].static is not False) and _basename(words[i]) in consoles
             and words[i] not in _BUILTINS)
 
 
@@ -200,7 +171,7 @@ def _launcher_after(words: list[str], start: int, reach: int = 6) -> int | None:
     return None
 
 
-def _python(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str, int] | None:
+def _python(words: list[str], i: int, launcher: str, consoles: Consoles) -> tuple[str, str | None, str, int] | None:
     n = len(words)
     while i < n:
         word = words[i]
@@ -211,13 +182,14 @@ def _python(words: list[str], i: int, launcher: str) -> tuple[str, str | None, s
             if module == "dora":
                 return _dora(words, i + 2, launcher + " -m dora")
             if module in RUNNER_MODULES:
-                ran = _after_runner(words, [], i + 2, module, launcher + " -m " + module)
+                ran = _after_runner(words, [], i + 2, module, launcher + " -m " + module, consoles)
                 if not isinstance(ran, int):
                     return ran
                 if ran >= n:
                     return None
-                inner = _torchrun if TORCHRUN.match(_basename(words[ran])) else _python
-                return inner(words, ran + 1, launcher + " -m " + module)
+                if TORCHRUN.match(_basename(words[ran])):
+                    return _torchrun(words, ran + 1, launcher + " -m " + module)
+                return _python(words, ran + 1, launcher + " -m " + module, consoles)
             return _module(launcher, module, i + 2)
         if word.startswith("-m") and len(word) > 2:
             return _module(launcher, word[2:], i + 1)

@@ -13,10 +13,11 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from bot.context import NO_CONSOLES, Consoles
 from bot.lang.shell.arms import Guard
 from bot.lang.shell.directories import ROOT, Workdir, ray_workdir
 from bot.lang.shell.hydra_flags import hydra_flags, record_flag
-from bot.lang.shell.launchers import CONSOLE, console_target, entry_module, find_entry
+from bot.lang.shell.launchers import CONSOLE, entry_module, find_entry
 from bot.lang.shell.launchers import SHELL_SCRIPT as SHELL_SCRIPT
 from bot.lang.shell.text import SCRIPT_DIR, Field, Piece, Via, source_span
 from bot.lang.shell.walk import CommandSite
@@ -130,7 +131,7 @@ def _words(fields: list[Field]) -> list[str]:
 
 
 def build_launches(site: CommandSite, words: list[list[list[Field]]], src: bytes,
-                   path: str | None = None) -> list[Launch]:
+                   path: str | None = None, consoles: Consoles = NO_CONSOLES) -> list[Launch]:
     """The launches a command makes: one per entry point its first word's alternatives lead to.
 
     `words` holds, for each word of the command, its alternatives (branches assign a variable
@@ -146,7 +147,7 @@ def build_launches(site: CommandSite, words: list[list[list[Field]]], src: bytes
         heads.setdefault(tuple(f.text for f in fields), fields)
     launches: dict[tuple[str | None, str], Launch] = {}
     for head in heads.values():
-        launch = build_launch(site, head + rest, src)
+        launch = build_launch(site, head + rest, src, consoles)
         if launch is None:
             continue
         launch.source_path = path
@@ -171,15 +172,15 @@ def _guard_of(fields: list[Field]) -> Guard:
     return tuple(arms)
 
 
-def build_launch(site: CommandSite, fields: list[Field], src: bytes) -> Launch | None:
+def build_launch(site: CommandSite, fields: list[Field], src: bytes, consoles: Consoles = NO_CONSOLES) -> Launch | None:
     words = _words(fields)
-    found = find_entry(words, fields)
+    found = find_entry(words, fields, consoles)
     if found is None:
         return None
     launcher, entry, entry_kind, first = found
     launch = Launch(site, launcher, entry, entry_kind, line=int(site.node.start_point[0]) + 1, workdir=site.cwd)
     if entry_kind == CONSOLE and entry is not None:
-        launch.console_target = console_target(entry.rsplit("/", 1)[-1])
+        launch.console_target = consoles.target(entry.rsplit("/", 1)[-1])
     launch.argv = fields[first:]
     if entry is not None and first > 0 and fields[first - 1].text.endswith(entry):
         launch.entry_field = fields[first - 1]
@@ -284,16 +285,8 @@ def parse_override_field(item: Field, src: bytes) -> Override | None:
         first_byte = next((p.starts[0] for p in item.pieces if p.starts), None)
         if first_byte is not None:  # a key assembled from several places: point at where the word starts
             line, column = line_column(src, first_byte)
-    override = Override(
-        field=item,
-        prefix=prefix,
-        key=key,
-        package=package,
-        value_start=match.end() if has_eq else None,
-        key_span=key_span,
-        prefix_span=prefix_span,
-        line=line,
-        column=column,
-    )
+    override = Override(field=item, prefix=prefix, key=key, package=package,
+                        value_start=match.end() if has_eq else None, key_span=key_span, prefix_span=prefix_span,
+                        line=line, column=column)
     override.__dict__["_key_pieces"] = key_pieces  # what key_pieces would cut again
     return override

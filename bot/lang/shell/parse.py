@@ -6,11 +6,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from bot.context import NO_CONSOLES, Consoles
 from bot.lang.shell.arms import Statement
 from bot.lang.shell.calls import ScriptCall, script_call
 from bot.lang.shell.continuations import BLANK, COMMENT, LINE_END, cut_by_comment, cut_by_line_end, cut_short_at
 from bot.lang.shell.directories import tilde
-from bot.lang.shell.launchers import CONSOLE, consoles_generation
+from bot.lang.shell.launchers import CONSOLE
 from bot.lang.shell.launches import SHELL_SCRIPT, Launch, build_launches, parse_override_field
 from bot.lang.shell.quirks import masked
 from bot.lang.shell.text import Field, split_fields
@@ -135,20 +136,22 @@ def _arguments(node: Node) -> list[Node]:
     return sorted(found, key=lambda n: n.start_byte) if redirects else found
 
 
-def analyse(src: bytes, all_exported: bool = False, path: str | None = None) -> ShellScript:
+def analyse(src: bytes, all_exported: bool = False, path: str | None = None,
+            consoles: Consoles = NO_CONSOLES) -> ShellScript:
     """Launches, variables and script calls; `all_exported`: every assignment reaches child processes.
 
-    `path`: the file, relative to the repository, for entry points given relative to the script.
+    `path`: the file, relative to the repository, for entry points given relative to the script;
+    `consoles`: the repository's console scripts, which are launches.
     The last few analyses are kept: a file's bytes are read by its front end, the compose judge and
     the verification of its edits, each of which would otherwise analyse them again. A ShellScript
     is never changed after it is made.
     """
-    return _analyse(src, all_exported, path, consoles_generation())
+    return _analyse(src, all_exported, path, consoles)
 
 
 @lru_cache(maxsize=32)
-def _analyse(src: bytes, all_exported: bool, path: str | None, consoles: int) -> ShellScript:
-    """`consoles`: the generation of the console-script table the launches are read with."""
+def _analyse(src: bytes, all_exported: bool, path: str | None, consoles: Consoles) -> ShellScript:
+    """A pure function of its arguments: the bytes, the path and the console table they are read with."""
     tree = parse_tree(src)
     walker = Walker(src)
     result = walker.run(tree.root_node)
@@ -164,7 +167,7 @@ def _analyse(src: bytes, all_exported: bool, path: str | None, consoles: int) ->
         stranded = cut_launches.pop(int(site.node.start_point[0]) + 1, None)
         if stranded is not None:
             _strand(stranded, fields, src)
-        launches = [launch for launch in build_launches(site, words, src, path)
+        launches = [launch for launch in build_launches(site, words, src, path, consoles)
                     if launch.entry_kind != CONSOLE or launch.entry not in result.functions]  # `run() {...}`: ours
         cut, how = cut_short_at(src, site.node), BLANK
         rest = None if cut is None else cut + 1

@@ -7,8 +7,10 @@ key's bytes; the values it takes in different branches are told apart by where t
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 
+from bot.context import NO_CONSOLES, Consoles
 from bot.hydra.grammar import HydraSyntaxError, parse_override
 from bot.ir import CALLER, LAUNCH, SCRIPT, STRANDED, Setting, SettingGroup
 from bot.lang.shell.calls import EnvInput, EnvValue, ScriptCall
@@ -89,10 +91,11 @@ def caller_groups(script: ShellScript, call: ScriptCall, callee: str, inputs: li
 
 
 def callee_groups(script: ShellScript, path: str, root: Path, reads: set[str],
-                  holds: Callable[[bytes], bool] | None = None) -> list[SettingGroup]:
+                  holds: Callable[[bytes], bool] | None = None, consoles: Consoles = NO_CONSOLES) -> list[SettingGroup]:
     """Groups for every repository script the file runs with values in its environment.
 
-    `holds`: whether a callee's bytes can matter to the rules; one that cannot is not analysed.
+    `holds`: whether a callee's bytes can matter to the rules; one that cannot is not analysed;
+    `consoles`: the repository's console scripts, which are launches in the callee too.
     """
     from bot.lang.shell.calls import resolve
 
@@ -102,41 +105,42 @@ def callee_groups(script: ShellScript, path: str, root: Path, reads: set[str],
         if callee is None or callee == path:
             continue
         reads.add(callee)
-        inputs = callee_inputs(root, callee, holds)
+        inputs = callee_inputs(root, callee, holds, consoles)
         if inputs:
             groups.extend(caller_groups(script, call, callee, inputs))
     return groups
 
 
-_CALLEES: dict[tuple[str, str], tuple[float, list[EnvInput]]] = {}
 MAX_BYTES = 8 * 1024 * 1024
 
 
-def callee_inputs(root: Path, path: str, holds: Callable[[bytes], bool] | None = None) -> list[EnvInput]:
-    """The environment inputs of a repository script (cached per file version); [] if not readable,
-    or if `holds` says its bytes cannot matter (then nothing is analysed, or cached)."""
+def callee_inputs(root: Path, path: str, holds: Callable[[bytes], bool] | None = None,
+                  consoles: Consoles = NO_CONSOLES) -> list[EnvInput]:
+    """The environment inputs of a repository script (cached by its bytes); [] if not readable, or if
+    `holds` says its bytes cannot matter (then nothing is analysed)."""
     import os
-
-    from bot.lang.shell.calls import env_inputs
-    from bot.lang.shell.parse import analyse
 
     target = os.path.join(root, *path.split("/"))
     real_root = os.path.realpath(root)
     if os.path.islink(target) or not os.path.realpath(target).startswith(real_root.rstrip(os.sep) + os.sep):
         return []
     try:
-        stamp = os.stat(target).st_mtime
-        if (str(root), path) in _CALLEES and _CALLEES[(str(root), path)][0] == stamp:
-            return _CALLEES[(str(root), path)][1]
         with open(target, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
     except OSError:
         return []
     if holds is not None and not holds(data):
         return []
-    inputs = [] if len(data) > MAX_BYTES or b"\0" in data else env_inputs(analyse(data, path=path).launches)
-    _CALLEES[(str(root), path)] = (stamp, inputs)
-    return inputs
+    return [] if len(data) > MAX_BYTES or b"\0" in data else list(_env_inputs(data, path, consoles))
+
+
+@lru_cache(maxsize=1024)
+def _env_inputs(data: bytes, path: str, consoles: Consoles) -> tuple[EnvInput, ...]:
+    """A pure function of its arguments: the script's bytes, its path and the console table."""
+    from bot.lang.shell.calls import env_inputs
+    from bot.lang.shell.parse import analyse
+
+    return tuple(env_inputs(analyse(data, path=path, consoles=consoles).launches))
 
 
 __all__ = ["EnvValue", "Launch", "callee_groups", "callee_inputs", "launch_groups"]
