@@ -4,6 +4,9 @@ A front end reads a file into groups of settings: a shell launch with its overri
 document with its keys, a Python override list, the values a caller hands a script. The one
 evaluator (bot.rules.evaluate) matches rules against them and plans fixes as abstract actions; the
 front end realises those actions as byte edits in its own syntax, or says why it cannot.
+A launch group's `launch` is the language-neutral Launch that hydra/ resolves and composes and the
+engine judges: its entry point, Hydra flags, where it runs, its overrides (the group's settings) and
+a handle back to the front end for what only its language can tell (the ways its branches go).
 Plain data: no parsing here, and nothing that knows a language.
 """
 
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from bot.model import Finding, Span
 
@@ -67,7 +70,7 @@ class SettingGroup:
     entry: str | None = None  # the module launched, when known
     label: str = "config"  # how a finding names it: "config", "launch of verl.trainer.main_ppo"
     role: str = CONFIG  # LAUNCH, SCRIPT, CALLER or CONFIG
-    launch: Any = None  # what the repository's composed config is asked about (a shell launch)
+    launch: Launch | None = None  # what the repository's composed config is asked about
     handle: Any = None
     lines: tuple[int, int] | None = None  # first and last line of the command it is (None: not a command)
     entry_site: object = None  # where the entry point is written: launches sharing it are one finding
@@ -120,3 +123,124 @@ class ErrorRegion:
 
     text: bytes
     near_launch: bool
+
+
+# how a launch names its entry point (Launch.entry_kind)
+MODULE = "module"  # `python -m a.b`: a module
+SCRIPT_FILE = "script"  # `python a/b.py`: a Python file
+SHELL_SCRIPT = "shell-script"  # a launch script run with overrides it hands on (`bash run.sh a.b=1`)
+CONSOLE = "console-script"  # a command a package of the repository declares (`sheeprl exp=ppo`: bot.lang.consoles)
+DORA = "dora"  # `dora run a=1`: the entry is the module dora runs (`train`) in the package beside the run
+
+CUT_BLANK, CUT_COMMENT, CUT_LINE_END = "blank", "comment", "line end"  # what cut a launch short (Launch.cut_by)
+Workdir = tuple[str, str]  # ("root" | "script" | "absolute", path): the root, the launching file's dir, or /path
+ROOT: Workdir = ("root", "")
+
+
+@dataclass
+class Override(Setting):
+    """A launch's override as a setting, with what composing it needs: its package, its text as the launch
+    passes it, and the bytes of its key and prefix in the text the front end read."""
+
+    package: str | None = None  # `key@package=value`
+    written: str = ""  # the whole override as the launch passes it (`+a.b=$X`)
+    value_written: str | None = None  # its value as written, whatever it is at run time (None: `~key`)
+    literal: bool = True  # every part of the value is written out (none is known only at run time)
+    key_span: Span | None = None  # the key's bytes: an override several launches share is one
+    prefix_span: Span | None = None  # the prefix's (empty before a plain key)
+    came_from: str = "literal"  # where the value comes from, in words (`bot launches`)
+    held_in: str = "command"  # what holds it: the command, or the array or string it expands from
+
+
+@dataclass(frozen=True)
+class Narrowing:
+    """What a way through a launch's branches says of a variable its values read: one of `values` (None: any)
+    and none of `excluded`."""
+
+    values: tuple[str, ...] | None = None
+    excluded: frozenset[str] = frozenset()
+
+
+@dataclass
+class Way:
+    """One way a launch's branches can go (the front end tells them): the overrides it passes then, and what
+    its tests say of the variables those overrides' whole values come from."""
+
+    label: str  # the arms taken, as written; "" for a launch whose branches do not matter
+    overrides: list[Override]
+    variables: dict[str, Narrowing] = field(default_factory=dict)
+    variable_of: dict[int, str] = field(default_factory=dict)  # id(override) -> the variable its whole value is
+
+
+@dataclass
+class Ways:
+    items: list[Way]
+    total: int  # distinct ways found (more than the items when past the front end's bound)
+
+
+class LaunchHandle(Protocol):
+    """The front end's side of a launch (Launch.handle): what only the language it is written in can tell."""
+
+    def ways(self) -> Ways: ...
+
+
+@dataclass
+class Launch:
+    """A launch of an entry point, as every front end reads one (a shell command, a Python argv list): what
+    `hydra/` resolves to an app and composes, and the engine judges. `handle` leads back to the front end."""
+
+    entry: str | None  # a module, a script's path or a console script's command; None: chosen at run time
+    entry_kind: str  # MODULE | SCRIPT_FILE | SHELL_SCRIPT | CONSOLE | DORA
+    line: int
+    overrides: list[Override] = field(default_factory=list)
+    launcher: str = ""  # how the entry is run (`torchrun`, `uv run`); alternatives joined with " | "
+    config_path: str | None = None  # --config-path as written
+    config_name: str | None = None
+    config_dir: str | None = None
+    config_names: tuple[str, ...] = ()  # every value --config-name takes in the launch's branches
+    config_runtime: str | None = None  # a Hydra flag whose value is known only at run time, as written
+    config_path_dir: Workdir | None = None  # `--config-path=$(pwd)/conf`: the directory, where the launch says
+    workdir: Workdir | None = ROOT  # the working directory it runs in; None: unknown
+    entry_base: str | None = None  # "script-dir": the entry path is relative to the launching file's directory
+    source_path: str | None = None  # the file that holds the launch, relative to the repository
+    console_target: str | None = None  # "module:function" a console script runs, from the repository's packaging
+    multirun: bool = False  # `-m` / `--multirun`: Hydra runs each element of its sweeps
+    caller_args: bool = False  # it passes on its caller's arguments (`"$@"`): they may choose config groups
+    args: tuple[tuple[str, bool], ...] = ()  # the words after the entry: (text, written out whole)
+    start: int = 0  # the first byte of the command in the text read (a doc's view: the view's)
+    end: int = 0
+    column: int = 1
+    lines: tuple[int, int] = (0, 0)  # first and last line of the command in that text
+    branch: str | None = None  # the branch it sits in, as written
+    function: str | None = None  # the function it is defined in
+    cut_short: int | None = None  # the line whose `\\` meant to continue it, where the launch ends instead
+    cut_by: str = CUT_BLANK  # what cut it short: a blank after the `\\`, a comment line, or the line's end
+    handle: LaunchHandle | None = None
+
+    @property
+    def module(self) -> str | None:
+        return entry_module(self.entry, self.entry_kind, self.console_target)
+
+
+def entry_module(entry: str | None, kind: str, console: str | None) -> str | None:
+    """The module a launch runs: its `-m` module, a console script's (a script file's path as a module,
+    for a file the packaging installs), a script's path as a module."""
+    if entry is None or kind in (SHELL_SCRIPT, DORA):
+        return None
+    if kind == CONSOLE and (console or "").startswith("./"):
+        return (console or "")[2:].removesuffix(".py").replace("/", ".")
+    if kind in (MODULE, CONSOLE):
+        return entry if kind == MODULE else (console or ":").partition(":")[0] or None
+    return entry.removesuffix(".py").lstrip("./").replace("/", ".")
+
+
+def moved_entry(entry: str, kind: str, old: str, new: str) -> tuple[int, int, str] | None:
+    """Where an entry point as written (`a.b.c`, `./a/b/c.py`) names the module prefix `old`: (start, end,
+    what names `new` there, in the same form); None when it does not."""
+    if kind == MODULE or ("/" not in entry and not entry.endswith(".py")):  # `python3 a.b.c`: a module's spelling
+        return (0, len(old), new) if entry == old or entry.startswith(old + ".") else None
+    lead = len(entry) - len(entry.lstrip("./"))
+    path, rest = old.replace(".", "/"), entry[lead:]
+    if rest.startswith(path + "/") or rest == path + ".py":
+        return lead, lead + len(path), new.replace(".", "/")
+    return None

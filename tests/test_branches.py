@@ -144,6 +144,7 @@ def test_the_fast_base_copy_answers_as_omegaconf_copy_does(repo: Path) -> None:
     from bot.engine.compose_check import check_script
     from bot.engine.context import scan_context
     from bot.hydra.compose import Composer
+    from bot.lang import launch_reader
     from tests.test_compose import SCRIPT, TREE
 
     scripts = {"lab": (repo, [SWITCH, SWITCH.replace("backend.queue=long", "backend.region=east")])}
@@ -151,9 +152,10 @@ def test_the_fast_base_copy_answers_as_omegaconf_copy_does(repo: Path) -> None:
     scripts["verl"] = (other, [SCRIPT])
     for root, texts in scripts.values():
         for text in texts:
-            parsed = analyse(text.encode(), path="run.sh")
-            fast = check_script("run.sh", scan_context(root), parsed)
+            (view,) = launch_reader("run.sh", "shell").launch_views(text.encode())
+            fast = check_script("run.sh", scan_context(root), view.launches)
+            (view,) = launch_reader("run.sh", "shell").launch_views(text.encode())
             plain = check_script("run.sh", replace(scan_context(root), composer=Composer(plain_copies=True)),
-                                 analyse(text.encode(), path="run.sh"))
+                                 view.launches)
             assert [(f.line, f.key, f.message) for f in fast] == [(f.line, f.key, f.message) for f in plain]
             assert fast or root == repo

@@ -408,10 +408,11 @@ def test_a_multirun_sweep_is_composed_in_runs_that_take_each_of_its_values(repo:
 
 def test_a_sweep_of_numbers_is_composed_once_per_type_and_its_options_each(tmp_path: Path) -> None:
     from bot.engine.readings import sweep_runs
-    from bot.lang.shell.parse import analyse
+    from bot.lang import launch_reader
 
-    script = analyse(b"python3 t.py -m 'seed=range(1,100)' opt=adam,sgd,lamb lr=0.1,0.2\n", path="x.sh")
-    runs, partly = sweep_runs(script.launches[0])
+    (view,) = launch_reader("x.sh", "shell").launch_views(b"python3 t.py -m 'seed=range(1,100)' opt=adam,sgd,lamb "
+                                                          b"lr=0.1,0.2\n")
+    runs, partly = sweep_runs(view.launches[0])
     assert partly is None
     assert [sorted(replaced.values()) for _, replaced in runs] == [
         ["lr=0.1", "opt=adam", "seed=1"], ["lr=0.1", "opt=sgd", "seed=1"], ["lr=0.1", "opt=lamb", "seed=1"]]

@@ -19,7 +19,7 @@ LAYERS = [
     ("bot.rules", "bot.hydra", "bot.discover", "bot.gitfiles"),
     ("bot.lang",),
     # the override grammar every language reads values with
-    ("bot.hydra.grammar", "bot.hydra.list_values", "bot.hydra.sweeps", "bot.ir"),
+    ("bot.hydra.grammar", "bot.hydra.list_values", "bot.hydra.sweeps", "bot.ir", "bot.context"),
     ("bot.model", "bot.errors", "bot.secrets", "bot.config", "bot.repolist", "bot.actions", "bot"),
 ]
 
@@ -107,3 +107,18 @@ def test_no_module_over_the_limit() -> None:
     long = {name: n for name, path in _modules().items()
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}
+
+
+def test_engine_and_hydra_read_launches_as_the_ir_gives_them() -> None:
+    """`engine/` and `hydra/` know a launch as bot.ir.Launch, whatever language wrote it: no module of theirs
+    imports the shell front end (bot.lang.shell), not even for its types."""
+    modules = _modules()
+    found = []
+    for name, path in modules.items():
+        if not name.startswith(("bot.engine", "bot.hydra")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = [alias.name for alias in node.names] if isinstance(node, ast.Import) else (
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+            found += [f"{name} -> {t}" for t in targets if t == "bot.lang.shell" or t.startswith("bot.lang.shell.")]
+    assert found == []

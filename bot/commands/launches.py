@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.commands.output import EXIT_OK, crash_header, file_timeout_option, local_repository, relative, write_out
+from bot.ir import DORA
 from bot.lang.shell.continuations import cut_words
-from bot.lang.shell.launchers import DORA
 from bot.report.summary import plural
 
 if TYPE_CHECKING:

@@ -28,33 +28,28 @@ from bot.hydra.compose import Composer, ComposeStats
 from bot.hydra.messages import in_repository_terms
 from bot.hydra.renames import Rename, config_renames
 from bot.hydra.source import ConfigBroken, NotComposed
+from bot.ir import Launch, Override
+from bot.lang import launch_reader, may_launch
+from bot.lang.front import LaunchReader, LaunchView
 from bot.lang.kinds import SHELL
-from bot.lang.shell.launchers import may_launch_python
-from bot.lang.shell.launches import Launch, Override
-from bot.lang.shell.parse import ShellScript
 from bot.model import Baseline, ComposeSummary, FileError, Finding, Reason, Report, Status
 
 if TYPE_CHECKING:
     from bot.context import ScanContext
-    from bot.lang.shell.front import ShellFamilyFront
 
 
 
 _NOT_LOADED = re.compile(r"Could not load '([^']+)'")  # a defaults entry that names no file
 
 
-def check_script(path: str, context: ScanContext, script: ShellScript,
-                 renames: list[Rename] | None = None, reports: Callable[[int], bool] | None = None,
-                 kind: str = SHELL) -> list[Finding]:
-    """Each launch composed once per way through the script's branches (bot.engine.readings);
-    `reports`: whether a launch, by its first byte, is this view's to report (bot.lang.embedded.views);
-    `kind`: the file's (in a doc, `...` stands for arguments left out)."""
+def check_script(path: str, context: ScanContext, launches: list[Launch],
+                 renames: list[Rename] | None = None, kind: str = SHELL) -> list[Finding]:
+    """Each launch (of one view of a file: bot.lang.front.LaunchView) composed once per way through its
+    branches (bot.engine.readings); `kind`: the file's (in a doc, `...` stands for arguments left out)."""
     findings: list[Finding] = []
     reported: set[object] = set()
     composer = context.composer
-    for launch in script.launches:
-        if reports is not None and not reports(launch.site.node.start_byte):
-            continue
+    for launch in launches:
         composer.stats.launches += 1
         app = resolve_app(context, launch)
         if isinstance(app, AppProblem):
@@ -68,7 +63,7 @@ def check_script(path: str, context: ScanContext, script: ShellScript,
             composer.stats.unresolved.append((path, launch.line, ("partly checked: " if runs else "") + unswept))
             if not runs:
                 continue
-        found, composed = _compose_runs(path, context, script, launch, app, runs)
+        found, composed = _compose_runs(path, context, launch, app, runs)
         composer.stats.readings += composed
         for spot, (failing, message, where) in found.items():
             if spot in reported:
@@ -76,28 +71,26 @@ def check_script(path: str, context: ScanContext, script: ShellScript,
             reported.add(spot)
             override = failing
             if override is None:
-                finding = launch_finding(path, script, launch, app, message)
+                finding = launch_finding(path, launch, app, message)
             else:
                 finding = override_finding(path, override, message, launch, renames or [])
                 if launch.caller_args:
                     chosen_by_caller(finding, app, override.key, message, launch)
             if len(where) < composed:  # not in every way the script runs: name the one
                 finding.message += describe(where[0])
-            node = launch.site.node
-            finding.scope = ((node.start_point[0] + 1, script.src.count(b"\n", 0, max(node.start_byte,
-                                                                                     node.end_byte - 1)) + 1),)
+            finding.scope = (launch.lines,)
             findings.append(finding)
     return findings
 
 
-def _compose_runs(path: str, context: ScanContext, script: ShellScript, launch: Launch, app: HydraApp,
+def _compose_runs(path: str, context: ScanContext, launch: Launch, app: HydraApp,
                   runs: list[Run]) -> tuple[dict[object, tuple[Override | None, str, list[Reading]]], int]:
     """Where the launch fails in each way through the script's branches and each run of its sweeps, and
     how many readings were composed."""
     composer = context.composer
     found: dict[object, tuple[Override | None, str, list[Reading]]] = {}
     composed = 0
-    for branch in readings(script, launch, app, composer):
+    for branch in readings(launch, app, composer):
         if branch.unchecked is not None:
             composer.stats.unresolved.append((path, launch.line, f"partly checked: {branch.unchecked}"))
             continue
@@ -146,10 +139,9 @@ def _compose_file(context: ScanContext, path: str, kind: str, data: bytes, renam
     edits unchanged, no new parse error, and composing the edited file again finds nothing to fix.
     """
     from bot.engine.edits import apply_edits, verify
-    from bot.lang.shell.front import ShellFamilyFront
     from bot.model import FileChange, Skipped
 
-    front = ShellFamilyFront(path, kind, context)
+    front = launch_reader(path, kind, context)
     composer = context.composer
     try:
         findings, launches, partial = _composed(path, context, front, data, renames)
@@ -191,11 +183,10 @@ def _compose_file(context: ScanContext, path: str, kind: str, data: bytes, renam
     report.files_parsed += 1
     report.launches += launches
     if partial:
-        from bot.lang.shell.front import error_regions
         from bot.rules.parse_reach import rules_reached
 
         report.partly_parsed.append(path)
-        regions = [r for s in partial for r in error_regions(s, context.consoles)]
+        regions = [r for view in partial for r in view.regions()]
         report.unsure[path] = tuple(rules_reached(regions, [compose_rule()]))
     if change is not None:
         report.changes.append(change)
@@ -203,18 +194,18 @@ def _compose_file(context: ScanContext, path: str, kind: str, data: bytes, renam
     report.silenced.extend(silenced)
 
 
-def _composed(path: str, context: ScanContext, front: ShellFamilyFront, data: bytes,
-              renames: list[Rename]) -> tuple[list[Finding], int, list[ShellScript]]:
-    """(findings in the file's terms, launches composed, scripts partly parsed) of each of the file's views."""
+def _composed(path: str, context: ScanContext, front: LaunchReader, data: bytes,
+              renames: list[Rename]) -> tuple[list[Finding], int, list[LaunchView]]:
+    """(findings in the file's terms, launches composed, views partly parsed) of each of the file's views."""
     composer = context.composer
     findings: list[Finding] = []
     launches = 0
-    partial: list[ShellScript] = []
-    for view in front.views(data):
-        script = front.script(view.text)
+    partial: list[LaunchView] = []
+    for read in front.launch_views(data):
+        view = read.view
         first = len(composer.stats.unresolved)
-        found = check_script(path, context, script, renames, view.reports, front.kind)
-        near = script.error_lines()
+        found = check_script(path, context, read.launches, renames, front.kind)
+        near = read.near_errors()
         for finding in found:
             if finding.edits and finding.line in near:
                 finding.status, finding.edits, finding.fix_site = Status.MANUAL, [], None
@@ -224,9 +215,9 @@ def _composed(path: str, context: ScanContext, front: ShellFamilyFront, data: by
                 (p, view.host_line(line, data) if view.host_at is not None else line, view.restore(why))
                 for p, line, why in composer.stats.unresolved[first:]]
         findings.extend(view.to_host(f, data) for f in found)
-        launches += sum(1 for launch in script.launches if view.reports(launch.site.node.start_byte))
-        if script.partly_parsed:
-            partial.append(script)
+        launches += len(read.launches)
+        if read.partly_parsed:
+            partial.append(read)
     return findings, launches, partial
 
 
@@ -272,7 +263,7 @@ def compose_scan(root: Path, label: str | None = None, since: str | None = None,
         data = read_source(source, report.skipped)
         if data is None:
             continue
-        if not may_launch_python(data, context.consoles):
+        if not may_launch(data, context.consoles):
             report.files_quiet[source.kind] = report.files_quiet.get(source.kind, 0) + 1
             continue
         counted = (composer.stats.launches, len(composer.stats.unresolved), composer.stats.readings)

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from bot.hydra.app import HydraApp
 from bot.hydra.renames import Rename, rename_fix
-from bot.lang.shell.launches import Launch, Override
-from bot.lang.shell.parse import ShellScript
+from bot.ir import Launch, Override
 from bot.model import NOTE, Edit, Finding, Reason, Report, Status
 from bot.rules.model import Rule
 
@@ -18,11 +17,9 @@ RULE_ID = "hydra-compose"
 ALREADY_THERE = "Could not append to config. An item is already at"
 
 
-def launch_finding(path: str, script: ShellScript, launch: Launch, app: HydraApp, message: str) -> Finding:
+def launch_finding(path: str, launch: Launch, app: HydraApp, message: str) -> Finding:
     """The launch's config itself does not compose (a config name that is not there, say)."""
-    from bot.lang.shell.launches import line_column
-
-    _, column = line_column(script.src, launch.site.node.start_byte)
+    column = launch.column
     where = f"launch of {launch.entry} at line {launch.line}" + (f" ({launch.branch})" if launch.branch else "")
     return Finding(rule=RULE_ID, path=path, line=launch.line, column=column, key="", value=app.config_name,
                    status=Status.MANUAL, message=f"{message} [{where}]")
@@ -34,7 +31,7 @@ def override_finding(path: str, override: Override, message: str, launch: Launch
     if launch.branch:
         where += f" ({launch.branch})"
     finding = Finding(rule=RULE_ID, path=path, line=override.line, column=override.column, key=override.key,
-                      value=override.value_text, status=Status.MANUAL, message=f"{message} [{where}]")
+                      value=override.value_written, status=Status.MANUAL, message=f"{message} [{where}]")
     if message.startswith(ALREADY_THERE) and override.prefix == "+" and override.prefix_span is not None:
         finding.status = Status.FIXABLE
         finding.message += "; the key exists now: drop the +"

@@ -20,11 +20,9 @@ from bot.hydra.compose import Composer
 from bot.hydra.messages import in_repository_terms
 from bot.hydra.shadow import ConfigShadow
 from bot.hydra.source import NotComposed
+from bot.ir import Launch, Override
+from bot.lang import launch_reader, may_launch
 from bot.lang.kinds import SHELL
-from bot.lang.shell.front import ShellFamilyFront
-from bot.lang.shell.launchers import may_launch_python
-from bot.lang.shell.launches import Launch, Override, line_column
-from bot.lang.shell.parse import ShellScript, analyse
 from bot.model import Finding, Reason, Status
 
 if TYPE_CHECKING:
@@ -46,14 +44,14 @@ def _failures(context: ScanContext, path: str, data: bytes, shadow: ConfigShadow
     composer = context.composer  # one per scan: composed bases are shared between files
     failing: dict[int, str] = {}
     unjudged: set[int] = set()
-    for index, (script, launch, line) in enumerate(found):
+    for index, (launch, line) in enumerate(found):
         app = resolve_app(context, launch, explain=False)
         runs = [] if isinstance(app, AppProblem) or elided(kind, launch) else sweep_runs(launch)[0]
         if isinstance(app, AppProblem) or not runs:
             unjudged.add(index)
             continue
         app = shadow.app(app) if shadow is not None else app
-        problem = _first_failure(script, launch, app, composer, runs)
+        problem = _first_failure(launch, app, composer, runs)
         if problem is not None:
             reading, override, message = problem
             where = f"{override.prefix}{override.key}: " if override is not None else ""
@@ -63,11 +61,11 @@ def _failures(context: ScanContext, path: str, data: bytes, shadow: ConfigShadow
     return len(found), failing, unjudged
 
 
-def _first_failure(script: ShellScript, launch: Launch, app: HydraApp, composer: Composer,
+def _first_failure(launch: Launch, app: HydraApp, composer: Composer,
                    runs: list[Run]) -> tuple[Reading, Override | None, str] | None:
     """The first way through the branches, in the first run of its sweeps, where the launch fails (or is not
     composed: a broken config, a config file that is not the repository's, which then judges nothing)."""
-    for branch in readings(script, launch, app, composer):
+    for branch in readings(launch, app, composer):
         if branch.unchecked is not None:
             continue
         for reading in (in_run(branch, run) for run in runs):
@@ -80,22 +78,14 @@ def _first_failure(script: ShellScript, launch: Launch, app: HydraApp, composer:
     return None
 
 
-def _launches(context: ScanContext, path: str, kind: str, data: bytes) -> list[tuple[ShellScript, Launch, int]] | None:
-    """Each launch of a shell-family file (a doc's blocks, a notebook's cells, a workflow's steps), with
-    the script it is read in and its line in the file; None when the bytes do not read as their kind."""
-    front = ShellFamilyFront(path, kind, context)
+def _launches(context: ScanContext, path: str, kind: str, data: bytes) -> list[tuple[Launch, int]] | None:
+    """Each launch of a shell-family file (a doc's blocks, a notebook's cells, a workflow's steps), with its
+    line in the file; None when the bytes do not read as their kind."""
     try:
-        views = front.views(data)
+        views = launch_reader(path, kind, context).launch_views(data)
     except ValueError:
         return None
-    found = []
-    for view in views:
-        script = front.script(view.text)
-        for launch in script.launches:
-            at = launch.site.node.start_byte
-            if view.reports(at):  # a doc block read apart: the launches before it are another view's
-                found.append((script, launch, line_column(data, view.host(at))[0]))
-    return found
+    return [(launch, view.view.file_line(launch.start, data)) for view in views for launch in view.launches]
 
 
 @dataclass(frozen=True)
@@ -111,14 +101,14 @@ class LaunchOutcome:
 
 def launch_outcomes(context: ScanContext, path: str, before: bytes, after: bytes) -> list[LaunchOutcome]:
     """Each launch the edits reach, composed before and after them (launches paired by position)."""
-    old = analyse(before, path=path, consoles=context.consoles)
-    new = analyse(after, path=path, consoles=context.consoles)
-    if len(old.launches) != len(new.launches):
+    reader = launch_reader(path, SHELL, context)
+    old, new = ([launch for view in reader.launch_views(data) for launch in view.launches] for data in (before, after))
+    if len(old) != len(new):
         return []
     composer = context.composer
     out: list[LaunchOutcome] = []
-    for launch_before, launch_after in zip(old.launches, new.launches):
-        if [o.text for o in launch_before.overrides] == [o.text for o in launch_after.overrides]:
+    for launch_before, launch_after in zip(old, new):
+        if [o.written for o in launch_before.overrides] == [o.written for o in launch_after.overrides]:
             continue  # the edits do not reach this launch
         app = resolve_app(context, launch_after)
         entry = launch_after.entry or "?"
@@ -126,18 +116,18 @@ def launch_outcomes(context: ScanContext, path: str, before: bytes, after: bytes
             out.append(LaunchOutcome(launch_after.line, entry, 0, f"not composed: {app.reason}",
                                      f"not composed: {app.reason}"))
             continue
-        ways, first = _verdict(old, launch_before, app, composer)
-        _, then = _verdict(new, launch_after, app, composer)
+        ways, first = _verdict(launch_before, app, composer)
+        _, then = _verdict(launch_after, app, composer)
         out.append(LaunchOutcome(launch_after.line, entry, ways, first, then))
     return out
 
 
-def _verdict(script: ShellScript, launch: Launch, app: HydraApp, composer: Composer) -> tuple[int, str]:
+def _verdict(launch: Launch, app: HydraApp, composer: Composer) -> tuple[int, str]:
     runs, unswept = sweep_runs(launch)
     if not runs:
         return 0, f"not composed: {unswept}"
-    ways = [r for r in readings(script, launch, app, composer) if r.unchecked is None]
-    problem = _first_failure(script, launch, app, composer, runs)
+    ways = [r for r in readings(launch, app, composer) if r.unchecked is None]
+    problem = _first_failure(launch, app, composer, runs)
     if problem is not None:
         reading, override, message = problem
         where = f"{override.prefix}{override.key}: " if override is not None else ""
@@ -168,7 +158,7 @@ def keep_composing(context: ScanContext, path: str, data: bytes, findings: list[
     True when Hydra was asked (the result then depends on the repository's config tree).
     """
     edits = unique_edits(findings)
-    if not edits or not may_launch_python(data, context.consoles):
+    if not edits or not may_launch(data, context.consoles):
         return False
     before = _failures(context, path, data, kind=kind)
     every = configs.shadow() if configs is not None else None

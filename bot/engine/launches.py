@@ -13,20 +13,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.context import ScanContext
 from bot.discover import read_source, sources
 from bot.engine.context import scan_context
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.hydra.app import HYDRA, AppProblem, resolve_app
-from bot.lang.embedded.views import ShellView
+from bot.ir import CUT_BLANK, CUT_COMMENT, CUT_LINE_END, Launch, Override
+from bot.lang import launch_reader
 from bot.lang.kinds import SHELL_FAMILY
-from bot.lang.shell.continuations import BLANK, COMMENT, LINE_END
-from bot.lang.shell.front import ShellFamilyFront
-from bot.lang.shell.launches import Launch, Override, line_column
-from bot.lang.shell.values import read_value
 from bot.model import FileError, Skipped
+
+if TYPE_CHECKING:
+    from bot.lang.embedded.views import ShellView
 
 CLASSES = ("hydra", "not-hydra", "outside", "runtime", "script")
 
@@ -47,15 +47,15 @@ class LaunchInfo:
     flags: dict[str, str]
     overrides: list[dict[str, Any]]
     cut_short: int | None = None  # the line where a blank after `\` ends it (bot.lang.shell.continuations)
-    cut_by: str = BLANK  # or a comment line inside its continuation (cut_short: that line), or a line's end
+    cut_by: str = CUT_BLANK  # or a comment line inside its continuation (cut_short: that line), or a line's end
 
     def as_dict(self) -> dict[str, Any]:
         return {"path": self.path, "line": self.line, "kind": self.kind, "launcher": self.launcher,
                 "entry": self.entry, "entry_kind": self.entry_kind, "class": self.cls, "evidence": self.evidence,
                 "app": self.app, "branch": self.branch, "function": self.function, "flags": self.flags,
                 "overrides": self.overrides, "cut_short": self.cut_short,
-                **({"cut_by_comment": True} if self.cut_by == COMMENT else {}),
-                **({"cut_by_line_end": True} if self.cut_by == LINE_END else {})}
+                **({"cut_by_comment": True} if self.cut_by == CUT_COMMENT else {}),
+                **({"cut_by_line_end": True} if self.cut_by == CUT_LINE_END else {})}
 
 
 @dataclass
@@ -97,20 +97,16 @@ def collect(root: Path, label: str, paths: set[str] | None = None, seconds: floa
 
 
 def _file(context: ScanContext, path: str, kind: str, data: bytes) -> list[LaunchInfo]:
-    reader = ShellFamilyFront(path, kind, context)
     try:
-        views = reader.views(data)
+        views = launch_reader(path, kind, context).launch_views(data)
     except ValueError:
         return []  # not what its name says: `bot run` reports it
     out = []
-    for view in views:
-        script = reader.script(view.text)
-        host_line = partial(_host_line, data, view)
-        for launch in script.launches:
-            at = launch.site.node.start_byte
-            if not view.reports(at):
-                continue  # a doc block read apart: the launches before it are another view's
-            out.append(_as_written(describe(context, path, kind, host_line(at), launch, host_line), view, data))
+    for read in views:  # a doc block read apart reports only its own launches
+        host_line = partial(read.view.file_line, host=data)
+        for launch in read.launches:
+            out.append(_as_written(describe(context, path, kind, host_line(launch.start), launch, host_line),
+                                   read.view, data))
     return out
 
 
@@ -138,11 +134,6 @@ def _restored(value: Any, view: ShellView) -> Any:
     return value
 
 
-def _host_line(data: bytes, view: ShellView, position: int) -> int:
-    """The file's line of a byte of the shell view (a doc's code block, a notebook cell)."""
-    return line_column(data, view.host(position))[0]
-
-
 def describe(context: ScanContext, path: str, kind: str, line: int, launch: Launch,
              host_line: Callable[[int], int]) -> LaunchInfo:
     root = context.root
@@ -160,22 +151,14 @@ def describe(context: ScanContext, path: str, kind: str, line: int, launch: Laun
     if len(launch.config_names) > 1:
         flags["config_name"] = " | ".join(launch.config_names)
     return LaunchInfo(path, line, kind, launch.launcher, launch.entry, launch.entry_kind, cls, evidence, app_info,
-                      launch.branch, launch.site.in_function, flags,
+                      launch.branch, launch.function, flags,
                       [_override(o, host_line) for o in launch.overrides],
                       None if launch.cut_short is None
-                      else host_line(launch.site.node.end_byte) + (launch.cut_by == COMMENT),  # a comment: the next
+                      else host_line(launch.end) + (launch.cut_by == CUT_COMMENT),  # a comment: the next
                       launch.cut_by)
 
 
 def _override(override: Override, host_line: Callable[[int], int]) -> dict[str, Any]:
-    info = read_value(override)
-    if info.state == "none":
-        source = "deletion"
-    elif info.state == "dynamic":
-        source = f"run time: {info.origin()}"
-    else:
-        source = info.origin() or "literal"
-    container = override.container()
     line = host_line(override.key_span.start) if override.key_span is not None else override.line
-    return {"text": override.text, "key": override.key, "prefix": override.prefix, "line": line,
-            "source": source, "in": container}
+    return {"text": override.written, "key": override.key, "prefix": override.prefix, "line": line,
+            "source": override.came_from, "in": override.held_in}

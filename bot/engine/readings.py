@@ -1,6 +1,7 @@
 """The ways a launch runs, as Hydra gets them: one reading per combination of the script's branches.
 
-Each combination (bot.lang.shell.combinations) keeps its arms' overrides. A variable the arms
+Each way the launch's branches go (its front end tells them: Launch.handle, for the shell
+bot.lang.shell.combinations) keeps its arms' overrides. A variable the arms
 test gives its value to the overrides read from it: `backend` is `fsdp` in `if [ "$backend" =
 fsdp ]`. Where the arms only say what it is not (the `else`), a config-group choice read from it
 takes each option of the group that is left, and the launch fails there only if it fails with
@@ -17,11 +18,8 @@ from bot.hydra.app import HydraApp
 from bot.hydra.compose import Composer
 from bot.hydra.grammar import format_value
 from bot.hydra.sweeps import Sweep
+from bot.ir import Launch, Override, Way, Ways
 from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST
-from bot.lang.shell.combinations import MAX_COMBINATIONS, Combination, combinations
-from bot.lang.shell.launches import Launch, Override
-from bot.lang.shell.parse import ShellScript
-from bot.lang.shell.values import read_value
 
 MAX_CHOICES = 8  # group options composed for one reading whose choice the branches leave open
 ELISIONS = ("...", "\u2026")  # a doc's "and the rest of the arguments": the config they choose is unknown
@@ -30,12 +28,12 @@ DOC_KINDS = (MARKDOWN, RST, NOTEBOOK)
 
 def elided(kind: str, launch: Launch) -> bool:
     """A doc's launch that leaves some of its arguments out (`python -m m ... a=1`): not composed."""
-    return kind in DOC_KINDS and any(item.text in ELISIONS for item in launch.argv)
+    return kind in DOC_KINDS and any(text in ELISIONS for text, _ in launch.args)
 
 
 def sweeps(launch: Launch) -> bool:
     """A multirun launch (`algorithm=a,b`, `seed=range(3)`): Hydra composes each of its runs, not the launch."""
-    return any(isinstance(read_value(o).value, Sweep) for o in launch.overrides)
+    return any(isinstance(o.value, Sweep) for o in launch.overrides)
 
 
 MAX_SWEEP_RUNS = 8
@@ -51,7 +49,7 @@ def sweep_runs(launch: Launch) -> tuple[list[Run], str | None]:
     of group options is not composed. A launch without sweeps has one run that replaces nothing."""
     lists: list[tuple[Override, list[str]]] = []
     for override in launch.overrides:
-        value = read_value(override).value
+        value = override.value
         if not isinstance(value, Sweep) or override.key == "hydra" or override.key.startswith("hydra."):
             continue  # Hydra's own settings are not composed (bot.hydra.compose.override_text)
         if value.elements is not None and value.elements:
@@ -59,10 +57,11 @@ def sweep_runs(launch: Launch) -> tuple[list[Run], str | None]:
         elif value.startswith(("interval(", "IntervalSweep(")):
             lists.append((override, ["null"]))
         else:
-            return [], f"a multirun sweep over {override.key}={override.value_text}: Hydra composes each of its runs"
+            return [], f"a multirun sweep over {override.key}={override.value_written}: Hydra composes each of its runs"
     if not lists:
         return [("", {})], None
-    if not launch.multirun and not any(o.key == "hydra.mode" and o.value_text == "MULTIRUN" for o in launch.overrides):
+    if not launch.multirun and not any(o.key == "hydra.mode" and o.value_written == "MULTIRUN"
+                                       for o in launch.overrides):
         return [], "a sweep without -m: Hydra sweeps it only when the config sets hydra.mode to MULTIRUN"
     longest = max(len(texts) for _, texts in lists)
     runs: list[Run] = []
@@ -108,12 +107,13 @@ class Reading:
     unchecked: str | None = None  # why this reading is not composed
 
 
-def readings(script: ShellScript, launch: Launch, app: HydraApp, composer: Composer) -> list[Reading]:
-    found = combinations(launch, script.statements, script.reaching)
-    out = [reading for c in found.items for reading in _readings(c, app, composer)]
-    if found.total > MAX_COMBINATIONS:
+def readings(launch: Launch, app: HydraApp, composer: Composer) -> list[Reading]:
+    """The readings of each way the launch's branches go (its front end tells them; one way without a handle)."""
+    found = launch.handle.ways() if launch.handle is not None else Ways([Way("", launch.overrides)], 1)
+    out = [reading for way in found.items for reading in _readings(way, app, composer)]
+    if found.total > len(found.items):
         out.append(Reading("", [], [], unchecked=f"{found.total} ways through the script's branches; the "
-                                                 f"first {MAX_COMBINATIONS} were composed"))
+                                                 f"first {len(found.items)} were composed"))
     return out
 
 
@@ -125,19 +125,19 @@ def _text(override: Override, value: str) -> str:
 Choice = tuple[str, dict[int, str]]  # how it reads ("backend=fsdp"), the replaced texts by id(override)
 
 
-def _readings(combination: Combination, app: HydraApp, composer: Composer) -> list[Reading]:
+def _readings(combination: Way, app: HydraApp, composer: Composer) -> list[Reading]:
     """A reading per value the script's tests name for its variables (each a way it is run); where
     the tests only rule values out, one reading composed with every group option left."""
     by_variable: dict[str, list[Override]] = {}
     for override in combination.overrides:
-        name = combination.variable_of(override)
-        if name is not None and override.value_start is not None:
+        name = combination.variable_of.get(id(override))
+        if name is not None and override.value_written is not None:
             by_variable.setdefault(name, []).append(override)
     named: list[list[Choice]] = []
     open_ended: list[list[Choice]] = []
     for name, overrides in by_variable.items():
         narrowed = combination.variables[name]
-        values = narrowed.values()
+        values = narrowed.values
         if values is not None:
             named.append([(f"{name}={v}", {id(o): _text(o, v) for o in overrides}) for v in values])
             continue
@@ -176,10 +176,9 @@ def _written(overrides: list[Override]) -> str | None:
     """The value the overrides are written with, when it is known before run time and they agree."""
     values = set()
     for override in overrides:
-        pieces = override.value_pieces
-        if not pieces or not all(p.static for p in pieces):
+        if not override.value_written or not override.literal:
             return None
-        values.add(override.value_text)
+        values.add(override.value_written)
     return values.pop() if len(values) == 1 else None
 
 

@@ -23,7 +23,7 @@ from bot.hydra.decorator import COMPUTED, hydra_main_arguments, too_deep_to_read
 from bot.hydra.entry import entry_file, inside, missing_reason, repository_dir, run_dir, source_roots
 from bot.hydra.imported import imported_app
 from bot.hydra.markers import CWD
-from bot.lang.shell.launches import SHELL_SCRIPT, Launch
+from bot.ir import SHELL_SCRIPT, Launch
 
 if TYPE_CHECKING:
     from bot.context import ScanContext
@@ -235,17 +235,16 @@ def flag_value(launch: Launch, source: Source) -> str | Runtime | None:
     `--opt=v`); the option's default when the launch does not pass it."""
     if source.literal is not None:
         return source.literal
-    words = launch.argv
-    for index, word in enumerate(words):
+    words = launch.args
+    for index, (text, static) in enumerate(words):
         for option in source.options:
-            value = words[index + 1] if word.text == option and index + 1 < len(words) else None
-            if word.text.startswith(option + "="):
-                value = word
-                if not word.static:
-                    return Runtime(word.text)
-                return word.text[len(option) + 1 :]
+            value = words[index + 1] if text == option and index + 1 < len(words) else None
+            if text.startswith(option + "="):
+                if not static:
+                    return Runtime(text)
+                return text[len(option) + 1 :]
             if value is not None:
-                return value.text if value.static else Runtime(value.text)
+                return value[0] if value[1] else Runtime(value[0])
     return source.default
 
 
@@ -254,11 +253,11 @@ def launch_search_path(launch: Launch) -> list[str] | None:
     from bot.hydra.grammar import HydraSyntaxError, parse_override
 
     for override in launch.overrides:
-        if override.key == "hydra.searchpath" and override.value_start is not None:
-            if not all(p.static for p in override.value_pieces):
+        if override.key == "hydra.searchpath" and override.value_written is not None:
+            if not override.literal:
                 return []
             try:
-                value = parse_override(override.text).value
+                value = parse_override(override.written).value
             except HydraSyntaxError:
                 return []
             return [str(v) for v in value] if isinstance(value, list) else []

@@ -20,7 +20,7 @@ from bot.hydra.defaults_bound import DefaultsWalk, launch_choices
 from bot.hydra.source import ConfigBroken, NotComposed, confined_source, hydra_over
 from bot.hydra.source import entry as search_entry
 from bot.hydra.stand_ins import MAX_STAND_INS, stand_in, withdraw
-from bot.lang.shell.launches import Launch, Override
+from bot.ir import Launch, Override
 
 
 @dataclass
@@ -40,10 +40,10 @@ def override_text(override: Override) -> str | None:
     if override.key.startswith("hydra.") or override.key == "hydra":
         return None
     key = override.key + (f"@{override.package}" if override.package is not None else "")
-    if override.value_start is None:
+    if override.value_written is None:
         return f"{override.prefix}{key}"
-    if all(p.static for p in override.value_pieces):
-        return f"{override.prefix}{key}={override.value_text or ''}"
+    if override.literal:
+        return f"{override.prefix}{key}={override.value_written}"
     return f"{override.prefix}{key}=null"
 
 

@@ -11,7 +11,7 @@ from bot.hydra.app import NOT_HYDRA, AppProblem, config_name, resolve_app
 from bot.hydra.config_files import load_yaml
 from bot.hydra.entry import entry_file
 from bot.hydra.not_hydra import no_hydra_reason
-from bot.lang.shell.launches import Launch
+from bot.ir import Launch
 
 if TYPE_CHECKING:
     from bot.context import ScanContext
@@ -53,8 +53,6 @@ class ConfigFacts:
         """
         from omegaconf import OmegaConf
 
-        from bot.lang.shell.values import read_value
-
         app = resolve_app(self.context, launch)
         if isinstance(app, AppProblem):
             return None, None
@@ -62,8 +60,7 @@ class ConfigFacts:
             if override.key == key:
                 if override.prefix == "~":
                     return False, None
-                info = read_value(override)
-                return True, info.value if info.state == "static" else None
+                return True, override.value if override.state == "static" else None
         cfg = self.composer.launch_base(app, launch)
         if cfg is None:
             return None, None

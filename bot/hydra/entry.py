@@ -11,11 +11,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.ir import CONSOLE, DORA, ROOT, Launch, Workdir, moved_entry
 from bot.lang import kind_for_path
 from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST
-from bot.lang.shell.directories import ROOT, Workdir
-from bot.lang.shell.launchers import CONSOLE, DORA, moved_entry
-from bot.lang.shell.launches import Launch
 
 if TYPE_CHECKING:
     from bot.context import ScanContext

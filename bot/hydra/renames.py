@@ -8,7 +8,7 @@ from typing import Any
 
 from bot import confined
 from bot.errors import UserError
-from bot.lang.shell.launches import Override
+from bot.ir import Override
 
 
 @dataclass(frozen=True)

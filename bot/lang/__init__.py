@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from bot.lang import kinds
 
 if TYPE_CHECKING:
-    from bot.context import ScanContext
+    from bot.context import Consoles, ScanContext
     from bot.lang.focus import Focus
-    from bot.lang.front import FrontEnd
+    from bot.lang.front import FrontEnd, LaunchReader
 
 
 def _shell(path: str, kind: str, context: ScanContext | None, packages: Any) -> FrontEnd:
@@ -71,6 +71,17 @@ FRONT_ENDS: dict[str, Registration] = {
 _NAMED = {name: kind for kind, registration in FRONT_ENDS.items() for name in registration.names}
 
 
+# every Python launch a front end finds names one of these: an interpreter, torchrun, a `.py` script, or a
+# module (`-m`, `--module`) after a runner such as `accelerate launch` or `deepspeed` (bot.lang.shell.launchers)
+_LAUNCH_WORDS = (b"python", b"PYTHON", b"torchrun", b".py", b"-m", b"--module", b"dora")
+
+
+def may_launch(text: bytes, consoles: Consoles) -> bool:
+    """False only for text that cannot hold a Python launch (a cheap test before reading it); `consoles`: the
+    repository's console scripts, each a launch."""
+    return any(word in text for word in _LAUNCH_WORDS) or consoles.named_in(text)
+
+
 KindsBySuffix = dict[str, tuple[tuple[str, str], ...]]  # suffix -> (kind, within) in FRONT_ENDS' order
 
 
@@ -98,6 +109,15 @@ def kind_for_path(path: str, suffix: str | None = None, table: KindsBySuffix | N
         elif path.startswith(within) or "/" + within in path:
             return kind
     return found
+
+
+def launch_reader(path: str, kind: str, context: ScanContext | None = None) -> LaunchReader:
+    """What reads the launches of a file of a shell-family kind, for composing them (bot.lang.front)."""
+    from bot.lang.shell.front import ShellFamilyFront
+
+    if kind not in kinds.SHELL_FAMILY:
+        raise ValueError(f"no launch reader for kind {kind!r}")
+    return ShellFamilyFront(path, kind, context)
 
 
 def whole_repository_inputs(kind: str) -> frozenset[str]:

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from bot.ir import ErrorRegion, Realise, SettingGroup
+from bot.ir import ErrorRegion, Launch, Realise, SettingGroup
 from bot.model import Finding
+
+if TYPE_CHECKING:
+    from bot.lang.embedded.views import ShellView
 
 UNREADABLE = 10**6  # as many parse errors as a file that no longer reads as its kind can have
 
@@ -44,3 +47,25 @@ class FrontEnd(Protocol):
     def read(self, data: bytes) -> Reading: ...  # raises SourceUnreadable
     def errors(self, data: bytes) -> int: ...
     def problem(self, before: bytes, after: bytes) -> str | None: ...
+
+
+@dataclass
+class LaunchView:
+    """One part of a file read as a script (the whole script, a doc's shell blocks, a notebook's cells): the
+    launches it reports, as bot.ir.Launch (lines and bytes the view's), and the view, which says them in the
+    file's terms."""
+
+    view: ShellView
+    launches: list[Launch]
+    partly_parsed: bool
+    near_errors: Callable[[], set[int]]  # the view's lines in or next to a part its parser could not read
+    regions: Callable[[], list[ErrorRegion]]  # those parts (bot.rules.parse_reach: what they may hide)
+
+
+class LaunchReader(Protocol):
+    """What reads a file's launches for composing them (bot.lang.launch_reader)."""
+
+    kind: str
+
+    def launch_views(self, data: bytes) -> list[LaunchView]: ...  # raises ValueError
+    def errors(self, data: bytes) -> int: ...

@@ -7,9 +7,9 @@ module must be in it, else the finding is manual.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
-from bot.ir import CALLER, SCRIPT, Action, Plan, SettingGroup
+from bot.ir import CALLER, SCRIPT, Action, Launch, Plan, SettingGroup
 from bot.model import Finding
 from bot.rules.fixes import manual
 from bot.rules.model import Rule
@@ -20,7 +20,7 @@ KEY = "<entrypoint>"
 class EntryTargets(Protocol):
     """Whether the repository holds what a launch would run with its module prefix `old` moved to `new`."""
 
-    def has(self, launch: Any, old: str, new: str) -> bool: ...
+    def has(self, launch: Launch, old: str, new: str) -> bool: ...
 
 
 def moved_to(rule: Rule, module: str) -> tuple[str, str] | None:

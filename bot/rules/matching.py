@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 from bot.hydra.grammar import MISSING, config_reference, fallback_value, values_equal
 from bot.hydra.sweeps import Sweep
-from bot.ir import Setting, SettingGroup
+from bot.ir import Launch, Setting, SettingGroup
 from bot.rules.globs import any_match
 from bot.rules.model import Rule
 from bot.rules.suffix import suffix_match
@@ -16,9 +16,9 @@ from bot.rules.suffix import suffix_match
 class LaunchFacts(Protocol):
     """What the repository's composed Hydra config says about a launch (bot.hydra.compose.ConfigFacts)."""
 
-    def configs(self, launch: Any) -> set[str] | None: ...
-    def value(self, launch: Any, key: str) -> tuple[bool | None, Any]: ...  # None: cannot tell
-    def not_hydra(self, launch: Any) -> str | None: ...  # why the launch's own entry point is no Hydra app
+    def configs(self, launch: Launch) -> set[str] | None: ...
+    def value(self, launch: Launch, key: str) -> tuple[bool | None, Any]: ...  # None: cannot tell
+    def not_hydra(self, launch: Launch) -> str | None: ...  # why the launch's own entry point is no Hydra app
 
 
 def config_conditions_hold(rule: Rule, group: SettingGroup, facts: LaunchFacts | None) -> bool:

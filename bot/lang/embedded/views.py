@@ -40,6 +40,10 @@ class ShellView:
     def host(self, pos: int) -> int:
         return pos if self.host_at is None else self.host_at[pos]
 
+    def file_line(self, pos: int, host: bytes) -> int:
+        """The file's line of view byte `pos`."""
+        return line_column(host, self.host(pos))[0]
+
     def encode(self, host_pos: int, text: str) -> str:
         """Inserted text as it must be written at `host_pos` of the file."""
         if self.dollars:

@@ -16,7 +16,7 @@ from libcst.metadata import PositionProvider
 
 from bot.context import NO_CONSOLES, Consoles
 from bot.hydra.grammar import HydraSyntaxError, parse_override
-from bot.ir import Setting, SettingGroup
+from bot.ir import CONSOLE, Setting, SettingGroup
 from bot.lang.python.prefilter import LOOKS_LIKE_OVERRIDE, OVERRIDE_TEXT
 from bot.pyparse import TooDeep, parse_cst
 
@@ -157,7 +157,7 @@ class _Collector(cst.CSTVisitor):
 
 def _groups(data: bytes, module: cst.Module | None = None,
             consoles: Consoles = NO_CONSOLES) -> tuple[list[SettingGroup], _Offsets]:
-    from bot.lang.shell.launchers import CONSOLE, find_entry
+    from bot.lang.shell.launchers import find_entry
 
     module = parse_cst(data) if module is None else module
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)

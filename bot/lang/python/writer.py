@@ -89,7 +89,7 @@ def _built_key(actions: list[Action], key: str, prefix: str, head: tuple[int, in
 def _move_entry(action: Action, group: SettingGroup, elements: list[Element],
                 data: bytes) -> list[tuple[Span, str]] | str:
     """The argv string that names the entry point, with the moved module prefix (module or path form)."""
-    from bot.lang.shell.launchers import moved_entry
+    from bot.ir import moved_entry
 
     for element in elements:
         word = word_of(element.node.value)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from bot.ir import CUT_BLANK, CUT_COMMENT, CUT_LINE_END
+
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -33,7 +35,7 @@ _CONTINUATION_LINE = re.compile(rb"([ \t]*)[\"']?(?:[+~-]|[A-Za-z_][\w.\[\]@/\-]
 # override that is no shell assignment: a prefix or a dotted key)
 _UNJOINED_LINE = re.compile(rb"[ \t]*(?:#[^\r\n]*)?\r?\n([ \t]+)[\"']?(?:--?[A-Za-z]|[+~]{1,2}[A-Za-z_]"
                             rb"|[A-Za-z_][\w\-]*(?:\.[\w\-@/\[\]]+)+=)")
-BLANK, COMMENT, LINE_END = "blank", "comment", "line end"  # what cut a launch short
+BLANK, COMMENT, LINE_END = CUT_BLANK, CUT_COMMENT, CUT_LINE_END  # what cut a launch short (bot.ir.Launch.cut_by)
 
 
 def cut_short_at(src: bytes, command: Node) -> int | None:

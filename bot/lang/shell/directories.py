@@ -8,6 +8,8 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
+from bot.ir import ROOT as ROOT
+from bot.ir import Workdir as Workdir
 from bot.lang.shell.text import BARE, SCRIPT_DIR, WORK_DIR, Field, Items, Piece
 
 if TYPE_CHECKING:
@@ -16,8 +18,6 @@ if TYPE_CHECKING:
     from bot.lang.shell.expansion import Expander
     from bot.lang.shell.variables import Env
 
-Workdir = tuple[str, str]  # ("root" | "script" | "absolute", path): the repository root, the script's dir, or /path
-ROOT: Workdir = ("root", "")
 HOME = "a home directory (~), expanded by the shell"
 _IDENTIFIER_EQUALS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 

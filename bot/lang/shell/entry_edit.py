@@ -4,9 +4,8 @@ comes through."""
 
 from __future__ import annotations
 
-from bot.ir import Action
+from bot.ir import Action, moved_entry
 from bot.lang.shell.edits import quote_for
-from bot.lang.shell.launchers import moved_entry
 from bot.lang.shell.launches import Launch
 from bot.lang.shell.parse import ShellScript
 from bot.lang.shell.text import source_span

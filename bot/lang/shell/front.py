@@ -17,7 +17,8 @@ from bot.context import NO_CONSOLES, Consoles, ScanContext
 from bot.ir import HELD, LAUNCH, ErrorRegion, Plan, Realise
 from bot.lang import kinds
 from bot.lang.focus import Focus
-from bot.lang.front import UNREADABLE, Reading, SourceUnreadable, Unit
+from bot.lang.front import UNREADABLE, LaunchView, Reading, SourceUnreadable, Unit
+from bot.lang.shell.as_launch import as_launch
 from bot.lang.shell.calls import env_inputs
 from bot.lang.shell.launches import line_of
 from bot.lang.shell.parse import ShellScript, analyse
@@ -56,6 +57,18 @@ class ShellFamilyFront:
                                           consoles=self.consoles)
         return self._scripts[text]
 
+    def launch_views(self, data: bytes) -> list[LaunchView]:
+        """Each view's launches (those the view reports) as bot.ir.Launch; ValueError when the bytes do not read
+        as the kind."""
+        out = []
+        for view in self.views(data):
+            script = self.script(view.text)
+            launches = [as_launch(launch, script) for launch in script.launches
+                        if view.reports(launch.site.node.start_byte)]
+            out.append(LaunchView(view, launches, script.partly_parsed, script.error_lines,
+                                  partial(error_regions, script, self.consoles)))
+        return out
+
     def read(self, data: bytes) -> Reading:
         try:
             views = self.views(data)
@@ -73,7 +86,7 @@ class ShellFamilyFront:
                 groups = [replace(g, role=HELD) if g.role == LAUNCH else g for g in groups]
             realise: Realise = writer.realise
             if view.own is not None:  # a doc block read apart: the launches before it are another view's
-                groups = [g for g in groups if view.reports(g.launch.site.node.start_byte)]
+                groups = [g for g in groups if g.launch is not None and view.reports(g.launch.start)]
                 realise = partial(_confined, writer.realise, view.own)
             reading.units.append(Unit(groups, realise, host))
             reading.launches += len(groups)

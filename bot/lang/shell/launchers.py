@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from bot.context import NO_CONSOLES, Consoles
+from bot.ir import CONSOLE, DORA, SHELL_SCRIPT
 from bot.lang.shell.text import Field
 from bot.lang.shell.tools import NOT_LAUNCHES, TOOL_MODULES
 
@@ -34,22 +35,9 @@ WRAPPER_VALUE_OPTIONS = {"timeout": {"-s", "--signal", "-k", "--kill-after"}, "n
                          "stdbuf": {"-i", "-o", "-e"}, "chrt": {"-p"}}
 TORCHRUN_FLAGS = {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
                   "--module", "-m", "--redirects", "--tee"}
-SHELL_SCRIPT = "shell-script"  # a launch script run with overrides it hands on (`bash run.sh a.b=1`)
-DORA = "dora"  # `dora run a=1`: the entry is the module dora runs (`train`) in the package beside the run
 DORA_SUBCOMMANDS = {"run", "launch", "info"}  # what runs (or names) one experiment with the overrides
 DORA_VALUE_OPTIONS = {"-f", "--from_sig", "--ddp_workers", "-p", "--partition", "-g", "--gpus", "-c",
                       "--constraint", "--comment", "--qos", "--account"}
-CONSOLE = "console-script"  # a command a package of the repository declares (`sheeprl exp=ppo`: bot.lang.consoles)
-# every Python launch find_entry finds names one of these: an interpreter, torchrun, a `.py` script, or a
-# module (`-m`, `--module`) after a runner such as `accelerate launch` or `deepspeed`
-_LAUNCH_WORDS = (b"python", b"PYTHON", b"torchrun", b".py", b"-m", b"--module", b"dora")
-
-
-def may_launch_python(text: bytes, consoles: Consoles = NO_CONSOLES) -> bool:
-    """False only for text that cannot hold a Python launch (a cheap test before reading it)."""
-    return any(word in text for word in _LAUNCH_WORDS) or consoles.named_in(text)
-
-
 def _basename(text: str) -> str:
     return text.rsplit("/", 1)[-1]
 
@@ -243,29 +231,4 @@ def _torchrun(words: list[str], i: int, launcher: str) -> tuple[str, str | None,
             i += 1 if ("=" in word or word in TORCHRUN_FLAGS) else 2
             continue
         return launcher, word, "script", i + 1
-    return None
-
-
-
-def entry_module(entry: str | None, kind: str, console: str | None) -> str | None:
-    """The module a launch runs: its `-m` module, a console script's (a script file's path as a module,
-    for a file the packaging installs), a script's path as a module."""
-    if entry is None or kind in (SHELL_SCRIPT, DORA):
-        return None
-    if kind == CONSOLE and (console or "").startswith("./"):
-        return (console or "")[2:].removesuffix(".py").replace("/", ".")
-    if kind in ("module", CONSOLE):
-        return entry if kind == "module" else (console or ":").partition(":")[0] or None
-    return entry.removesuffix(".py").lstrip("./").replace("/", ".")
-
-
-def moved_entry(entry: str, kind: str, old: str, new: str) -> tuple[int, int, str] | None:
-    """Where an entry point as written (`a.b.c`, `./a/b/c.py`) names the module prefix `old`: (start, end,
-    what names `new` there, in the same form); None when it does not."""
-    if kind == "module" or ("/" not in entry and not entry.endswith(".py")):  # `python3 a.b.c`: a module's spelling
-        return (0, len(old), new) if entry == old or entry.startswith(old + ".") else None
-    lead = len(entry) - len(entry.lstrip("./"))
-    path, rest = old.replace(".", "/"), entry[lead:]
-    if rest.startswith(path + "/") or rest == path + ".py":
-        return lead, lead + len(path), new.replace(".", "/")
     return None

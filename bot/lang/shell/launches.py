@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from bot.context import NO_CONSOLES, Consoles
+from bot.ir import CONSOLE, SHELL_SCRIPT, entry_module
 from bot.lang.shell.arms import Guard
 from bot.lang.shell.directories import ROOT, Workdir, ray_workdir
 from bot.lang.shell.hydra_flags import hydra_flags, record_flag
-from bot.lang.shell.launchers import CONSOLE, entry_module, find_entry
-from bot.lang.shell.launchers import SHELL_SCRIPT as SHELL_SCRIPT
+from bot.lang.shell.launchers import find_entry
 from bot.lang.shell.text import SCRIPT_DIR, Field, Piece, Via, source_span
 from bot.lang.shell.walk import CommandSite
 from bot.model import Span

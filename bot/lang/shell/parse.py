@@ -7,12 +7,12 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from bot.context import NO_CONSOLES, Consoles
+from bot.ir import CONSOLE, SHELL_SCRIPT
 from bot.lang.shell.arms import Statement
 from bot.lang.shell.calls import ScriptCall, script_call
 from bot.lang.shell.continuations import BLANK, COMMENT, LINE_END, cut_by_comment, cut_by_line_end, cut_short_at
 from bot.lang.shell.directories import tilde
-from bot.lang.shell.launchers import CONSOLE
-from bot.lang.shell.launches import SHELL_SCRIPT, Launch, build_launches, parse_override_field
+from bot.lang.shell.launches import Launch, build_launches, parse_override_field
 from bot.lang.shell.quirks import masked
 from bot.lang.shell.text import Field, split_fields
 from bot.lang.shell.variables import Definition

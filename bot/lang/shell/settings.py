@@ -12,26 +12,27 @@ from pathlib import Path
 
 from bot.context import NO_CONSOLES, Consoles
 from bot.hydra.grammar import HydraSyntaxError, parse_override
-from bot.ir import CALLER, LAUNCH, SCRIPT, STRANDED, Setting, SettingGroup
+from bot.ir import CALLER, CONSOLE, LAUNCH, SCRIPT, SHELL_SCRIPT, STRANDED, Setting, SettingGroup
+from bot.lang.shell.as_launch import as_launch, override_setting
 from bot.lang.shell.calls import EnvInput, EnvValue, ScriptCall
 from bot.lang.shell.continuations import COMMENT, LINE_END
-from bot.lang.shell.launchers import CONSOLE
-from bot.lang.shell.launches import SHELL_SCRIPT, Launch, Override, line_column, line_of
+from bot.lang.shell.launches import Launch, line_column, line_of
 from bot.lang.shell.parse import ShellScript
 from bot.lang.shell.text import source_span
-from bot.lang.shell.values import read_value
-from bot.model import Span
 
 
 def launch_groups(script: ShellScript) -> list[SettingGroup]:
+    """A group per launch (its settings are the launch's overrides, bot.lang.shell.as_launch), and one per
+    launch's stranded overrides."""
     groups = []
     for launch in script.launches:
         node = launch.site.node
+        read = as_launch(launch, script)
         _, column = line_column(script.src, node.start_byte)
         last = line_of(script.src, max(node.start_byte, node.end_byte - 1))
-        groups.append(SettingGroup([override_setting(o) for o in launch.overrides], launch.line, column,
+        groups.append(SettingGroup(list(read.overrides), launch.line, column,
                                    entry=launch.module, label=f"launch of {launch.entry}",
-                                   role=SCRIPT if launch.entry_kind == SHELL_SCRIPT else LAUNCH, launch=launch,
+                                   role=SCRIPT if launch.entry_kind == SHELL_SCRIPT else LAUNCH, launch=read,
                                    handle=launch, lines=(min(launch.line, node.start_point[0] + 1), last),
                                    entry_site=_entry_site(launch), entry_written=launch.entry_kind != CONSOLE,
                                    open_args=launch.caller_args))
@@ -44,7 +45,7 @@ def launch_groups(script: ShellScript) -> list[SettingGroup]:
                          f"line {launch.cut_short} has no backslash to continue it" if launch.cut_by == LINE_END
                          else f"the blank after the backslash on line {launch.cut_short} ends it")
                       + ", and this line runs as a command of its own",
-                entry=launch.module, role=STRANDED, launch=launch, lines=(first.line, end.line), entry_written=False))
+                entry=launch.module, role=STRANDED, launch=read, lines=(first.line, end.line), entry_written=False))
     return groups
 
 
@@ -53,20 +54,6 @@ def _entry_site(launch: Launch) -> object:
     item = launch.entry_field
     span = source_span(item.chars(0, len(item.text))) if item is not None else None
     return span or id(launch)
-
-
-def _written(override: Override) -> Span | None:
-    """Where the value's text is written: equal words of a loop's list are each a value of their own (a
-    map must rewrite every one of them)."""
-    return source_span(override.value_pieces) if override.value_pieces else None
-
-
-def override_setting(override: Override) -> Setting:
-    info = read_value(override)
-    return Setting(override.key, override.prefix, info.text, info.value, info.state, override.line, override.column,
-                   reason=info.reason, origin=info.origin() if info.state == "static" else "",
-                   site=override.key_span or id(override), identity=(*info.identity(), _written(override)),
-                   keyed=override.key_span is not None, handle=(override, info), rejected=info.state == "invalid")
 
 
 def caller_groups(script: ShellScript, call: ScriptCall, callee: str, inputs: list[EnvInput]) -> list[SettingGroup]:

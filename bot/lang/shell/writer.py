@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.ir import CALLER, Action, Plan
+from bot.lang.shell.as_launch import shell_launch
 from bot.lang.shell.calls import EnvValue
 from bot.lang.shell.continuations import cut_short_reason
 from bot.lang.shell.edits import (
@@ -86,7 +87,7 @@ class ShellWriter:
         inserts = [p for p in plans if p.actions[0].kind == "insert"]
         for plan in plans:
             if plan.actions[0].kind == "entrypoint":
-                edits, plan.refusal = entry_edit(self.script, plan.group.launch, plan.actions[0])
+                edits, plan.refusal = entry_edit(self.script, shell_launch(plan.group), plan.actions[0])
                 self.done(plan, edits)
             elif plan.actions[0].kind == "variant":
                 edits, where, plan.refusal = variant_edits(self.script, plan)
@@ -255,11 +256,12 @@ class ShellWriter:
         needs: dict[int, dict[str, str]] = {}  # launch -> key -> the text it needs added
         for plan in plans:
             action = plan.actions[0]
-            needs.setdefault(id(plan.group.launch), {})[action.key] = f"{action.prefix}{action.key}={action.text}"
+            text = f"{action.prefix}{action.key}={action.text}"
+            needs.setdefault(id(shell_launch(plan.group)), {})[action.key] = text
         placed: dict[tuple[int, str], tuple[Edits, str]] = {}
         for plan in plans:
             action = plan.actions[0]
-            launch: Launch = plan.group.launch
+            launch = shell_launch(plan.group)
             done = placed.get((id(launch), action.key))
             if done is not None:  # an insertion planned for another launch reaches this one too
                 self.done(plan, *done)
