@@ -1,6 +1,7 @@
 """What one scan knows of its repository, built once before its files are read (bot.engine.context).
 
-The context is handed, as an argument, to the front ends, to `hydra/` and to the workers a scan forks:
+The context is handed, as an argument, to the front ends, to `hydra/` and to the workers a scan forks
+(the engine's, bot.engine.context.EngineContext, adds what only the engine reads):
 no fact of a repository is kept in the process, so two scans in one process never read each
 other's (tests/test_scan_state.py). It is frozen; the caches it holds are the scan's own and are
 filled as the scan goes (what `hydra.app` found of the repository's files, the composer's bases).
@@ -10,14 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from bot.discover import SourceFile
-    from bot.hydra.compose import Composer
-    from bot.hydra.stores import StoredConfigs
-    from bot.lang.focus import Focus
-    from bot.rules.model import Rule
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -60,18 +54,14 @@ class Consoles:
 NO_CONSOLES = Consoles()  # a repository that declares none, or text read with no repository
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ScanContext:
-    """One scan's repository: its root, listing, console scripts, package roots, the enabled rules and what
-    a file must hold for them (the focus), and the scan's Hydra caches (apps found, the composer)."""
+    """One scan's repository, as the front ends and hydra/ read it: its root, console scripts and package
+    roots, and the entry points and apps the scan found (bot.hydra.app). The engine's scan context
+    (bot.engine.context.EngineContext) is one, with the composer, the listing and the rules besides."""
 
     root: Path  # resolved
-    composer: Composer  # composes launches' configs; owns Hydra's process state while it composes
-    stored: StoredConfigs  # the configs the repository registers in Hydra's ConfigStore, read when first asked
     consoles: Consoles = NO_CONSOLES
     package_roots: tuple[str, ...] = ()  # directories below the root with packaging (a monorepo's packages)
-    listed: tuple[SourceFile, ...] = ()  # every file the scan lists (bot.discover)
-    rules: tuple[Rule, ...] = ()  # the enabled rules
-    focus: Focus | None = None  # what a file must hold for them (bot.lang.focus); None: every file
     apps: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False, repr=False)  # bot.hydra.app
     consoles_digest: str = ""  # the console table and package roots, for the memo (bot.cache.reuse)

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from bot.context import NO_CONSOLES, ScanContext
+from bot.context import NO_CONSOLES
 from bot.engine.edits import apply_edits, find_conflicts, narrow_edits, unique_edits, verify
 from bot.engine.silence import identity, silence
 from bot.hydra.entry import RepositoryEntries
@@ -25,6 +25,7 @@ from bot.rules.model import Rule
 from bot.rules.parse_reach import rules_reached
 
 if TYPE_CHECKING:
+    from bot.engine.context import EngineContext
     from bot.engine.run_configs import RunConfigs
 
 
@@ -33,7 +34,7 @@ def rules_for(path: str, rules: list[Rule]) -> list[Rule]:
 
 
 def findings_in(path: str, reading: Reading, rules: list[Rule], facts: LaunchFacts | None,
-                context: ScanContext | None = None) -> list[Finding]:
+                context: EngineContext | None = None) -> list[Finding]:
     """Every unit the front end read, evaluated; a view's findings in the file's own terms. `context`: the
     scan of the repository a moved entry point's new module must be in (None: not checked; the files
     looked at join the reading's reads)."""
@@ -49,7 +50,7 @@ def findings_in(path: str, reading: Reading, rules: list[Rule], facts: LaunchFac
 
 def read_findings(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
                   kind: str | None = None, packages: dict[str, str] | None = None,
-                  context: ScanContext | None = None) -> list[Finding]:
+                  context: EngineContext | None = None) -> list[Finding]:
     """The findings of one file with their planned edits, before they are applied and verified."""
     kind = kind or kind_for_path(path) or SHELL
     return findings_in(path, front_end(path, kind, context, packages).read(data), rules, facts, context)
@@ -57,7 +58,7 @@ def read_findings(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts 
 
 def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | None = None, *,
                kind: str | None = None, packages: dict[str, str] | None = None,
-               context: ScanContext | None = None, baseline: Baseline | None = None, focus: Focus | None = None,
+               context: EngineContext | None = None, baseline: Baseline | None = None, focus: Focus | None = None,
                configs: RunConfigs | None = None) -> FileResult:
     """Find, fix in memory and verify one file; nothing is written here. `context`: the scan of its repository
     (the scripts it calls, its console scripts, its Hydra apps; None: the file alone);
@@ -173,7 +174,7 @@ def _verifiable(fixable: list[Finding], problem: str,
 
 def _verified(path: str, data: bytes, after: bytes, edits: list, front: FrontEnd,  # type: ignore[type-arg]
               rules: list[Rule], facts: LaunchFacts | None, refused: set[tuple[str, str]],
-              quiet: tuple[Baseline | None, list[Finding]], unreadable: int, context: ScanContext | None,
+              quiet: tuple[Baseline | None, list[Finding]], unreadable: int, context: EngineContext | None,
               kind: str | None = None) -> str | None:
     """Why the edited bytes cannot be trusted (None: they can); `quiet`: the baseline, what was silenced;
     `unreadable`: how many values Hydra could not read before the edits (an edit never adds one)."""

@@ -6,7 +6,6 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING
 
-from bot.context import ScanContext
 from bot.discover import SourceFile, read_source
 from bot.engine.check import check_file, rules_for
 from bot.engine.isolation import isolated
@@ -17,6 +16,7 @@ from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule
 
 if TYPE_CHECKING:
+    from bot.engine.context import EngineContext
     from bot.engine.run_configs import RunConfigs
 
 
@@ -26,7 +26,7 @@ class Setup:
     Hydra caches), and what the scan learns as it goes (the packages, the scripts). The same in every
     worker: the fork hands it over, and Forks.broadcast each change."""
 
-    context: ScanContext
+    context: EngineContext
     facts: LaunchFacts | None
     config_dirs: tuple[str, ...]
     seconds: float | None

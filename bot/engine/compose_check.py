@@ -35,14 +35,14 @@ from bot.lang.kinds import SHELL
 from bot.model import Baseline, ComposeSummary, FileError, Finding, Reason, Report, Status
 
 if TYPE_CHECKING:
-    from bot.context import ScanContext
+    from bot.engine.context import EngineContext
 
 
 
 _NOT_LOADED = re.compile(r"Could not load '([^']+)'")  # a defaults entry that names no file
 
 
-def check_script(path: str, context: ScanContext, launches: list[Launch],
+def check_script(path: str, context: EngineContext, launches: list[Launch],
                  renames: list[Rename] | None = None, kind: str = SHELL) -> list[Finding]:
     """Each launch (of one view of a file: bot.lang.front.LaunchView) composed once per way through its
     branches (bot.engine.readings); `kind`: the file's (in a doc, `...` stands for arguments left out)."""
@@ -83,7 +83,7 @@ def check_script(path: str, context: ScanContext, launches: list[Launch],
     return findings
 
 
-def _compose_runs(path: str, context: ScanContext, launch: Launch, app: HydraApp,
+def _compose_runs(path: str, context: EngineContext, launch: Launch, app: HydraApp,
                   runs: list[Run]) -> tuple[dict[object, tuple[Override | None, str, list[Reading]]], int]:
     """Where the launch fails in each way through the script's branches and each run of its sweeps, and
     how many readings were composed."""
@@ -130,7 +130,7 @@ def _in_repository(root: Path, text: str) -> str:
     return text.replace(str(root) + os.sep, "")
 
 
-def _compose_file(context: ScanContext, path: str, kind: str, data: bytes, renames: list[Rename],
+def _compose_file(context: EngineContext, path: str, kind: str, data: bytes, renames: list[Rename],
                   report: Report, known: set[tuple[str, str, str | None]] | None = None) -> None:
     """One shell-family file's launches composed (a script's, a doc's blocks', a notebook's cells', a
     workflow's steps'), its verified fixes and findings added to `report`.
@@ -194,7 +194,7 @@ def _compose_file(context: ScanContext, path: str, kind: str, data: bytes, renam
     report.silenced.extend(silenced)
 
 
-def _composed(path: str, context: ScanContext, front: LaunchReader, data: bytes,
+def _composed(path: str, context: EngineContext, front: LaunchReader, data: bytes,
               renames: list[Rename]) -> tuple[list[Finding], int, list[LaunchView]]:
     """(findings in the file's terms, launches composed, views partly parsed) of each of the file's views."""
     composer = context.composer

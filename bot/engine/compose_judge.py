@@ -26,14 +26,14 @@ from bot.lang.kinds import SHELL
 from bot.model import Finding, Reason, Status
 
 if TYPE_CHECKING:
-    from bot.context import ScanContext
+    from bot.engine.context import EngineContext
     from bot.engine.run_configs import RunConfigs
 
 
 Judged = tuple[int, dict[int, str], set[int]]  # launches, Hydra's first message for each failing, those not composed
 
 
-def _failures(context: ScanContext, path: str, data: bytes, shadow: ConfigShadow | None = None,
+def _failures(context: EngineContext, path: str, data: bytes, shadow: ConfigShadow | None = None,
               kind: str = SHELL) -> Judged:
     """(launches, Hydra's first message per launch that does not compose, the launches not composed: no app
     found, a doc's elided launch, a sweep not composed) for the file's bytes; `shadow`: composed with the
@@ -78,7 +78,7 @@ def _first_failure(launch: Launch, app: HydraApp, composer: Composer,
     return None
 
 
-def _launches(context: ScanContext, path: str, kind: str, data: bytes) -> list[tuple[Launch, int]] | None:
+def _launches(context: EngineContext, path: str, kind: str, data: bytes) -> list[tuple[Launch, int]] | None:
     """Each launch of a shell-family file (a doc's blocks, a notebook's cells, a workflow's steps), with its
     line in the file; None when the bytes do not read as their kind."""
     try:
@@ -99,7 +99,7 @@ class LaunchOutcome:
     after: str
 
 
-def launch_outcomes(context: ScanContext, path: str, before: bytes, after: bytes) -> list[LaunchOutcome]:
+def launch_outcomes(context: EngineContext, path: str, before: bytes, after: bytes) -> list[LaunchOutcome]:
     """Each launch the edits reach, composed before and after them (launches paired by position)."""
     reader = launch_reader(path, SHELL, context)
     old, new = ([launch for view in reader.launch_views(data) for launch in view.launches] for data in (before, after))
@@ -135,7 +135,7 @@ def _verdict(launch: Launch, app: HydraApp, composer: Composer) -> tuple[int, st
     return len(ways), "composes" if ways else "not composed: no way through its branches could be read"
 
 
-def newly_failing(context: ScanContext, path: str, before: bytes, after: bytes,
+def newly_failing(context: EngineContext, path: str, before: bytes, after: bytes,
                   known: Judged | None = None, shadow: ConfigShadow | None = None, kind: str = SHELL) -> list[str]:
     """Hydra's messages for the launches that compose with `before` and not with `after` (with the config
     as the run's edits leave it, given a `shadow`). A launch not composed before is not judged: one whose
@@ -148,7 +148,7 @@ def newly_failing(context: ScanContext, path: str, before: bytes, after: bytes,
             if index not in failing and index not in unjudged]
 
 
-def keep_composing(context: ScanContext, path: str, data: bytes, findings: list[Finding],
+def keep_composing(context: EngineContext, path: str, data: bytes, findings: list[Finding],
                    configs: RunConfigs | None = None, kind: str = SHELL) -> bool:
     """Take back, rule by rule, the fixes that would make one of the file's launches stop composing.
 

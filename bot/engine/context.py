@@ -11,6 +11,7 @@ import hashlib
 import os
 import posixpath
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot.context import Consoles, ScanContext
@@ -24,8 +25,21 @@ from bot.model import Skipped
 from bot.rules.model import Rule
 
 
+@dataclass(frozen=True, kw_only=True)
+class EngineContext(ScanContext):
+    """The scan context (bot.context) with what the engine reads besides: the composer, which composes the
+    launches' configs and owns Hydra's process state while it does, the configs the repository registers in
+    Hydra's ConfigStore, the files listed, the enabled rules and what a file must hold for them."""
+
+    composer: Composer
+    stored: StoredConfigs  # read when first asked
+    listed: tuple[SourceFile, ...] = ()
+    rules: tuple[Rule, ...] = ()
+    focus: Focus | None = None  # bot.lang.focus; None: every file
+
+
 def scan_context(root: Path, listed: Iterable[SourceFile] = (), packaging: Iterable[str] = (),
-                 rules: Iterable[Rule] = (), focus: Focus | None = None) -> ScanContext:
+                 rules: Iterable[Rule] = (), focus: Focus | None = None) -> EngineContext:
     """The context of a scan of `root` that listed these files and packaging files (bot.discover.sources);
     `rules`: the enabled ones, `focus`: what a file must hold for them."""
     packaging = list(packaging)
@@ -43,11 +57,12 @@ def scan_context(root: Path, listed: Iterable[SourceFile] = (), packaging: Itera
     directories = [posixpath.dirname(path) for path in packaging]
     digest = hashlib.sha256(repr((sorted(table.items()), sorted(set(directories)))).encode()).hexdigest()
     resolved = root.resolve()
-    return ScanContext(resolved, Composer(), StoredConfigs(resolved), Consoles.of(table), package_roots(directories),
-                       tuple(listed), tuple(rules), focus, consoles_digest=digest)
+    return EngineContext(root=resolved, consoles=Consoles.of(table), package_roots=package_roots(directories),
+                         consoles_digest=digest, composer=Composer(), stored=StoredConfigs(resolved),
+                         listed=tuple(listed), rules=tuple(rules), focus=focus)
 
 
-def repository_context(root: Path) -> ScanContext:
+def repository_context(root: Path) -> EngineContext:
     """The context of `root` alone (its packaging listed here), for reading a few of its files outside a scan."""
     from bot.discover import sources
 

@@ -63,7 +63,7 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     if consults_config(enabled):
         from bot.hydra.config_facts import ConfigFacts
 
-        facts = ConfigFacts(context)
+        facts = ConfigFacts(context, context.composer)
     files = [s for s in listed if paths is None or s.path in paths]
     for source in files:
         report.files_scanned += 1

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot import confined
 from bot.hydra.app import NOT_HYDRA, AppProblem, config_name, resolve_app
+from bot.hydra.compose import Composer
 from bot.hydra.config_files import load_yaml
 from bot.hydra.entry import entry_file
 from bot.hydra.not_hydra import no_hydra_reason
@@ -21,10 +22,10 @@ class ConfigFacts:
     """Answers `when.config` and `when.value` for launches of one repository (LaunchFacts), with the scan's
     apps and composer."""
 
-    def __init__(self, context: ScanContext) -> None:
+    def __init__(self, context: ScanContext, composer: Composer) -> None:
         self.context = context
         self.root = context.root
-        self.composer = context.composer
+        self.composer = composer
 
     def configs(self, launch: Launch) -> set[str] | None:
         """The launch's config and those it inherits; with --config-name set differently in branches,
