@@ -90,12 +90,12 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
             return None
 
     judge: Judge | None = None
-    if context is not None and kind in SHELL_FAMILY:  # launches in scripts, docs' blocks, notebooks, workflows
-        reader = launch_reader(path, kind, context, front)  # the front end's: the edited text is parsed once
-        judge = partial(_judge, context, reader, data, configs)
+    shell = launch_reader(path, kind, context, front) if kind in SHELL_FAMILY else None  # the front end's own
+    if context is not None and shell is not None:  # launches in scripts, docs' blocks, notebooks, workflows
+        judge = partial(_judge, context, shell, data, configs)  # the edited text: parsed once, for it and verify
     settled = settle(path, data, findings, Again(rules_again, front.errors, front.problem, len(_unreadable(reading))),
                      baseline=baseline, kind=kind, consoles=context.consoles if context is not None else NO_CONSOLES,
-                     judge=judge)
+                     shell=shell, judge=judge)
     result.silenced, result.change, result.composed = settled.silenced, settled.change, settled.judged
     return result
 
@@ -120,7 +120,8 @@ def compose_file(path: str, data: bytes, context: ComposeContext, options: Compo
             return None  # the parse-error check reports it
 
     again = Again(composed_again, reader.errors, reader.problem, apart=False)
-    settled = settle(path, data, result.findings, again, baseline=baseline, kind=kind, consoles=context.consoles)
+    settled = settle(path, data, result.findings, again, baseline=baseline, kind=kind, consoles=context.consoles,
+                     shell=reader)
     result.silenced, result.change = settled.silenced, settled.change
     checker.in_repository_terms(result)
     return result

@@ -14,8 +14,8 @@ from bot.discover import SourceFile, read_source
 from bot.engine.check import check_file, compose_file, rules_for
 from bot.engine.isolation import isolated
 from bot.hydra.messages import in_repository_terms
-from bot.lang import front_end, may_launch
-from bot.lang.focus import Calls, Focus, Scripts, may_call_script, may_run_hot, script_calls
+from bot.lang import front_end, launch_reader, may_launch
+from bot.lang.focus import Calls, Focus, Scripts, Trees, may_call_script, may_run_hot, script_calls
 from bot.lang.front import FrontEnd
 from bot.lang.kinds import SHELL_FAMILY, YAML
 from bot.model import Baseline, Outcome, Skipped
@@ -60,10 +60,11 @@ class Waiting:
     calls: Calls
 
 
-def screen(source: SourceFile, focus: Focus | None) -> tuple[Outcome | Waiting | None, bytes | None, bool]:
+def screen(source: SourceFile, focus: Focus | None,
+           trees: Trees | None = None) -> tuple[Outcome | Waiting | None, bytes | None, bool]:
     """What the file's bytes tell before it is read: (its outcome so far, a Waiting, or None without the listing
     when it waits for the scripts (`focus.scripts`); its bytes, None when they cannot be read; whether the
-    rules check it).
+    rules check it). `trees`: the file's front end's parses, which a script's settled literals are told with.
 
     The paths the focus looked for on disk (scripts the listing lacks) join the outcome's `looked_up`.
     """
@@ -71,7 +72,7 @@ def screen(source: SourceFile, focus: Focus | None) -> tuple[Outcome | Waiting |
     data = read_source(source, outcome.skipped)
     if data is None:
         return outcome, None, False
-    outcome.holds_token = focus is None or focus.holds(data, source.kind)
+    outcome.holds_token = focus is None or focus.holds(data, source.kind, trees)
     if not outcome.holds_token:
         assert focus is not None
         if not may_call_script(source.kind, data):
@@ -111,16 +112,18 @@ def check_one(source: SourceFile, setup: Setup, baseline: Baseline | None = None
     context = setup.context
     wanted = context.focus
     focus = replace(wanted, scripts=setup.scripts, looked=[]) if wanted is not None else None
-    outcome, data, check = screen(source, focus)
-    composes = composing and setup.compose is not None and source.kind in SHELL_FAMILY
-    if outcome is None or isinstance(outcome, Waiting):  # composed now: it is read once whatever the scripts
-        return outcome, _compose(source, data, [], setup, None) if composes else None
+    family = source.kind in SHELL_FAMILY  # one front end reads it: a text parsed for one reader serves them all
+    front = front_end(source.path, source.kind, context, setup.packages, focus) if family else None
+    outcome, data, check = screen(source, focus, launch_reader(source.path, source.kind, context, front).tree
+                                  if front is not None else None)
+    composes = composing and setup.compose is not None and family
+    if outcome is None or isinstance(outcome, Waiting):  # composed now, from the parse the screen may have made
+        return outcome, _compose(source, data, [], setup, front) if composes else None
     read = list(outcome.skipped)  # why the bytes could not be read, if they could not
     file_rules = rules_for(source.path, list(context.rules)) if check else []
     if source.kind == YAML and any(source.path.startswith(d + "/") for d in setup.config_dirs):
         file_rules = schema_rules(file_rules)
-    front = None  # one front end reads it: a text parsed for one checker serves the other
-    if data is not None and (file_rules or composes):
+    if front is None and data is not None and file_rules:
         front = front_end(source.path, source.kind, context, setup.packages, focus)
     if data is not None and file_rules:
         work = partial(check_file, source.path, data, file_rules, setup.facts, kind=source.kind,

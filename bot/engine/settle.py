@@ -13,12 +13,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.context import Consoles
 from bot.engine.edits import apply_edits, find_conflicts, narrow_edits, unique_edits, verify
 from bot.engine.silence import identity, silence
 from bot.ir import Setting
 from bot.model import Baseline, FileChange, Finding, Reason, Status
+
+if TYPE_CHECKING:
+    from bot.lang.comments import ShellTexts
 
 MAX_UNITS = 32  # fixes verified apart in one file, beyond a check per rule
 
@@ -49,10 +53,12 @@ Judge = Callable[[list[Finding]], bool]  # takes back the fixes Hydra refuses; T
 
 
 def settle(path: str, data: bytes, findings: list[Finding], again: Again, *, baseline: Baseline | None,
-           kind: str | None, consoles: Consoles, judge: Judge | None = None) -> Settled:
+           kind: str | None, consoles: Consoles, shell: ShellTexts | None = None,
+           judge: Judge | None = None) -> Settled:
     """Silence, then fix in memory and verify the findings of one checker on one file (in place: a fix that
-    cannot be made becomes manual, saying why)."""
-    settled = Settled(silence(findings, data, baseline, kind, consoles))
+    cannot be made becomes manual, saying why). `shell`: the file's shell front end, whose parses silencing
+    reads comments from."""
+    settled = Settled(silence(findings, data, baseline, kind, consoles, shell))
     narrow_edits(data, findings)
     edits = unique_edits(findings)
     if not edits:
@@ -75,7 +81,7 @@ def settle(path: str, data: bytes, findings: list[Finding], again: Again, *, bas
             return settled
     after = apply_edits(data, edits)
     refused = {(f.rule, f.key) for f in findings if f.reason is not None}  # conflicts, and what Hydra refused
-    quiet = (baseline, kind, consoles, settled.silenced)
+    quiet = (baseline, kind, consoles, shell, settled.silenced)
 
     def problem_with(edited: list[Finding]) -> str | None:
         """Why the edits of these findings alone cannot be trusted (the others' findings may stay)."""
@@ -141,14 +147,15 @@ def _verifiable(fixable: list[Finding], problem: str,
     return good, failed
 
 
-Quiet = tuple[Baseline | None, str | None, Consoles, list[Finding]]  # baseline, kind, console scripts, silenced
+# the baseline, the kind, the console scripts, the shell front end, what was silenced
+Quiet = tuple[Baseline | None, str | None, Consoles, "ShellTexts | None", list[Finding]]
 
 
 def _verified(data: bytes, after: bytes, edits: list, again: Again,  # type: ignore[type-arg]
               refused: set[tuple[str, str]], quiet: Quiet) -> str | None:
     """Why the edited bytes cannot be trusted (None: they can); `refused`: (rule, key) of the findings that may
     still fire after the edits (refused fixes, the fixable ones left out of these edits)."""
-    baseline, kind, consoles, silenced = quiet
+    baseline, kind, consoles, shell, silenced = quiet
     still: list[Finding] = []
     broken: list[Setting] = []
 
@@ -158,7 +165,7 @@ def _verified(data: bytes, after: bytes, edits: list, again: Again,  # type: ign
         if read is None:
             return []  # reported by the parse-error check
         found, unreadable = read
-        still[:] = silence(found, new, baseline, kind, consoles)
+        still[:] = silence(found, new, baseline, kind, consoles, shell)
         broken[:] = unreadable
         return [f for f in found if (f.rule, f.key) not in refused]
 
