@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from bot.compose.checker import ComposeChecker, ComposeOptions
 from bot.compose.context import ComposeContext
-from bot.compose.judge import ConfigEdits
 from bot.context import NO_CONSOLES
 from bot.engine.edits import apply_edits, unique_edits
 from bot.engine.settle import Again, Judge, settle
@@ -28,6 +27,7 @@ from bot.rules.model import Rule
 from bot.rules.parse_reach import rules_reached
 
 if TYPE_CHECKING:
+    from bot.compose.judge import ConfigEdits
     from bot.engine.context import EngineContext
 
 
