@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.engine.compose_check import compose_scan
+from bot.engine.scan import compose_scan
 from bot.lang.shell.combinations import MAX_COMBINATIONS, combinations
 from bot.lang.shell.parse import analyse
 from tests.conftest import make_repo
@@ -141,7 +141,7 @@ python3 -m lab.train $ARGS
 
 def test_the_fast_base_copy_answers_as_omegaconf_copy_does(repo: Path) -> None:
     """Composer.fresh_copy (a pickling round trip) against OmegaConf's own copy, on every fixture launch."""
-    from bot.engine.compose_check import check_script
+    from bot.compose.launches import check_script
     from bot.engine.context import scan_context
     from bot.hydra.compose import Composer
     from bot.lang import launch_reader

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.engine.compose_check import compose_scan
+from bot.engine.scan import compose_scan
 from bot.model import Status
 from tests.conftest import make_repo
 
@@ -407,7 +407,7 @@ def test_a_multirun_sweep_is_composed_in_runs_that_take_each_of_its_values(repo:
 
 
 def test_a_sweep_of_numbers_is_composed_once_per_type_and_its_options_each(tmp_path: Path) -> None:
-    from bot.engine.readings import sweep_runs
+    from bot.compose.readings import sweep_runs
     from bot.lang import launch_reader
 
     (view,) = launch_reader("x.sh", "shell").launch_views(b"python3 t.py -m 'seed=range(1,100)' opt=adam,sgd,lamb "

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.engine.compose_check import compose_scan
 from bot.engine.launches import collect
+from bot.engine.scan import compose_scan
 from tests.conftest import make_repo
 
 APP = '''\

@@ -9,8 +9,7 @@ import yaml
 
 from bot.cache.reuse import CachedResults
 from bot.cache.store import ResultCache, fingerprint
-from bot.engine.compose_check import compose_scan
-from bot.engine.scan import scan
+from bot.engine.scan import compose_scan, scan
 from bot.model import Reason, Report, Status
 from bot.rules.loader import parse_rule
 from bot.rules.model import Rule

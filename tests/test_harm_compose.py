@@ -17,8 +17,7 @@ import pytest
 import yaml
 
 from bot.cli import main
-from bot.engine.compose_check import compose_scan
-from bot.engine.scan import scan
+from bot.engine.scan import compose_scan, scan
 from bot.model import Status
 from bot.rules.loader import parse_rule
 from tests.conftest import git, make_repo

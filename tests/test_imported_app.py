@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.engine.compose_check import compose_scan
 from bot.engine.launches import collect
+from bot.engine.scan import compose_scan
 from tests.conftest import make_repo
 
 ENTRY = """\

@@ -16,6 +16,8 @@ LAYERS = [
     ("bot.publish", "bot.upstream"),
     ("bot.cache",),
     ("bot.engine", "bot.report"),
+    # compose-check as a checker the engine runs: Hydra composes the launches a front end read
+    ("bot.compose",),
     ("bot.rules", "bot.hydra", "bot.discover", "bot.gitfiles"),
     ("bot.lang",),
     # the override grammar every language reads values with

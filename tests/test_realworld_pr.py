@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.compose.judge import newly_failing
 from bot.config import RepoConfig
-from bot.engine.compose_judge import newly_failing
 from bot.engine.context import repository_context
+from bot.lang import launch_reader
 from bot.publish.credentials import Credentials
 from bot.publish.forge import RetryPolicy
 from bot.publish.publisher import PublishResult
@@ -157,4 +158,4 @@ def test_optional_rules_come_as_a_separate_chore_pull_request_whose_launches_com
     for path in changed:  # Hydra composes every launch of the chore branch that composed before
         before, after = (subprocess.run(["git", "--git-dir", str(verl.bare), "show", f"{ref}:{path}"],
                                         capture_output=True, check=True).stdout for ref in ("main", "bot/all-chore"))
-        assert newly_failing(context, path, before, after) == [], path
+        assert newly_failing(context, launch_reader(path, "shell", context), before, after) == [], path

@@ -179,7 +179,7 @@ def test_two_scans_in_alternation_give_what_each_gives_alone(tmp_path: Path) -> 
 
 
 def test_two_compose_checks_in_alternation_give_what_each_gives_alone(tmp_path: Path) -> None:
-    from bot.engine.compose_check import compose_scan
+    from bot.engine.scan import compose_scan
 
     lab = make_repo(tmp_path / "lab", LAB)
     other = make_repo(tmp_path / "other", {**OTHER, "scripts/module.sh": "python3 -m trainlab.cli trainer.nope=3\n"})

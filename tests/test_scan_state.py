@@ -27,8 +27,6 @@ PURE_CACHES = {
     "bot.lang.shell.parse:_parser": "tree-sitter-bash's parser, built once; no argument",
     "bot.lang.shell.inline:_parser": "tree-sitter-bash's parser for inline strings, built once; no argument",
     "bot.lang.shell.launches:_newlines": "the newline offsets of one text",
-    "bot.lang.shell.parse:_analyse": "a script's analysis: its bytes, its path in the repository and the "
-                                     "console-script table it is read with, all arguments",
     "bot.lang.shell.settings:_env_inputs": "the inputs of a called script: its bytes, its path and the "
                                            "console-script table, all arguments",
     "bot.hydra.decorator:_read": "the `@hydra.main` arguments of one Python text",

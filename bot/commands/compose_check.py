@@ -45,8 +45,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def main(args: argparse.Namespace) -> int:
     root = local_repository(Path(args.repo), args.repo)  # first: before Hydra is imported
-    from bot.engine.compose_check import compose_scan
+    from bot.commands.run import jobs_for
     from bot.engine.drift import drift_scan
+    from bot.engine.scan import compose_scan
     from bot.engine.write import write_changes, write_summary
 
     if args.since:
@@ -54,12 +55,13 @@ def main(args: argparse.Namespace) -> int:
     seconds = args.file_timeout or None
     from bot.commands.progress import Progress
 
+    jobs = jobs_for(None)  # a scan with only compose-check's checker: on the usable cores, as `run`
     with Progress("composing") as progress:
         if args.since:
-            report, stats = drift_scan(root, args.since, args.repo, seconds, baseline_for(args), progress)
+            report, stats = drift_scan(root, args.since, args.repo, seconds, baseline_for(args), progress, jobs)
         else:
             report, stats = compose_scan(root, label=args.repo, seconds=seconds, baseline=baseline_for(args),
-                                         progress=progress)
+                                         progress=progress, jobs=jobs)
     if args.write:
         write_changes(root, report)
     emit(args, report)

@@ -205,16 +205,15 @@ def local_report(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule]) 
     baseline = baseline_for(args)
     from bot.commands.progress import Progress
 
+    composing = None
+    if args.compose:  # compose-check's checker in the same scan: every launch composed (rule hydra-compose)
+        from bot.compose.checker import ComposeOptions
+
+        composing = ComposeOptions()
     with Progress("checking") as progress:
         report = scan(repo.path, rules, label=args.repo, paths=only, jobs=jobs_for(args.jobs),
                       memo=cached_results(args, repo.path, rules), seconds=args.file_timeout or None,
-                      baseline=baseline, progress=progress)
-    if args.compose:
-        from bot.engine.compose_check import compose_scan, merge_into
-
-        with Progress("composing") as progress:
-            merge_into(report, compose_scan(repo.path, label=report.repo, baseline=report.baseline,
-                                            progress=progress)[0])
+                      baseline=baseline, progress=progress, compose=composing)
     if args.write:
         from bot.engine.write import write_changes
 

@@ -6,18 +6,24 @@ all of them with the same knowledge. Files whose front end reads the packages (w
 each config's keys) wait for them; one worker works them out from every config's defaults list
 while the others read the rest. Then every worker is handed the packages, and later the scripts, so
 a task is only a chunk of files.
+
+When the scan composes (compose-check), a file is composed in the task that first reads it, from the
+same reading (a caller held back for the scripts too: its second task, if it needs one, is the rules'
+alone); the files the rules leave (a cached result, one `--files` does not name, every file for
+compose-check alone) are composed in tasks of their own.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bot.compose.checker import Composed
 from bot.discover import SourceFile
-from bot.engine.checker import Setup, Waiting, scan_one
+from bot.engine.checker import Checked, Setup, Waiting, check_one, compose_one
 from bot.engine.forks import Forks, can_fork
 from bot.engine.wanted import scripts_of
 from bot.lang.focus import Scripts
@@ -28,8 +34,8 @@ PARALLEL_FROM = 400  # files; below this, starting workers outweighs the second 
 _LAYOUT_FREE = (*SHELL_FAMILY, PYTHON)  # kinds whose front ends never read the packages
 
 
-def _scan(setup: Setup, source: SourceFile) -> Outcome | Waiting | None:
-    return scan_one(source, setup)
+def _scan(setup: Setup, source: SourceFile, composing: bool = True) -> Checked:
+    return check_one(source, setup, composing=composing)
 
 
 def _use(setup: Setup, changes: dict[str, Any]) -> Setup:
@@ -82,10 +88,11 @@ class Batches:
         self.layout_reads: set[str] = set()  # paths the packages were worked out from, when done here
         self._pool: Forks | _Here | None = None
 
-    def run(self, todo: list[SourceFile], known: dict[str, Outcome], listed: list[SourceFile],
-            root: Path) -> tuple[dict[str, Outcome], Scripts | None]:
-        """The outcomes of `todo` (checked) and of `known` (from the memo), and the scripts, when known.
-        The packages are worked out here when they are not given and a YAML config is checked.
+    def run(self, todo: list[SourceFile], known: dict[str, Outcome], listed: list[SourceFile], root: Path,
+            composing: Sequence[SourceFile] = ()) -> tuple[dict[str, Outcome], Scripts | None, dict[str, Composed]]:
+        """The outcomes of `todo` (checked) and of `known` (from the memo), the scripts, when known, and what
+        composing gave (`setup.compose`: each shell-family file of `todo` and of `composing`, which the rules
+        do not check). The packages are worked out here when they are not given and a YAML config is checked.
 
         Every other file is checked once the scripts are answered, so which of its parts are analysed
         (bot.lang.focus) never rests on how far the workers had got: a run reports the same launches
@@ -93,8 +100,9 @@ class Batches:
         not check (`--files`) and that no caller waits in leaves the scripts unknown, reading other files as
         if any might hold a token.
         """
-        pool = self._pool = self._start(len(todo))
+        pool = self._pool = self._start(len(todo) + len(composing))
         outcomes = dict(known)
+        composed: dict[str, Composed] = {}
         waiting: list[tuple[SourceFile, Waiting | None]] = []
         scripts: Scripts | None = None
         first = sorted((s for s in todo if _is_script(s)), key=lambda s: -s.size)
@@ -108,7 +116,11 @@ class Batches:
         # the large first: a small file ends the scan
         rest = sorted((s for s in todo if not _is_script(s) and s.path not in kept_back), key=lambda s: -s.size)
         chunks = {pool.submit(_scan, part): part for part in self._chunks(first)}
+        by_size = sorted(composing, key=lambda s: -s.size)
+        alone = {pool.submit(compose_one, part): part for part in self._chunks(by_size)}  # composed, not checked
         released = False  # the files after the scripts were submitted
+        apart = {s.path for s in composing}
+        composed_apart = 0  # files of `composing` answered (for the progress)
         while True:
             if not released and not scripts_left:
                 released = True
@@ -128,8 +140,8 @@ class Batches:
                 for source, found in waiting:
                     if found is not None and not found.calls.run_hot(scripts):
                         outcomes[source.path] = found.outcome
-                    else:  # it may run a script that holds a token: checked whole, the scripts known
-                        chunks[pool.submit(_scan, [source], urgent=True)] = [source]
+                    else:  # it may run a script that holds a token: checked whole, the scripts known (and composed)
+                        chunks[pool.submit(_scan, [source], urgent=True, composing=False)] = [source]
                 waiting = []
             if not pool.pending():
                 break
@@ -141,15 +153,22 @@ class Batches:
                     chunks.update({pool.submit(_scan, part, urgent=True): part for part in self._chunks(held)})
                     held = []
                 continue
-            for source, found in zip(chunks.pop(number), results, strict=True):
-                scripts_left.discard(source.path)
-                if isinstance(found, Outcome):
-                    outcomes[source.path] = found
-                else:
-                    waiting.append((source, found))
+            if number in alone:
+                for source, part in zip(alone.pop(number), results, strict=True):
+                    composed[source.path] = part
+                    composed_apart += source.path in apart
+            else:
+                for source, (found, part) in zip(chunks.pop(number), results, strict=True):
+                    scripts_left.discard(source.path)
+                    if part is not None:
+                        composed[source.path] = part
+                    if isinstance(found, Outcome):
+                        outcomes[source.path] = found
+                    else:
+                        waiting.append((source, found))
             if self.progress is not None:
-                self.progress(len(outcomes) - len(known), len(todo))
-        return outcomes, scripts
+                self.progress(len(outcomes) - len(known) + composed_apart, len(todo) + len(composing))
+        return outcomes, scripts, composed
 
     def _scripts(self, listed: list[SourceFile], outcomes: dict[str, Outcome], needed: bool) -> Scripts | None:
         """Which listed scripts hold a token: when every one of them was answered, or a caller waits for them

@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.context import Consoles, ScanContext
+from bot.compose.context import ComposeContext
+from bot.context import Consoles
 from bot.discover import SourceFile, read_source
 from bot.hydra.compose import Composer
 from bot.hydra.entry import package_roots
@@ -26,13 +27,11 @@ from bot.rules.model import Rule
 
 
 @dataclass(frozen=True, kw_only=True)
-class EngineContext(ScanContext):
-    """The scan context (bot.context) with what the engine reads besides: the composer, which composes the
-    launches' configs and owns Hydra's process state while it does, the configs the repository registers in
-    Hydra's ConfigStore, the files listed, the enabled rules and what a file must hold for them."""
+class EngineContext(ComposeContext):
+    """The scan context with what composing reads (bot.compose.context: the composer, the configs the
+    repository registers in Hydra's ConfigStore) and what the engine reads besides: the files listed, the
+    enabled rules and what a file must hold for them."""
 
-    composer: Composer
-    stored: StoredConfigs  # read when first asked
     listed: tuple[SourceFile, ...] = ()
     rules: tuple[Rule, ...] = ()
     focus: Focus | None = None  # bot.lang.focus; None: every file

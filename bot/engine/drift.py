@@ -21,28 +21,38 @@ from bot.errors import UserError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from bot.compose.checker import ComposeOptions, Key
     from bot.hydra.compose import ComposeStats
     from bot.model import Baseline, Report
 
-Key = tuple[str, str, str | None]  # path, key and value of a failing override
-
 
 def drift_scan(root: Path, since: str, label: str | None = None, seconds: float | None = None,
-               baseline: Baseline | None = None,
-               progress: Callable[[int, int], None] | None = None) -> tuple[Report, ComposeStats]:
+               baseline: Baseline | None = None, progress: Callable[[int, int], None] | None = None,
+               jobs: int = 1) -> tuple[Report, ComposeStats]:
     """compose-check of the working tree, reporting only what composed with the config at `since` and fails
     now (a key the config renamed since is fixed to its new name)."""
-    from bot.engine.compose_check import compose_scan
+    from bot.engine.scan import compose_scan
 
-    known = failing_before(root.resolve(), since, seconds)
+    known = failing_before(root.resolve(), since, seconds, jobs)
     return compose_scan(root, label=label, since=since, seconds=seconds, known=known, baseline=baseline,
-                        progress=progress)
+                        progress=progress, jobs=jobs)
 
 
-def failing_before(root: Path, since: str, seconds: float | None) -> set[Key]:
+def drift_options(root: Path, since: str, seconds: float | None = None) -> ComposeOptions:
+    """compose-check's options for what the config change since `since` broke (in a scan that also runs rules:
+    `watch`, publishing): the keys it renamed, and the failures older than it."""
+    from bot.compose.checker import ComposeOptions
+    from bot.hydra.renames import config_renames
+
+    root = root.resolve()
+    known = failing_before(root, since, seconds)
+    return ComposeOptions(tuple(config_renames(root, since)), frozenset(known))
+
+
+def failing_before(root: Path, since: str, seconds: float | None, jobs: int = 1) -> set[Key]:
     """The overrides that already failed with the config at `since` (the working tree's scripts)."""
     from bot.discover import shell_sources
-    from bot.engine.compose_check import compose_scan
+    from bot.engine.scan import compose_scan
 
     with tempfile.TemporaryDirectory(prefix="bot-drift-") as scratch:
         old = Path(scratch) / "tree"
@@ -53,7 +63,7 @@ def failing_before(root: Path, since: str, seconds: float | None) -> set[Key]:
                 continue  # the script as it was at SHA
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source.absolute, target)
-        report, _ = compose_scan(old, seconds=seconds)
+        report, _ = compose_scan(old, seconds=seconds, jobs=jobs)
     return {(f.path, f.key, f.value) for f in report.findings + report.silenced}
 
 

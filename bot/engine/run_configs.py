@@ -1,6 +1,6 @@
 """The config as a scan's own YAML edits leave it: every rule's edits, or one rule's.
 
-The compose judge (bot.engine.compose_judge) composes a launch with one rule's fixes against the
+The compose judge (bot.compose.judge) composes a launch with one rule's fixes against the
 config as that rule's config edits leave it, and with every rule's fixes against the config as all
 of them leave it: a rule is not blamed for a key another rule removes from the config.
 """

@@ -1,24 +1,29 @@
-"""The scan: sources -> prefilter -> parse -> evaluate -> verified edits -> Report."""
+"""The scan: sources -> prefilter -> parse -> check (the rules' evaluator, compose-check) -> verified edits
+-> Report. compose-check is this scan with only its checker (compose_scan); `run --compose` with both."""
 
 from __future__ import annotations
 
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
+from bot.compose.checker import ComposeOptions, Key
 from bot.discover import SourceFile, sources
+from bot.engine.assemble import add_outcome, compose_report, merge
 from bot.engine.batches import Batches
-from bot.engine.checker import Setup, scan_one, schema_differs
+from bot.engine.checker import Composing, Setup, scan_one, schema_differs
 from bot.engine.context import scan_context
 from bot.engine.isolation import DEFAULT_SECONDS
 from bot.engine.silence import default_baseline
 from bot.engine.wanted import focus_for, listing_of, scripts_of
 from bot.errors import UserError
 from bot.gitfiles import head_commit
-from bot.lang.kinds import PYTHON, YAML
+from bot.hydra.compose import ComposeStats
+from bot.hydra.renames import config_renames
+from bot.lang.kinds import PYTHON, SHELL_FAMILY, YAML
 from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Reason, Report, RuleInfo
 from bot.rules.model import Rule, consults_config
 
@@ -33,16 +38,57 @@ class Memo(Protocol):
     def finish(self, *, complete: bool) -> CacheStats: ...
 
 
+@dataclass
+class Scanned:
+    """What one scan reports: the rules' findings, with compose-check's joined when it composed (`report`), and
+    compose-check's own report and counts (`composed`, `stats`: None when it did not compose)."""
+
+    report: Report
+    composed: Report | None = None
+    stats: ComposeStats | None = None
+
+
 def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[str] | None = None,
          jobs: int = 1, memo: Memo | None = None, seconds: float | None = DEFAULT_SECONDS,
-         baseline: Baseline | None = None, progress: Callable[[int, int], None] | None = None) -> Report:
-    """Scan every file of `root` the bot reads (or only `paths`, relative to it) with the enabled rules.
+         baseline: Baseline | None = None, progress: Callable[[int, int], None] | None = None,
+         compose: ComposeOptions | None = None) -> Report:
+    """Scan every file of `root` the bot reads (or only `paths`, relative to it) with the enabled rules, and
+    with `compose`, compose every launch of the repository's shell-family files too (compose-check, its
+    findings joined to the rules': `run --compose`). See scan_all."""
+    return scan_all(root, rules, label=label, paths=paths, jobs=jobs, memo=memo, seconds=seconds, baseline=baseline,
+                    progress=progress, compose=compose).report
 
-    With a `memo`, files it holds a result for are not checked again (not when rules compose
-    configs: those results depend on the whole config tree). A file that fails or takes longer
-    than `seconds` becomes an error entry; the others are reported. `baseline`: findings to
-    silence; None takes the repository's own (bot.engine.silence.DEFAULT_BASELINE), if it has one.
-    `progress` is told (files checked, files to check) as the check goes.
+
+def compose_scan(root: Path, label: str | None = None, since: str | None = None,
+                 seconds: float | None = DEFAULT_SECONDS, known: set[Key] | None = None,
+                 baseline: Baseline | None = None, progress: Callable[[int, int], None] | None = None,
+                 jobs: int = 1) -> tuple[Report, ComposeStats]:
+    """compose-check: a scan of every shell-family file (scripts, docs, notebooks, workflows) with only the
+    compose checker; `+` fixes verified by composing again. `since`: a commit whose config the keys it
+    renamed since are fixed from; `known`: failures (path, key, value) not to report, those older than a
+    change (bot.engine.drift). `baseline`: as for scan (None: the repository's own, if it has one)."""
+    renames = tuple(config_renames(root.resolve(), since)) if since else ()
+    options = ComposeOptions(renames, frozenset(known) if known is not None else None)
+    scanned = scan_all(root, [], label=label, jobs=jobs, seconds=seconds, baseline=baseline, progress=progress,
+                       compose=options, alone=True)
+    assert scanned.composed is not None and scanned.stats is not None
+    return scanned.composed, scanned.stats
+
+
+def scan_all(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[str] | None = None,
+             jobs: int = 1, memo: Memo | None = None, seconds: float | None = DEFAULT_SECONDS,
+             baseline: Baseline | None = None, progress: Callable[[int, int], None] | None = None,
+             compose: ComposeOptions | None = None, alone: bool = False) -> Scanned:
+    """The one scan: each file read once, by its front end, for every checker the scan runs (the rules'
+    evaluator; compose-check with `compose`, over every shell-family file the repository lists, whatever
+    `paths`; `alone`: compose-check only, listing only those files).
+
+    With a `memo`, files it holds a result for are not checked again by the rules (not when rules compose
+    configs: those results depend on the whole config tree; nor is what composing finds ever cached). A
+    file that fails or takes longer than `seconds` becomes an error entry; the others are reported.
+    `baseline`: findings to silence; None takes the repository's own
+    (bot.engine.silence.DEFAULT_BASELINE), if it has one. `progress` is told (files checked, files to
+    check) as the check goes.
     """
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
@@ -54,7 +100,8 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         baseline=baseline if baseline is not None else default_baseline(root),
     )
     packaging: list[str] = []
-    listed = list(sources(root, report.skipped, sized=paths, packaging=packaging))
+    listed = list(sources(root, report.skipped, SHELL_FAMILY if alone else None, sized=paths, packaging=packaging))
+    unlisted = list(report.skipped)  # what the listing left out
     wanted = focus_for(enabled)
     if wanted is not None:
         wanted = replace(wanted, listing=listing_of(listed))
@@ -83,11 +130,14 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
     checking = {s.path for s in todo}
     hits = {} if reuse is None else {s.path: hit for s in files if s.path not in checking
                                      and (hit := reuse.hit(s.path)) is not None}
-    setup = Setup(context, facts, config_dirs, seconds, packages)
+    composing = [s for s in listed if s.kind in SHELL_FAMILY] if compose is not None else []
+    setup = Setup(context, facts, config_dirs, seconds, packages,
+                  compose=Composing(compose, report.baseline) if compose is not None else None)
     with Batches(setup, jobs, progress) as batches:
-        outcomes, scripts = batches.run(todo, hits, listed, root)
+        outcomes, scripts, composed = batches.run(todo, hits, listed, root,
+                                                  [s for s in composing if s.path not in checking])
     report.reads.update(batches.layout_reads - {s.path for s in listed})  # included configs git ignores
-    setup = replace(setup, packages=batches.packages)
+    setup = replace(setup, packages=batches.packages, compose=None)
     final: dict[str, Outcome] = {}
     known = scripts
     for source in files:
@@ -105,13 +155,19 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
         known = known if known is not None else scripts_of(listed, outcomes, wanted)
         _judge_with_config_edits(root, files, final, replace(setup, scripts=known), held, report.baseline)
     for source in files:
-        _add_outcome(report, final[source.path], source.kind)
+        add_outcome(report, final[source.path], source.kind)
     if reuse is not None:
         report.cache = reuse.finish(complete=paths is None)
     report.findings.sort(key=Finding.sort_key)
     report.silenced.sort(key=Finding.sort_key)
     report.errors.sort(key=lambda e: e.path)
-    return report
+    if compose is None:
+        return Scanned(report)
+    alone_report, stats = compose_report(report, label, context.root, unlisted, composing, composed)
+    if alone:
+        return Scanned(alone_report, alone_report, stats)
+    merge(report, alone_report)
+    return Scanned(report, alone_report, stats)
 
 
 def _judge_with_config_edits(root: Path, files: list[SourceFile], final: dict[str, Outcome], setup: Setup,
@@ -191,28 +247,6 @@ def _baselined(outcome: Outcome, baseline: Baseline) -> bool:
     return False
 
 
-def _add_outcome(report: Report, outcome: Outcome, kind: str) -> None:
-    report.skipped.extend(outcome.skipped)
-    if outcome.error is not None:
-        report.errors.append(outcome.error)
-    result = outcome.result
-    if result is None and outcome.error is None and not outcome.skipped:
-        report.files_quiet[kind] = report.files_quiet.get(kind, 0) + 1
-    if result is None or result.unreadable:
-        return
-    report.files_parsed += 1
-    report.file_kinds[outcome.path] = result.kind
-    report.reads.update(result.reads)
-    report.findings.extend(result.findings)
-    report.silenced.extend(result.silenced)
-    report.launches += result.launches
-    if result.partly_parsed:
-        report.partly_parsed.append(outcome.path)
-        report.unsure[outcome.path] = result.unsure
-    if result.change is not None:
-        report.changes.append(result.change)
-
-
 _CONFIG_PATH = re.compile(rb"@hydra\.main\([^)]*?config_path\s*=\s*[\"']([^\"']+)[\"']", re.S)
 
 
@@ -237,4 +271,4 @@ def app_config_dirs(python_files: list[SourceFile]) -> tuple[str, ...]:
 
 
 
-__all__ = ["scan"]
+__all__ = ["Scanned", "compose_scan", "scan", "scan_all"]

@@ -29,7 +29,7 @@ from bot.errors import UserError
 from bot.model import BASELINE, INLINE, Baseline, Finding, Reason, Status
 
 if TYPE_CHECKING:
-    from bot.lang.comments import Comments
+    from bot.lang.comments import Comments, ShellTexts
 
 DEFAULT_BASELINE = ".followup-bot-baseline.json"  # at the repository root: used when present
 BASELINE_VERSION = 1
@@ -47,14 +47,15 @@ class Directives:
     names, and the names of the comment block above each line, are found once: the lookups of all findings
     take time linear in the file."""
 
-    def __init__(self, data: bytes, kind: str | None = None, consoles: Consoles = NO_CONSOLES) -> None:
+    def __init__(self, data: bytes, kind: str | None = None, consoles: Consoles = NO_CONSOLES,
+                 shell: ShellTexts | None = None) -> None:
         self.data = data
         self.starts = [0, *(m.end() for m in re.finditer(rb"\n", data))]
         self.comments: Comments | None = None
         if kind is not None:
             from bot.lang import comments
 
-            self.comments = comments.Comments(kind, data, consoles)
+            self.comments = comments.Comments(kind, data, consoles, shell)
         self._named: dict[int, frozenset[str]] = {}
         self._above: dict[int, frozenset[str]] = {}
 
@@ -123,14 +124,16 @@ class Directives:
 
 
 def silence(findings: list[Finding], data: bytes, baseline: Baseline | None = None,
-            kind: str | None = None, consoles: Consoles = NO_CONSOLES) -> list[Finding]:
+            kind: str | None = None, consoles: Consoles = NO_CONSOLES,
+            shell: ShellTexts | None = None) -> list[Finding]:
     """Take the silenced findings out of `findings` (in place) and return them, without their edits.
 
     `kind`: the file's kind, whose languages say which `#` are comments (None: the text alone decides);
-    `consoles`: the repository's console scripts (a doc's bare block that runs one is shell).
+    `consoles`: the repository's console scripts (a doc's bare block that runs one is shell); `shell`: the
+    file's front end, whose reading of its shell says where comments are (nothing parsed again).
     A finding left whose fix is, or overlaps, a silenced one's becomes manual (Reason.SILENCED).
     """
-    directives = Directives(data, kind, consoles) if b"followup-bot" in data else None
+    directives = Directives(data, kind, consoles, shell) if b"followup-bot" in data else None
     kept: list[Finding] = []
     quiet: list[Finding] = []
     for finding in findings:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,14 +27,28 @@ from bot.ir import Launch, Override
 
 @dataclass
 class ComposeStats:
+    """What composing counted: of one file (bot.compose.checker), or of a scan (the files' added in order)."""
+
     launches: int = 0
     composed: int = 0
-    readings: int = 0  # ways through the launches' branches composed (bot.engine.readings)
+    readings: int = 0  # ways through the launches' branches composed (bot.compose.readings)
     known: int = 0  # failures left out because they failed before the change too (--since)
     base_composes: int = 0
     unresolved: list[tuple[str, int, str]] = field(default_factory=list)  # path, line, reason
     stand_ins: set[str] = field(default_factory=set)  # Hydra's own group options no installed plugin gives
     broken: dict[str, str] = field(default_factory=dict)  # config file -> why Hydra cannot compose it (one entry)
+
+    def add(self, other: ComposeStats) -> None:
+        """Another file's counts added to these (after them: the unresolved launches stay in file order)."""
+        self.launches += other.launches
+        self.composed += other.composed
+        self.readings += other.readings
+        self.known += other.known
+        self.base_composes += other.base_composes
+        self.unresolved.extend(other.unresolved)
+        self.stand_ins |= other.stand_ins
+        for path, problem in other.broken.items():
+            self.broken.setdefault(path, problem)
 
 
 def override_text(override: Override) -> str | None:
@@ -74,6 +90,16 @@ class Composer:
         self._refused: list[str] = []  # what the composition under way was refused (bot.hydra.source)
         self._source: type | None = None  # Hydra's config source for this composer: made when it first composes
         self.stats = ComposeStats()
+
+    @contextmanager
+    def counting(self) -> Iterator[ComposeStats]:
+        """Counts of their own while the block runs (one file's launches: a worker sends them back with the
+        file's result), the composer's own again after."""
+        own, self.stats = self.stats, ComposeStats()
+        try:
+            yield self.stats
+        finally:
+            self.stats = own
 
     def is_group(self, app: HydraApp, key: str) -> bool:
         assert app.config_dir is not None and app.root is not None

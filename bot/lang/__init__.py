@@ -111,12 +111,17 @@ def kind_for_path(path: str, suffix: str | None = None, table: KindsBySuffix | N
     return found
 
 
-def launch_reader(path: str, kind: str, context: ScanContext | None = None) -> LaunchReader:
-    """What reads the launches of a file of a shell-family kind, for composing them (bot.lang.front)."""
+def launch_reader(path: str, kind: str, context: ScanContext | None = None,
+                  front: FrontEnd | None = None) -> LaunchReader:
+    """What reads the launches of a file of a shell-family kind, for composing them (bot.lang.front); `front`:
+    the file's front end (front_end), whose parses it then shares: a text is parsed once, whoever reads it."""
     from bot.lang.shell.front import ShellFamilyFront
 
     if kind not in kinds.SHELL_FAMILY:
         raise ValueError(f"no launch reader for kind {kind!r}")
+    inner = getattr(front, "inner", front)  # a doc's readers of text (bot.lang.embedded.doc_front) wrap it
+    if isinstance(inner, ShellFamilyFront) and inner.path == path and inner.kind == kind:
+        return inner
     return ShellFamilyFront(path, kind, context)
 
 

@@ -15,7 +15,7 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.context import NO_CONSOLES, Consoles
 from bot.lang import kinds
@@ -34,6 +34,7 @@ class _View:
     language: str
     text: bytes
     host_of: Callable[[int], int] | None  # view offset -> file offset (None: the same offset)
+    trees: Callable[[bytes], Any] | None = None  # where a shell text's parse comes from (None: parsed here)
     _at: dict[int, int] | None = None
     _comments: list[tuple[int, int]] | None = None
     _unsure: list[tuple[int, int]] | None = None  # what the parser could not read: no verdict there
@@ -55,7 +56,7 @@ class _View:
     def comment(self, at: int) -> bool | None:
         """Whether the view's byte at `at` is in a comment; None when the view does not parse."""
         if not self._read:
-            self._comments, self._unsure = _comment_spans(self.language, self.text)
+            self._comments, self._unsure = _comment_spans(self.language, self.text, self.trees)
             self._read = True
         if self._comments is None:
             return None
@@ -64,12 +65,21 @@ class _View:
         return None if _within(self._unsure or [], at) else False
 
 
-class Comments:
-    """The verdicts for one file: `real(offset)` of a `#` at a byte offset of the file."""
+class ShellTexts(Protocol):
+    """A file's shell, as its front end read it (bot.lang.shell.front): its views and each text's parse."""
 
-    def __init__(self, kind: str, data: bytes, consoles: Consoles = NO_CONSOLES) -> None:
+    def views(self, data: bytes) -> list[ShellView]: ...  # raises ValueError
+    def tree(self, text: bytes) -> Any: ...
+
+
+class Comments:
+    """The verdicts for one file: `real(offset)` of a `#` at a byte offset of the file; `shell`: the file's
+    front end, whose reading of its shell is taken (nothing parsed again)."""
+
+    def __init__(self, kind: str, data: bytes, consoles: Consoles = NO_CONSOLES,
+                 shell: ShellTexts | None = None) -> None:
         self.data = data
-        self.views = _views(kind, data, consoles)
+        self.views = _views(kind, data, consoles, shell)
 
     def real(self, offset: int) -> bool | None:
         """True: the `#` at `offset` is a comment; False: code reads it as something else (a quoted argument,
@@ -81,16 +91,17 @@ class Comments:
         return None
 
 
-def _views(kind: str, data: bytes, consoles: Consoles) -> list[_View]:
+def _views(kind: str, data: bytes, consoles: Consoles, shell: ShellTexts | None) -> list[_View]:
     """The file's code, most specific first (a workflow's steps before the YAML around them)."""
+    trees = shell.tree if shell is not None else None
     if kind == kinds.SHELL:
-        return [_View(SHELL, data, None)]
+        return [_View(SHELL, data, None, trees)]
     if kind == kinds.YAML:
         return [_View(YAML, data, None)]
     if kind == kinds.PYTHON:
         return [_View(PYTHON, data, None)]
-    views = [_View(SHELL, view.text, None if view.host_at is None else view.host)
-             for view in _shell_views(kind, data, consoles)]
+    views = [_View(SHELL, view.text, None if view.host_at is None else view.host, trees)
+             for view in _shell_views(kind, data, consoles, shell)]
     if kind == kinds.WORKFLOW:
         views.append(_View(YAML, data, None))
     elif kind in (kinds.MARKDOWN, kinds.RST):
@@ -104,11 +115,11 @@ def _views(kind: str, data: bytes, consoles: Consoles) -> list[_View]:
     return views
 
 
-def _shell_views(kind: str, data: bytes, consoles: Consoles) -> list[ShellView]:
+def _shell_views(kind: str, data: bytes, consoles: Consoles, shell: ShellTexts | None) -> list[ShellView]:
     from bot.lang.shell.front import shell_views
 
     try:
-        return shell_views(kind, data, consoles)
+        return shell.views(data) if shell is not None else shell_views(kind, data, consoles)
     except (ValueError, KeyError):
         return []
 
@@ -133,13 +144,14 @@ def _within(spans: list[tuple[int, int]], at: int) -> bool:
     return i >= 0 and spans[i][0] <= at < spans[i][1]
 
 
-def _shell_spans(text: bytes) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def _shell_spans(text: bytes, trees: Callable[[bytes], Any] | None = None
+                 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """tree-sitter-bash's comments, and the whole lines of its parse errors (a comment there may be no node
     of its own: no verdict)."""
     from bot.lang.shell.nodes import descendants
     from bot.lang.shell.parse import error_spans, parse_tree
 
-    root = parse_tree(text).root_node
+    root = (trees(text) if trees is not None else parse_tree(text)).root_node
     comments = sorted((n.start_byte, n.end_byte) for n in descendants(root, {"comment"}))
     unsure = []
     for span in error_spans(root):
@@ -153,12 +165,13 @@ def _block_host(shown: BlockText, at: int) -> int:
     return shown.host(at, False)
 
 
-def _comment_spans(language: str, text: bytes) -> tuple[list[tuple[int, int]] | None, list[tuple[int, int]]]:
+def _comment_spans(language: str, text: bytes, trees: Callable[[bytes], Any] | None = None
+                   ) -> tuple[list[tuple[int, int]] | None, list[tuple[int, int]]]:
     """The comments of the view as sorted byte spans (None when its reader refuses it), and the parts its
     reader could not read."""
     try:
         if language == SHELL:
-            return _shell_spans(text)
+            return _shell_spans(text, trees)
         return (_python_comments(text) if language == PYTHON else _yaml_comments(text)), []
     except (ValueError, SyntaxError, RecursionError, UnicodeDecodeError):
         return None, []

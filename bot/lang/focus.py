@@ -25,12 +25,14 @@ import glob
 import os
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot.lang.kinds import SHELL, SHELL_FAMILY
+
+Trees = Callable[[bytes], Any]  # shell text -> its tree-sitter tree (a front end's: bot.lang.shell.front)
 
 # `.sh` ending a word, its letters possibly quoted or escaped one by one (`."sh"`, `.s\h`)
 _DOT_SH = re.compile(rb"\.[\"'\\]*s[\"'\\]*h[\"']*(?![\w.\-])")
@@ -114,13 +116,13 @@ class Focus:
     listing: Scripts | None = None
     looked: list[str] = field(default_factory=list, compare=False, hash=False)  # see may_run_hot
 
-    def holds(self, text: bytes, kind: str = SHELL) -> bool:
+    def holds(self, text: bytes, kind: str = SHELL, trees: Trees | None = None) -> bool:
         """Whether the text, of the `kind`, holds a token that is not settled: only then can it matter.
 
         Only shell text settles: there a settled occurrence must also end its shell word in a parse
         without errors, nested no deeper than the analysis follows (bot.lang.shell.word_ends). Other
         kinds hold any mention: in Python a key can be spelt with escapes, and a file that does not
-        parse is reported.
+        parse is reported. `trees`: where the text's parse comes from (its front end's: parsed once).
         """
         spans: list[tuple[int, int]] = []
         for token in self.tokens:
@@ -132,7 +134,7 @@ class Focus:
             return False
         from bot.lang.shell.word_ends import end_words
 
-        return not end_words(text, spans)
+        return not end_words(text, spans, trees(text) if trees is not None else None)
 
     def mentions(self, text: bytes) -> bool:
         """Whether the text holds a token, settled or not."""
@@ -155,10 +157,10 @@ class Focus:
             at = text.find(token, at + 1)
         return spans
 
-    def wanted(self, text: bytes, path: str) -> bool:
+    def wanted(self, text: bytes, path: str, trees: Trees | None = None) -> bool:
         """Whether shell text of the file `path` holds a token or may run a script that does (any
         script while they are not known)."""
-        if self.holds(text):
+        if self.holds(text, SHELL, trees):
             return True
         if not may_call(text):
             return False

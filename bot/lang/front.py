@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.ir import ErrorRegion, Launch, Realise, SettingGroup
 from bot.model import Finding
@@ -63,9 +63,13 @@ class LaunchView:
 
 
 class LaunchReader(Protocol):
-    """What reads a file's launches for composing them (bot.lang.launch_reader)."""
+    """What reads a file's launches for composing them (bot.lang.launch_reader): the file's shell front end,
+    which parses each text once, whoever asks (its views, their trees, their launches)."""
 
     kind: str
 
+    def views(self, data: bytes) -> list[ShellView]: ...  # raises ValueError
+    def tree(self, text: bytes) -> Any: ...  # tree-sitter's tree of a view's text
     def launch_views(self, data: bytes) -> list[LaunchView]: ...  # raises ValueError
     def errors(self, data: bytes) -> int: ...
+    def problem(self, before: bytes, after: bytes) -> str | None: ...

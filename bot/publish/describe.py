@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.engine.compose_judge import LaunchOutcome
+from bot.compose.judge import LaunchOutcome
 from bot.model import Finding, Report, Status
 from bot.publish import wording
 from bot.rules.model import Rule

@@ -14,9 +14,9 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.compose.judge import LaunchOutcome, launch_outcomes
 from bot.config import RepoConfig
 from bot.engine.check import rules_for
-from bot.engine.compose_judge import LaunchOutcome, launch_outcomes
 from bot.engine.context import repository_context
 from bot.model import Finding, PublishDecision, Reason, Report, SkipKind
 from bot.publish import body as texts

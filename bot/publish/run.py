@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from bot.cache.store import default_directory
 from bot.config import RepoConfig
-from bot.engine.scan import recheck, scan
+from bot.engine.scan import recheck, scan_all
 from bot.errors import UserError
 from bot.model import Report
 from bot.publish.credentials import Credentials, api_url, from_environment
@@ -106,7 +106,14 @@ def group_reports(worktree: Path, rules: list[Rule], group: str, compose: bool,
     """One scan of the repository, and from it the report of each follow-up pull request: one per rule
     (or one for all fixes and one for all chores), plus the built-in hydra-compose rule's with `compose`
     (with `compose_since`, only what the config change since that commit broke)."""
-    full = scan(worktree, rules, label=label)
+    composing = None
+    if compose:
+        from bot.compose.checker import ComposeOptions
+        from bot.engine.drift import drift_options
+
+        composing = drift_options(worktree, compose_since) if compose_since else ComposeOptions()
+    scanned = scan_all(worktree, rules, label=label, compose=composing)
+    full = scanned.report  # compose-check's findings joined to the rules' (bot.engine.assemble.merge)
     enabled = [r for r in rules if r.enabled]
     if group == "all":  # one pull request for the fixes, a second (typed chore) for the optional changes
         fixes = [r for r in enabled if r.change_type == "fix"]
@@ -118,14 +125,11 @@ def group_reports(worktree: Path, rules: list[Rule], group: str, compose: bool,
                 groups.append(Group(name, members, report, scan_errors(full, members)))
     else:
         groups = [Group(r.id, [r], recheck(worktree, full, [r]), scan_errors(full, [r])) for r in enabled]
-    if compose:
-        from bot.engine.compose_check import RULE_ID, compose_rule, compose_scan, merge_into
-        from bot.engine.drift import drift_scan
+    if scanned.composed is not None:
+        from bot.compose.findings import RULE_ID, compose_rule
 
-        composed = (drift_scan(worktree, compose_since, full.repo)[0] if compose_since
-                    else compose_scan(worktree, label=full.repo)[0])
-        merge_into(full, composed)
-        groups.append(Group(RULE_ID, [compose_rule()], composed, scan_errors(composed, [compose_rule()])))
+        groups.append(Group(RULE_ID, [compose_rule()], scanned.composed,
+                            scan_errors(scanned.composed, [compose_rule()])))
     return full, groups
 
 

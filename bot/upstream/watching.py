@@ -11,8 +11,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.engine.compose_check import RULE_ID, compose_rule, compose_scan, merge_into
-from bot.engine.drift import drift_scan
+from bot.compose.checker import ComposeOptions
+from bot.compose.findings import RULE_ID, compose_rule
+from bot.engine.drift import drift_options
 from bot.engine.scan import scan
 from bot.errors import UserError
 from bot.model import Inferred
@@ -165,12 +166,9 @@ def choose(history: Path, tree: Path, rules: list[Rule], change: Change, options
 
 def dry_report(result: WatchResult, tree: Path, selected: list[Rule], repo: RepoConfig, options: PublishOptions,
                baseline: Baseline | None) -> None:
-    result.report = scan(tree, selected, label=repo.github or repo.name, baseline=baseline)
+    composing = None
+    if options.compose:  # compose-check in the same scan, what the change broke (or all of it: --compose-all)
+        composing = drift_options(tree, options.compose_since) if options.compose_since else ComposeOptions()
+    result.report = scan(tree, selected, label=repo.github or repo.name, baseline=baseline, compose=composing)
     if result.suggestions or result.not_understood:
         result.report.inferred = result.inferred()
-    if options.compose:
-        if options.compose_since:
-            composed = drift_scan(tree, options.compose_since, result.report.repo, baseline=result.report.baseline)
-        else:
-            composed = compose_scan(tree, label=result.report.repo, baseline=result.report.baseline)
-        merge_into(result.report, composed[0])

@@ -9,8 +9,9 @@ override literals (bot.lang.embedded.literals) share this scan.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.context import NO_CONSOLES, Consoles
 from bot.lang.embedded.docs import (
@@ -32,6 +33,9 @@ from bot.lang.embedded.docs import (
 )
 from bot.lang.embedded.views import ShellView
 from bot.model import Span
+
+if TYPE_CHECKING:
+    from tree_sitter import Tree
 
 Line = tuple[int, int]  # (start, end before the line break) in the file
 YAML_LANGUAGES = {"yaml", "yml"}
@@ -129,7 +133,8 @@ def rst_blocks(data: bytes, consoles: Consoles = NO_CONSOLES) -> DocBlocks:
     return out
 
 
-def shell_views(data: bytes, doc: DocBlocks, consoles: Consoles = NO_CONSOLES) -> list[ShellView]:
+def shell_views(data: bytes, doc: DocBlocks, consoles: Consoles = NO_CONSOLES,
+                trees: Callable[[bytes], Tree] | None = None) -> list[ShellView]:
     """The doc's shell blocks as one view of the file, everything else blanked, so a variable set in
     one block reaches the launches of the next; [] when it has none.
 
@@ -140,6 +145,15 @@ def shell_views(data: bytes, doc: DocBlocks, consoles: Consoles = NO_CONSOLES) -
     - one with a launch is read in a view of its own, after the blocks before it, whose launches that
       view does not report (the shared view reports them)."""
     from bot.lang.shell.parse import error_spans, parse_tree
+
+    parsed: dict[bytes, Tree] = {}  # a text is parsed once: a block shown twice, two ways of blanking alike
+
+    def parse(text: bytes) -> Tree:
+        if trees is not None:  # the front end's: a block the edits leave is not parsed again
+            return trees(text)
+        if text not in parsed:
+            parsed[text] = parse_tree(text)
+        return parsed[text]
 
     view = blank(data)
     found = False
@@ -154,7 +168,7 @@ def shell_views(data: bytes, doc: DocBlocks, consoles: Consoles = NO_CONSOLES) -
         start, end = block.lines[0][0], block.lines[-1][1]
         stand_in_placeholders(view, start, end, names)
         text = bytes(view[start:end])
-        root = parse_tree(text).root_node
+        root = parse(text).root_node
         if not root.has_error:
             continue
         if _LAUNCH_LIKE.search(text) or _LAUNCHER_VARIABLE.search(text) or consoles.named_in(text):
@@ -166,7 +180,7 @@ def shell_views(data: bytes, doc: DocBlocks, consoles: Consoles = NO_CONSOLES) -
         innermost = _innermost_errors(root)
         for masked in (_blank_rest_of_line(text, innermost), _blank_lines(text, innermost),
                        _blank_lines(text, error_spans(root))):
-            if not parse_tree(masked).root_node.has_error:
+            if not parse(masked).root_node.has_error:
                 break
         else:
             masked = bytes(blank(text))
@@ -275,9 +289,11 @@ _LAUNCHER_VARIABLE = re.compile(rb"(?m)^[ \t]*\"?\$")  # `"${CMD[@]}" a=1`, `$PY
 _LAUNCH_LIKE = re.compile(rb"python|torchrun|deepspeed|accelerate|\buv\b|\bsrun\b|\.py\b|\.sh\b|\bbash\b|\bdora\b")
 
 
-def markdown_views(data: bytes, consoles: Consoles = NO_CONSOLES) -> list[ShellView]:
-    return shell_views(data, markdown_blocks(data, consoles), consoles)
+def markdown_views(data: bytes, consoles: Consoles = NO_CONSOLES,
+                   trees: Callable[[bytes], Tree] | None = None) -> list[ShellView]:
+    return shell_views(data, markdown_blocks(data, consoles), consoles, trees)
 
 
-def rst_views(data: bytes, consoles: Consoles = NO_CONSOLES) -> list[ShellView]:
-    return shell_views(data, rst_blocks(data, consoles), consoles)
+def rst_views(data: bytes, consoles: Consoles = NO_CONSOLES,
+              trees: Callable[[bytes], Tree] | None = None) -> list[ShellView]:
+    return shell_views(data, rst_blocks(data, consoles), consoles, trees)

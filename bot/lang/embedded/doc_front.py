@@ -15,7 +15,7 @@ from bot.context import NO_CONSOLES, Consoles
 from bot.lang import kinds
 from bot.lang.embedded.blocks import DocBlocks, Line, markdown_blocks, overrides_only, rst_blocks
 from bot.lang.embedded.doc_python import PYTHON_LANGUAGES
-from bot.lang.focus import Focus
+from bot.lang.focus import Focus, Trees
 from bot.lang.front import UNREADABLE, FrontEnd, Reading, Unit
 
 COMMENTED = re.compile(  # a comment line with an override, or a commented launch with one
@@ -29,12 +29,13 @@ def _lines(data: bytes) -> list[Line]:
     return lines(data)
 
 
-def comment_starts(data: bytes) -> set[int]:
-    """Where tree-sitter-bash sees the script's comments begin."""
+def comment_starts(data: bytes, trees: Trees | None = None) -> set[int]:
+    """Where tree-sitter-bash sees the script's comments begin; `trees`: where its parse comes from."""
     from bot.lang.shell.nodes import descendants
     from bot.lang.shell.parse import parse_tree
 
-    return {node.start_byte for node in descendants(parse_tree(data).root_node, {"comment"})}
+    tree = trees(data) if trees is not None else parse_tree(data)
+    return {node.start_byte for node in descendants(tree.root_node, {"comment"})}
 
 
 @dataclass
@@ -84,7 +85,7 @@ class TextReaders:
             return reading
         if self.kind == kinds.SHELL:
             if COMMENTED.search(data):
-                starts = comment_starts(data)
+                starts = comment_starts(data, getattr(self.inner, "tree", None))  # the script's own parse
                 groups = literals.literal_groups(data, literals.comment_literals(data, _lines(data), starts), [], [])
                 if groups:
                     reading.units.append(Unit(groups, literals.realise))

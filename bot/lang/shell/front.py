@@ -21,12 +21,14 @@ from bot.lang.front import UNREADABLE, LaunchView, Reading, SourceUnreadable, Un
 from bot.lang.shell.as_launch import as_launch
 from bot.lang.shell.calls import env_inputs
 from bot.lang.shell.launches import line_of
-from bot.lang.shell.parse import ShellScript, analyse
+from bot.lang.shell.parse import ShellScript, analyse, parse_tree
 from bot.lang.shell.settings import callee_groups, launch_groups
 from bot.lang.shell.writer import ShellWriter
 from bot.model import Finding
 
 if TYPE_CHECKING:
+    from tree_sitter import Tree
+
     from bot.lang.embedded.views import ShellView
 
 _LAUNCH_LIKE = re.compile(rb"python|torchrun|\buv\b|deepspeed|accelerate|\bsrun\b|mpirun|\bray\b|\.py\b|\.sh\b"
@@ -39,7 +41,10 @@ class ShellFamilyFront:
     kind: str
     context: ScanContext | None = None  # the scan's repository: the scripts a file calls, its console scripts
     focus: Focus | None = None  # views it leaves unwanted hold nothing for the rules: they are not analysed
+    # what it read, by text: each text is parsed once, whoever asks (the rules, the focus, silencing, the
+    # compose judge, compose-check, the verification of edited text)
     _views: dict[bytes, list[ShellView]] = field(default_factory=dict)
+    _trees: dict[bytes, Tree] = field(default_factory=dict)
     _scripts: dict[bytes, ShellScript] = field(default_factory=dict)
 
     @property
@@ -48,13 +53,19 @@ class ShellFamilyFront:
 
     def views(self, data: bytes) -> list[ShellView]:
         if data not in self._views:
-            self._views[data] = shell_views(self.kind, data, self.consoles)
+            self._views[data] = shell_views(self.kind, data, self.consoles, self.tree)
         return self._views[data]
+
+    def tree(self, text: bytes) -> Tree:
+        """tree-sitter-bash's tree of a view's text (bot.lang.shell.parse.parse_tree)."""
+        if text not in self._trees:
+            self._trees[text] = parse_tree(text)
+        return self._trees[text]
 
     def script(self, text: bytes) -> ShellScript:
         if text not in self._scripts:
             self._scripts[text] = analyse(text, all_exported=self.kind == kinds.WORKFLOW, path=self.path,
-                                          consoles=self.consoles)
+                                          consoles=self.consoles, tree=self.tree(text))
         return self._scripts[text]
 
     def launch_views(self, data: bytes) -> list[LaunchView]:
@@ -76,7 +87,7 @@ class ShellFamilyFront:
             raise SourceUnreadable(str(exc)) from None
         reading = Reading()
         for view in views:
-            if self.focus is not None and not self.focus.wanted(view.text, self.path):
+            if self.focus is not None and not self.focus.wanted(view.text, self.path, self.tree):
                 continue
             script = self.script(view.text)
             writer = ShellWriter(script)
@@ -173,14 +184,17 @@ def _launch_lines(script: ShellScript) -> set[int]:
     return lines
 
 
-def shell_views(kind: str, data: bytes, consoles: Consoles = NO_CONSOLES) -> list[ShellView]:
-    """The views of a file of a shell-family kind (`consoles`: a doc's block that runs one is shell)."""
+def shell_views(kind: str, data: bytes, consoles: Consoles = NO_CONSOLES,
+                trees: Callable[[bytes], Tree] | None = None) -> list[ShellView]:
+    """The views of a file of a shell-family kind (`consoles`: a doc's block that runs one is shell; `trees`:
+    where a doc block's parse comes from, its front end's)."""
     from bot.lang.embedded import blocks, makefile, notebooks, views, workflow
 
     if kind == kinds.SHELL:
         return [views.ShellView(data)]
     if kind in (kinds.WORKFLOW, kinds.MAKEFILE):
         return workflow.workflow_views(data) if kind == kinds.WORKFLOW else makefile.makefile_views(data)
-    read = {kinds.MARKDOWN: blocks.markdown_views, kinds.RST: blocks.rst_views,
-            kinds.NOTEBOOK: notebooks.notebook_views}[kind]
-    return read(data, consoles)
+    if kind == kinds.NOTEBOOK:
+        return notebooks.notebook_views(data, consoles)
+    read = {kinds.MARKDOWN: blocks.markdown_views, kinds.RST: blocks.rst_views}[kind]
+    return read(data, consoles, trees)

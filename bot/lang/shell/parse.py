@@ -137,22 +137,15 @@ def _arguments(node: Node) -> list[Node]:
 
 
 def analyse(src: bytes, all_exported: bool = False, path: str | None = None,
-            consoles: Consoles = NO_CONSOLES) -> ShellScript:
+            consoles: Consoles = NO_CONSOLES, tree: Tree | None = None) -> ShellScript:
     """Launches, variables and script calls; `all_exported`: every assignment reaches child processes.
 
     `path`: the file, relative to the repository, for entry points given relative to the script;
-    `consoles`: the repository's console scripts, which are launches.
-    The last few analyses are kept: a file's bytes are read by its front end, the compose judge and
-    the verification of its edits, each of which would otherwise analyse them again. A ShellScript
-    is never changed after it is made.
+    `consoles`: the repository's console scripts, which are launches; `tree`: the text's parse_tree, when
+    the caller has it (a front end parses a text once, whoever reads it: bot.lang.shell.front). A
+    ShellScript is never changed after it is made.
     """
-    return _analyse(src, all_exported, path, consoles)
-
-
-@lru_cache(maxsize=32)
-def _analyse(src: bytes, all_exported: bool, path: str | None, consoles: Consoles) -> ShellScript:
-    """A pure function of its arguments: the bytes, the path and the console table they are read with."""
-    tree = parse_tree(src)
+    tree = tree if tree is not None else parse_tree(src)
     walker = Walker(src)
     result = walker.run(tree.root_node)
     errors = sorted([*error_spans(tree.root_node), *result.too_deep], key=lambda s: (s.start, s.end))

@@ -17,7 +17,7 @@ from bot.lang.shell.parse import parse_tree
 from bot.lang.shell.walk import MAX_DEPTH
 
 if TYPE_CHECKING:
-    from tree_sitter import Node
+    from tree_sitter import Node, Tree
 
 _PART = frozenset({"word", "string_content", "number"})
 _QUOTED = frozenset({"string", "raw_string", "translated_string", "ansi_c_string"})
@@ -27,10 +27,10 @@ _ARGUMENT_OF = frozenset({"command", "command_name", "array", "variable_assignme
 _NESTING = re.compile(rb"[(`|&{]|\b(?:if|for|while|until|case|select|function)\b")
 
 
-def end_words(shell: bytes, spans: list[tuple[int, int]]) -> bool:
+def end_words(shell: bytes, spans: list[tuple[int, int]], tree: Tree | None = None) -> bool:
     """Whether the text parses without an error, nests no deeper than the analysis follows, and each
-    span (start, end) of it ends the shell word it is part of."""
-    root = parse_tree(shell).root_node
+    span (start, end) of it ends the shell word it is part of; `tree`: its parse_tree, when the caller has it."""
+    root = (tree if tree is not None else parse_tree(shell)).root_node
     if root.has_error:
         return False
     if len(_NESTING.findall(shell)) - shell.count(b"${") >= MAX_DEPTH and _depth(root) >= MAX_DEPTH:

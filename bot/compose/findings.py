@@ -1,16 +1,15 @@
 """compose-check's findings: an override Hydra rejects (with the fix for a `+` on a key that exists now,
 and for a key a config change renamed), or a launch whose config itself does not compose; the built-in
-rule behind them, and the one place they join a scan's report."""
+rule behind them."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from bot.hydra.app import HydraApp
 from bot.hydra.renames import Rename, rename_fix
 from bot.ir import Launch, Override
-from bot.model import NOTE, Edit, Finding, Reason, Report, Status
+from bot.model import NOTE, Edit, Finding, Status
 from bot.rules.model import Rule
 
 RULE_ID = "hydra-compose"
@@ -76,31 +75,3 @@ def compose_rule() -> Rule:
                     "Hydra would at start-up; these overrides no longer compose (a `+` on a key that now "
                     "exists, or a key that was renamed).",
         severity="error", enabled=True, source="built-in")
-
-
-def merge_into(report: Report, composed: Report) -> None:
-    """compose-check's findings, verified fixes and errors added to a scan's report: the one merge.
-
-    A file the scan already changes keeps the scan's change; compose-check's fixes in it are not
-    made in this run (manual, a conflict), so no finding claims a fix the written file lacks.
-    """
-    from bot.model import RuleInfo
-
-    rule = compose_rule()
-    if all(r.id != rule.id for r in report.rules):
-        report.rules.append(RuleInfo(rule.id, True, rule.title, rule.severity, rule.upstream))
-    taken = {c.path for c in report.changes}
-    for finding in composed.findings:
-        if finding.path in taken and finding.status is Status.FIXABLE:
-            finding = replace(finding)  # the composed report keeps its own
-            finding.make_manual("not edited in this run: other rules change this file; run again after their "
-                        "fixes", Reason.CONFLICT)
-        report.findings.append(finding)
-    report.findings.sort(key=Finding.sort_key)
-    report.silenced = sorted(report.silenced + composed.silenced, key=Finding.sort_key)
-    report.changes.extend(c for c in composed.changes if c.path not in taken)
-    report.errors.extend(composed.errors)
-    for path, kind in composed.file_kinds.items():
-        report.file_kinds.setdefault(path, kind)
-    report.errors.sort(key=lambda e: e.path)
-    report.compose = composed.compose

@@ -1,8 +1,9 @@
 """Every edit composes: a launch that composes before the bot's edits must compose after them.
 
 Hydra is the judge: each launch of the file whose app is found in the repository is composed
-(bot.hydra.compose) once per way through the script's branches (bot.engine.readings), before and
-after the edits.
+(bot.hydra.compose) once per way through the script's branches (bot.compose.readings), before and
+after the edits. The launches are read by the file's own front end (its LaunchReader), so the edited
+text the verification reads again is parsed once for both.
 A rule whose edits alone make a composing launch fail keeps none of them in that file: its
 findings become manual, quoting Hydra. Launches that did not compose before are not judged.
 """
@@ -10,11 +11,12 @@ findings become manual, quoting Hydra. Launches that did not compose before are 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from bot.engine.edits import apply_edits, unique_edits
-from bot.engine.readings import Reading, Run, describe, elided, failures, in_run, readings, sweep_runs
+from bot.compose.context import ComposeContext
+from bot.compose.readings import Reading, Run, describe, elided, failures, in_run, readings, sweep_runs
 from bot.hydra.app import AppProblem, HydraApp, resolve_app
 from bot.hydra.compose import Composer
 from bot.hydra.messages import in_repository_terms
@@ -22,23 +24,27 @@ from bot.hydra.shadow import ConfigShadow
 from bot.hydra.source import NotComposed
 from bot.ir import Launch, Override
 from bot.lang import launch_reader, may_launch
+from bot.lang.front import LaunchReader
 from bot.lang.kinds import SHELL
 from bot.model import Finding, Reason, Status
 
-if TYPE_CHECKING:
-    from bot.engine.context import EngineContext
-    from bot.engine.run_configs import RunConfigs
+
+class ConfigEdits(Protocol):
+    """The config as a run's own YAML edits leave it (bot.engine.run_configs.RunConfigs)."""
+
+    def shadow(self, rule: str = "") -> ConfigShadow | None: ...  # one rule's edits ("": every rule's)
 
 
 Judged = tuple[int, dict[int, str], set[int]]  # launches, Hydra's first message for each failing, those not composed
 
 
-def _failures(context: EngineContext, path: str, data: bytes, shadow: ConfigShadow | None = None,
-              kind: str = SHELL) -> Judged:
+def _failures(context: ComposeContext, reader: LaunchReader, data: bytes,
+              shadow: ConfigShadow | None = None) -> Judged:
     """(launches, Hydra's first message per launch that does not compose, the launches not composed: no app
     found, a doc's elided launch, a sweep not composed) for the file's bytes; `shadow`: composed with the
     config as the run's edits leave it."""
-    found = _launches(context, path, kind, data)
+    found = _launches(reader, data)
+    kind = reader.kind
     if found is None:
         return -1, {}, set()
     composer = context.composer  # one per scan: composed bases are shared between files
@@ -78,11 +84,11 @@ def _first_failure(launch: Launch, app: HydraApp, composer: Composer,
     return None
 
 
-def _launches(context: EngineContext, path: str, kind: str, data: bytes) -> list[tuple[Launch, int]] | None:
+def _launches(reader: LaunchReader, data: bytes) -> list[tuple[Launch, int]] | None:
     """Each launch of a shell-family file (a doc's blocks, a notebook's cells, a workflow's steps), with its
     line in the file; None when the bytes do not read as their kind."""
     try:
-        views = launch_reader(path, kind, context).launch_views(data)
+        views = reader.launch_views(data)
     except ValueError:
         return None
     return [(launch, view.view.file_line(launch.start, data)) for view in views for launch in view.launches]
@@ -99,7 +105,7 @@ class LaunchOutcome:
     after: str
 
 
-def launch_outcomes(context: EngineContext, path: str, before: bytes, after: bytes) -> list[LaunchOutcome]:
+def launch_outcomes(context: ComposeContext, path: str, before: bytes, after: bytes) -> list[LaunchOutcome]:
     """Each launch the edits reach, composed before and after them (launches paired by position)."""
     reader = launch_reader(path, SHELL, context)
     old, new = ([launch for view in reader.launch_views(data) for launch in view.launches] for data in (before, after))
@@ -135,45 +141,47 @@ def _verdict(launch: Launch, app: HydraApp, composer: Composer) -> tuple[int, st
     return len(ways), "composes" if ways else "not composed: no way through its branches could be read"
 
 
-def newly_failing(context: EngineContext, path: str, before: bytes, after: bytes,
-                  known: Judged | None = None, shadow: ConfigShadow | None = None, kind: str = SHELL) -> list[str]:
+def newly_failing(context: ComposeContext, reader: LaunchReader, before: bytes, after: bytes,
+                  known: Judged | None = None, shadow: ConfigShadow | None = None) -> list[str]:
     """Hydra's messages for the launches that compose with `before` and not with `after` (with the config
-    as the run's edits leave it, given a `shadow`). A launch not composed before is not judged: one whose
-    entry point an edit moves ran nothing before, whatever it composes to now."""
-    count, failing, unjudged = known if known is not None else _failures(context, path, before, kind=kind)
-    count_after, failing_after, _ = _failures(context, path, after, shadow, kind)
+    as the run's edits leave it, given a `shadow`), read by the file's front end (`reader`). A launch not
+    composed before is not judged: one whose entry point an edit moves ran nothing before, whatever it
+    composes to now."""
+    count, failing, unjudged = known if known is not None else _failures(context, reader, before)
+    count_after, failing_after, _ = _failures(context, reader, after, shadow)
     if count_after != count:
         return []  # the edits moved launches: nothing to pair them with (verify judges the shell)
     return [message for index, message in sorted(failing_after.items())
             if index not in failing and index not in unjudged]
 
 
-def keep_composing(context: EngineContext, path: str, data: bytes, findings: list[Finding],
-                   configs: RunConfigs | None = None, kind: str = SHELL) -> bool:
+def keep_composing(context: ComposeContext, reader: LaunchReader, data: bytes, findings: list[Finding],
+                   edited: Callable[[list[Finding]], bytes], configs: ConfigEdits | None = None) -> bool:
     """Take back, rule by rule, the fixes that would make one of the file's launches stop composing.
 
+    `reader`: the file's front end, which reads its launches; `edited`: the text these findings' fixes make;
     `configs`: the config as the run's own config edits leave it, which the edited launches run with
     (bot.engine.scan judges again with it the files whose fixes were taken back): one rule's fixes
     with that rule's config edits, all of them together with all of them.
     True when Hydra was asked (the result then depends on the repository's config tree).
     """
-    edits = unique_edits(findings)
-    if not edits or not may_launch(data, context.consoles):
+    fixable = [f for f in findings if f.status is Status.FIXABLE]
+    if not any(f.edits for f in fixable) or not may_launch(data, context.consoles):
         return False
-    before = _failures(context, path, data, kind=kind)
+    before = _failures(context, reader, data)
     every = configs.shadow() if configs is not None else None
-    if not newly_failing(context, path, data, apply_edits(data, edits), before, every, kind):
+    if not newly_failing(context, reader, data, edited(findings), before, every):
         return True
-    rules = sorted({f.rule for f in findings if f.status is Status.FIXABLE})
+    rules = sorted({f.rule for f in fixable})
     for rule in rules:
         mine = [f for f in findings if f.rule == rule and f.status is Status.FIXABLE]
         shadow = configs.shadow(rule) if configs is not None else None
-        broken = newly_failing(context, path, data, apply_edits(data, unique_edits(mine)), before, shadow, kind)
+        broken = newly_failing(context, reader, data, edited(mine), before, shadow)
         for finding in mine if broken else []:
             finding.make_manual(f"not edited: {_nearest(finding, broken)}", Reason.UNCOMPOSED)
     left = [f for f in findings if f.status is Status.FIXABLE]
-    together = unique_edits(left)
-    broken = newly_failing(context, path, data, apply_edits(data, together), before, every, kind) if together else []
+    together = any(f.edits for f in left)
+    broken = newly_failing(context, reader, data, edited(left), before, every) if together else []
     for finding in left if broken else []:
         finding.make_manual(f"not edited: with the other rules' fixes {_nearest(finding, broken)}",
                             Reason.UNCOMPOSED)
