@@ -13,16 +13,8 @@ import pytest
 
 from bot.cli import main
 from tests.conftest import git, make_repo
+from tests.upstream_repo import ENGINE, ENGINE_AFTER, ENGINE_BEFORE, SCRIPT
 
-ENGINE = "verl/workers/engine/megatron/transformer_impl.py"
-ENGINE_BEFORE = "class MegatronEngine:\n    def __init__(self, config):\n        self.engine_config = config\n"
-ENGINE_AFTER = ENGINE_BEFORE + "        assert self.engine_config.use_mbridge, \"use_mbridge must be True\"\n"
-SCRIPT = """\
-#!/bin/bash
-python3 -m verl.trainer.main_ppo \\
-    actor_rollout_ref.actor.megatron.use_mbridge=False \\
-    trainer.total_epochs=1 $@
-"""
 LOCAL = "is a local repository with no GitHub repository configured"
 
 

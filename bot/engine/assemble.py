@@ -11,7 +11,7 @@ from bot.compose.findings import RULE_ID, compose_rule
 from bot.discover import SourceFile
 from bot.hydra.compose import ComposeStats
 from bot.hydra.messages import in_repository_terms
-from bot.model import ComposeSummary, FileError, Finding, Outcome, Reason, Report, RuleInfo, Skipped, Status
+from bot.model import ComposeSummary, FileError, FileResult, Finding, Outcome, Reason, Report, RuleInfo, Skipped, Status
 
 COMPOSE_TITLE = "Overrides compose with the repository's Hydra config"  # compose-check's own report names it so
 
@@ -26,15 +26,20 @@ def add_outcome(report: Report, outcome: Outcome, kind: str) -> None:
         report.files_quiet[kind] = report.files_quiet.get(kind, 0) + 1
     if result is None or result.unreadable:
         return
-    report.files_parsed += 1
     report.file_kinds[outcome.path] = result.kind
     report.reads.update(result.reads)
+    _add_result(report, outcome.path, result)
+
+
+def _add_result(report: Report, path: str, result: FileResult) -> None:
+    """A file's findings, silenced findings, launches and change, as every checker's result adds them."""
+    report.files_parsed += 1
     report.findings.extend(result.findings)
     report.silenced.extend(result.silenced)
     report.launches += result.launches
     if result.partly_parsed:
-        report.partly_parsed.append(outcome.path)
-        report.unsure[outcome.path] = result.unsure
+        report.partly_parsed.append(path)
+        report.unsure[path] = result.unsure
     if result.change is not None:
         report.changes.append(result.change)
 
@@ -61,15 +66,7 @@ def compose_report(scan: Report, label: str | None, root: Path, unlisted: list[S
         result = part.result
         if result is None or result.unreadable:
             continue
-        report.files_parsed += 1
-        report.launches += result.launches
-        if result.partly_parsed:
-            report.partly_parsed.append(source.path)
-            report.unsure[source.path] = result.unsure
-        if result.change is not None:
-            report.changes.append(result.change)
-        report.findings.extend(result.findings)
-        report.silenced.extend(result.silenced)
+        _add_result(report, source.path, result)
     report.errors.extend(FileError(path, in_repository_terms(problem, root), "composing", rules=(RULE_ID,))
                          for path, problem in sorted(stats.broken.items()))
     report.errors.sort(key=lambda e: e.path)
