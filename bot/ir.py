@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from bot.model import Finding, Span
 
@@ -78,20 +78,123 @@ class SettingGroup:
     open_args: bool = False  # the launch passes on its caller's arguments (`"$@"`): they may choose config groups
 
 
-@dataclass
-class Action:
-    """One change a front end writes in its own syntax."""
+@dataclass(frozen=True)
+class SetValue:
+    """A new value where the setting is written (every branch's setting at the site in `variants`)."""
 
-    kind: str  # value | items | key | prefix | remove | insert | entrypoint | variant (one branch's value)
-    setting: Setting | None  # what is changed; None for insert and entrypoint
-    text: str = ""  # new value text (Hydra form), new key, new prefix, new module or script path
-    value: Any = None  # the new value itself (value and insert)
-    key: str = ""  # insert: the key to add
-    prefix: str = ""  # insert: the prefix to write
-    anchor_key: str = ""  # insert: the key whose neighbours it is best placed after
-    variants: list[Setting] = field(default_factory=list)  # value: every branch's setting at the site
-    items: dict[int, Any] = field(default_factory=dict)  # items: list element index -> its new value
-    drop: tuple[int, ...] = ()  # items: indexes of the list elements removed
+    setting: Setting
+    text: str  # the new value in Hydra's form
+    value: Any
+    variants: list[Setting]
+
+
+@dataclass(frozen=True)
+class SetItems:
+    """A list's elements mapped and dropped, the others left as written."""
+
+    setting: Setting
+    text: str  # the whole new list in Hydra's form
+    value: Any
+    variants: list[Setting]
+    items: dict[int, Any]  # list element index -> its new value
+    drop: tuple[int, ...]  # indexes of the elements removed
+
+
+@dataclass(frozen=True)
+class RenameKey:
+    setting: Setting
+    text: str  # the new key
+
+
+@dataclass(frozen=True)
+class SetPrefix:
+    setting: Setting
+    text: str  # the new prefix ("", "+", "++")
+
+
+@dataclass(frozen=True)
+class RemoveKey:
+    setting: Setting
+
+
+@dataclass(frozen=True)
+class InsertKey:
+    """A key the group lacks, added beside its nearest key."""
+
+    key: str
+    prefix: str
+    text: str  # the value in Hydra's form
+    value: Any
+    anchor_key: str  # the key whose neighbours it is best placed after
+
+
+@dataclass(frozen=True)
+class MoveEntry:
+    """The entry point's module prefix `old` now named `new`."""
+
+    text: str  # the module the launch now runs
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class SetBranchValue:
+    """One branch's (or loop round's) value, written at its own literal; the others stay as they are."""
+
+    setting: Setting
+    text: str
+    value: Any
+    variants: list[Setting]
+
+
+# One change a front end writes in its own syntax. Every front end matches it case by case, ending in
+# assert_never: an action added here is a type error wherever it is not yet written.
+Action = SetValue | SetItems | RenameKey | SetPrefix | RemoveKey | InsertKey | MoveEntry | SetBranchValue
+ChangesSetting = SetValue | SetItems | RenameKey | SetPrefix | RemoveKey | SetBranchValue  # a written setting's
+
+
+@dataclass
+class Changes:
+    """A plan's actions by what they do (the last of each), for a writer that writes them together."""
+
+    value: SetValue | None = None
+    items: SetItems | None = None
+    key: RenameKey | None = None
+    prefix: SetPrefix | None = None
+    remove: RemoveKey | None = None
+    insert: InsertKey | None = None
+    move: MoveEntry | None = None
+    branch: SetBranchValue | None = None
+
+
+def changes(actions: list[Action]) -> Changes:
+    found = Changes()
+    for action in actions:
+        match action:
+            case SetValue():
+                found.value = action
+            case SetItems():
+                found.items = action
+            case RenameKey():
+                found.key = action
+            case SetPrefix():
+                found.prefix = action
+            case RemoveKey():
+                found.remove = action
+            case InsertKey():
+                found.insert = action
+            case MoveEntry():
+                found.move = action
+            case SetBranchValue():
+                found.branch = action
+            case _:
+                assert_never(action)
+    return found
+
+
+def assert_never(value: NoReturn) -> NoReturn:
+    """A case left out of a match over a union (typing.assert_never is Python 3.11's)."""
+    raise AssertionError(f"unhandled case: {value!r}")
 
 
 @dataclass

@@ -25,7 +25,7 @@ from bot.ir import (
     SCRIPT,
     STRANDED,
     SWEEP_PARAMS,
-    Action,
+    InsertKey,
     Plan,
     Realise,
     Setting,
@@ -247,8 +247,7 @@ class Evaluator:
                     manual(finding, f"{not_hydra}: a person must check how it takes this setting")
                     continue
                 anchor = missing[0].key if rule.ensure_together else entry.key
-                action = Action("insert", None, text, value=entry.value, key=entry.key, prefix=prefix,
-                                anchor_key=anchor)
+                action = InsertKey(entry.key, prefix, text, entry.value, anchor)
                 plans.append(Plan(finding, group, [action], f"adds {prefix}{entry.key}={text}"))
         write_plans(self.path, rule, plans, self.realise)
         return findings

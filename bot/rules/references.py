@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from bot.hydra.grammar import config_reference, with_reference
-from bot.ir import COMMENT, DEFAULTS_LIST, PROSE, STRANDED, SWEEP_PARAMS, Action, Plan, Setting
+from bot.ir import COMMENT, DEFAULTS_LIST, PROSE, STRANDED, SWEEP_PARAMS, Plan, Setting, SetValue
 from bot.model import NOTE, Finding
 from bot.rules.fixes import manual, renamed_key, write_plans
 from bot.rules.matching import group_applies, key_matches, reads_value
@@ -83,7 +83,7 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
                 manual(finding, "a quoted interpolation with quotes or escapes inside: a person must rewrite it")
                 continue
             quoted = written[0] + text + written[-1] if inner != written else text  # Hydra's quotes kept
-            plans.append(Plan(finding, group, [Action("value", setting, quoted, value=text, variants=[setting])],
+            plans.append(Plan(finding, group, [SetValue(setting, quoted, text, [setting])],
                               f"points at {new_key}"))
     write_plans(ev.path, rule, plans, ev.realise)
     return findings

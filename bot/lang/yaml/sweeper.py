@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bot.ir import SWEEP_PARAMS, Action, Setting, SettingGroup
+from bot.ir import SWEEP_PARAMS, Action, Setting, SettingGroup, changes
 from bot.lang.yaml.document import Doc, Edits, Entry, has_props
 from bot.lang.yaml.format import yaml_word_key
 
@@ -92,33 +92,34 @@ def sweep_edits(actions: list[Action], doc: Doc) -> Edits | str:
     """The key or value of one param rewritten, or the entry removed; anything else is refused."""
     from bot.lang.yaml.edits import remove, replace_value
 
-    kinds = {a.kind: a for a in actions}
-    setting = actions[0].setting
-    if setting is None or set(kinds) - {"key", "prefix", "value", "remove"}:
+    found = changes(actions)
+    changed = found.remove or found.key or found.prefix or found.value
+    if changed is None or found.items or found.insert or found.move or found.branch:
         return "a sweep's params take no new keys, list edits or per-branch values: a person must edit them"
+    setting = changed.setting
     entry: Entry = setting.handle
     if has_props(doc.text, entry.key) or has_props(doc.text, entry.value):
         return "the key or value has a YAML anchor or tag, which the bot does not rewrite"
-    if "remove" in kinds:
+    if found.remove is not None:
         return remove(doc, entry)
     edits: Edits = []
-    if "key" in kinds or "prefix" in kinds:
+    if found.key is not None or found.prefix is not None:
         old = doc.text.slice(entry.key)
         if "\n" in old:
             return "the key spans several lines"
-        new_key = kinds["key"].text if "key" in kinds else setting.key
-        prefix = kinds["prefix"].text if "prefix" in kinds else setting.prefix
+        new_key = found.key.text if found.key is not None else setting.key
+        prefix = found.prefix.text if found.prefix is not None else setting.prefix
         package = _package(str(entry.key.value))
         written = f"{prefix}{new_key}" + (f"@{package}" if package else "")
         if any(str(k.value) == written for k, _ in entry.parent.value):
             return f"{written} is already among the sweep's params"
         edits.append((entry.key.start_mark.index, entry.key.end_mark.index, yaml_word_key(written, old)))
-    if "value" in kinds:
+    if found.value is not None:
         from bot.hydra.sweeps import Sweep
 
         if isinstance(setting.value, Sweep):
             return SWEEP_VALUE_REASON
-        replaced = replace_value(doc, entry, kinds["value"].value)
+        replaced = replace_value(doc, entry, found.value.value)
         if isinstance(replaced, str):
             return replaced
         edits.extend(replaced)
