@@ -150,7 +150,6 @@ class SetBranchValue:
 # One change a front end writes in its own syntax. Every front end matches it case by case, ending in
 # assert_never: an action added here is a type error wherever it is not yet written.
 Action = SetValue | SetItems | RenameKey | SetPrefix | RemoveKey | InsertKey | MoveEntry | SetBranchValue
-ChangesSetting = SetValue | SetItems | RenameKey | SetPrefix | RemoveKey | SetBranchValue  # a written setting's
 
 
 @dataclass

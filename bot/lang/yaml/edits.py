@@ -11,7 +11,21 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import bool_style
-from bot.ir import Action, Clash, Plan, SetValue, changes
+from bot.ir import (
+    Action,
+    Clash,
+    InsertKey,
+    MoveEntry,
+    Plan,
+    RemoveKey,
+    RenameKey,
+    SetBranchValue,
+    SetItems,
+    SetPrefix,
+    SetValue,
+    assert_never,
+    changes,
+)
 from bot.lang.yaml.columns import keep_comment_columns
 from bot.lang.yaml.document import Doc, Edits, Entry, Text, has_props, merged_mappings
 from bot.lang.yaml.entry_lines import SHARED_REASON, TAG_REASON, entry_lines, past_blank, refuse
@@ -50,19 +64,25 @@ def realise(plans: list[Plan], edits_of: Callable[[list[Action], Doc], Edits | s
 
 
 def _plan(actions: list[Action], doc: Doc) -> Edits | str:
+    for action in actions:
+        match action:
+            case SetBranchValue():
+                return BRANCHES_REASON
+            case SetPrefix():
+                return PREFIX_REASON
+            case MoveEntry():
+                return "a config names no entry point"
+            case SetValue() | SetItems() | RenameKey() | RemoveKey() | InsertKey():
+                pass
+            case _:
+                assert_never(action)
     found = changes(actions)
-    if found.branch is not None:
-        return BRANCHES_REASON
-    if found.prefix is not None:
-        return PREFIX_REASON
     if found.insert is not None:
         rel = _relative(doc, found.insert.key)
         if rel is None:
             return f"{found.insert.key} lies outside this file's package ({doc.prefix.rstrip('.')})"
         text = yaml_value(found.insert.value, None, bool_style(found.insert.text))
         return insert(doc, rel, text)
-    if found.move is not None:
-        return "a config names no entry point"
     changed = found.remove or found.items or found.key or found.value
     assert changed is not None
     entry: Entry = changed.setting.handle

@@ -12,7 +12,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bot.ir import SWEEP_PARAMS, Action, Setting, SettingGroup, changes
+from bot.ir import (
+    SWEEP_PARAMS,
+    Action,
+    InsertKey,
+    MoveEntry,
+    RemoveKey,
+    RenameKey,
+    SetBranchValue,
+    SetItems,
+    SetPrefix,
+    Setting,
+    SettingGroup,
+    SetValue,
+    assert_never,
+    changes,
+)
 from bot.lang.yaml.document import Doc, Edits, Entry, has_props
 from bot.lang.yaml.format import yaml_word_key
 
@@ -92,9 +107,17 @@ def sweep_edits(actions: list[Action], doc: Doc) -> Edits | str:
     """The key or value of one param rewritten, or the entry removed; anything else is refused."""
     from bot.lang.yaml.edits import remove, replace_value
 
+    for action in actions:
+        match action:
+            case SetValue() | RenameKey() | SetPrefix() | RemoveKey():
+                pass
+            case SetItems() | InsertKey() | MoveEntry() | SetBranchValue():
+                return "a sweep's params take no new keys, list edits or per-branch values: a person must edit them"
+            case _:
+                assert_never(action)
     found = changes(actions)
     changed = found.remove or found.key or found.prefix or found.value
-    if changed is None or found.items or found.insert or found.move or found.branch:
+    if changed is None:
         return "a sweep's params take no new keys, list edits or per-branch values: a person must edit them"
     setting = changed.setting
     entry: Entry = setting.handle
