@@ -14,24 +14,54 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, NoReturn, Protocol
 
 from bot.model import Finding, Span
 
-# what a group of settings is, for the rules
-LAUNCH = "launch"  # a launch's overrides: every rule applies; its config can be composed (`launch`)
-SCRIPT = "script"  # overrides handed to a launch script: no key is added to it (it may set the key itself)
-CALLER = "caller"  # values a caller hands a script through its environment: only match rules, fixed there
-CONFIG = "config"  # a config document or a Python override list: every rule, no composed config
-EXCERPT = "excerpt"  # config shown in a doc's YAML block: keys may be a config's last segments; no ensure
-COMMENT = "comment"  # overrides in a comment: notes (the rule's `comments`), no ensure
-PROSE = "prose"  # an override literal in running text: as COMMENT, and a `set` is only noted by default
-HYDRA_NODE = "hydra-node"  # a config's `hydra:` node (Hydra's own settings): only a rename's interpolations there
-DEFAULTS_LIST = "defaults-list"  # a config's defaults list: group choices (an option written, nothing added)
-SWEEP_PARAMS = "sweep-params"  # a config's hydra.sweeper.params: overrides every run of a sweep gets (no ensure)
-STRANDED = "stranded"  # overrides after a launch a blank after its `\` cut short: they never reach it (manual)
-HELD = "held"  # a launch held in a variable others run with more words (a Makefile's `RUN = python3 t.py`): no ensure
-IN_LIST = "in-list"  # a config's values inside its lists (`- size: ${a.b}`): only interpolations followed there
+
+class Word(str, Enum):
+    """An enum whose members are their words wherever they are written (str(), f-strings, JSON)."""
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, spec: str) -> str:
+        return str.__format__(self, spec)
+
+
+class Role(Word):
+    """What a group of settings is, for the rules."""
+
+    LAUNCH = "launch"  # a launch's overrides: every rule applies; its config can be composed (`launch`)
+    SCRIPT = "script"  # overrides handed to a launch script: no key is added to it (it may set the key itself)
+    CALLER = "caller"  # values a caller hands a script through its environment: only match rules, fixed there
+    CONFIG = "config"  # a config document or a Python override list: every rule, no composed config
+    EXCERPT = "excerpt"  # config shown in a doc's YAML block: keys may be a config's last segments; no ensure
+    COMMENT = "comment"  # overrides in a comment: notes (the rule's `comments`), no ensure
+    PROSE = "prose"  # an override literal in running text: as COMMENT, and a `set` is only noted by default
+    HYDRA_NODE = "hydra-node"  # a config's `hydra:` node (Hydra's own settings): only a rename's interpolations
+    DEFAULTS_LIST = "defaults-list"  # a config's defaults list: group choices (an option written, nothing added)
+    SWEEP_PARAMS = "sweep-params"  # a config's hydra.sweeper.params: overrides every run of a sweep gets (no ensure)
+    STRANDED = "stranded"  # overrides after a launch a blank after its `\` cut short: they never reach it (manual)
+    HELD = "held"  # a launch held in a variable others run with more words (a Makefile's `RUN = python3 t.py`)
+    IN_LIST = "in-list"  # a config's values inside its lists (`- size: ${a.b}`): only interpolations followed there
+
+
+# the roles by the names the front ends and the evaluator import
+LAUNCH, SCRIPT, CALLER, CONFIG, EXCERPT = Role.LAUNCH, Role.SCRIPT, Role.CALLER, Role.CONFIG, Role.EXCERPT
+COMMENT, PROSE, HYDRA_NODE, DEFAULTS_LIST = Role.COMMENT, Role.PROSE, Role.HYDRA_NODE, Role.DEFAULTS_LIST
+SWEEP_PARAMS, STRANDED, HELD, IN_LIST = Role.SWEEP_PARAMS, Role.STRANDED, Role.HELD, Role.IN_LIST
+
+
+class State(Word):
+    """What is known of a setting's value."""
+
+    STATIC = "static"  # written out: `value` is it
+    DYNAMIC = "dynamic"  # known only at run time (`reason` says why)
+    INVALID = "invalid"  # written, but not a value Hydra's grammar reads (`reason` says why)
+    NONE = "none"  # no value: `~key`
+    MAPPING = "mapping"  # a config's mapping: its keys are settings of their own
 
 
 @dataclass
@@ -40,7 +70,7 @@ class Setting:
     prefix: str  # "", "+", "++" or "~"
     text: str | None  # the value as written (None: `~key` or a mapping)
     value: Any
-    state: str  # static | dynamic | invalid | none | mapping
+    state: State
     line: int
     column: int
     reason: str = ""  # why a dynamic or invalid value cannot be read
@@ -69,7 +99,7 @@ class SettingGroup:
     column: int
     entry: str | None = None  # the module launched, when known
     label: str = "config"  # how a finding names it: "config", "launch of verl.trainer.main_ppo"
-    role: str = CONFIG  # LAUNCH, SCRIPT, CALLER or CONFIG
+    role: Role = Role.CONFIG
     launch: Launch | None = None  # what the repository's composed config is asked about
     handle: Any = None
     lines: tuple[int, int] | None = None  # first and last line of the command it is (None: not a command)

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from bot.hydra.grammar import config_reference, with_reference
-from bot.ir import COMMENT, DEFAULTS_LIST, PROSE, STRANDED, SWEEP_PARAMS, Plan, Setting, SetValue
+from bot.ir import COMMENT, DEFAULTS_LIST, PROSE, STRANDED, SWEEP_PARAMS, Plan, Setting, SetValue, State
 from bot.model import NOTE, Finding
 from bot.rules.fixes import manual, renamed_key, write_plans
 from bot.rules.matching import group_applies, key_matches, reads_value
@@ -160,7 +160,7 @@ def _matched_prefix(rule: Rule, key: str) -> str | None:
     parts = key.split(".")
     for end in range(len(parts), 0, -1):
         prefix = ".".join(parts[:end])
-        if key_matches(rule, Setting(prefix, "", None, None, "static", 0, 0)):
+        if key_matches(rule, Setting(prefix, "", None, None, State.STATIC, 0, 0)):
             return prefix
     return None
 

@@ -27,6 +27,7 @@ from bot.ir import (
     Setting,
     SettingGroup,
     SetValue,
+    State,
     assert_never,
 )
 from bot.ir import PROSE as PROSE_ROLE
@@ -75,17 +76,17 @@ def _setting(data: bytes, literal: Literal) -> Setting:
     origin = "" if literal.where == BARE else literal.where
     if _SHELL_VARIABLE.search(raw) and data[literal.value.start - 1 : literal.value.start] != b"'":
         # single quotes keep `$`, and `${a.b}` names no shell variable: Hydra's interpolation
-        return Setting(key, prefix, raw, None, "dynamic", line, column, reason="a shell variable",
+        return Setting(key, prefix, raw, None, State.DYNAMIC, line, column, reason="a shell variable",
                        origin=origin, handle=literal)
     if "\\$" in raw and literal.where != PROSE:  # the shell passes `\$` on as `$`: not Hydra's escape
-        return Setting(key, prefix, raw, None, "dynamic", line, column, reason="text the shell unescapes",
+        return Setting(key, prefix, raw, None, State.DYNAMIC, line, column, reason="text the shell unescapes",
                        origin=origin, handle=literal)
     try:
         value = parse_override(f"{key}={raw}").value
     except HydraSyntaxError as exc:
-        return Setting(key, prefix, raw, None, "invalid", line, column, reason=str(exc), handle=literal,
+        return Setting(key, prefix, raw, None, State.INVALID, line, column, reason=str(exc), handle=literal,
                        rejected=True)
-    return Setting(key, prefix, raw, value, "static", line, column, origin=origin, handle=literal)
+    return Setting(key, prefix, raw, value, State.STATIC, line, column, origin=origin, handle=literal)
 
 
 def _literal(match: re.Match[bytes], base: int, line: Span, where: str, alone: bool,

@@ -16,7 +16,7 @@ from libcst.metadata import PositionProvider
 
 from bot.context import NO_CONSOLES, Consoles
 from bot.hydra.grammar import HydraSyntaxError, parse_override
-from bot.ir import CONSOLE, Setting, SettingGroup
+from bot.ir import CONSOLE, Setting, SettingGroup, State
 from bot.lang.python.prefilter import LOOKS_LIKE_OVERRIDE, OVERRIDE_TEXT
 from bot.pyparse import TooDeep, parse_cst
 
@@ -206,7 +206,7 @@ def _groups(data: bytes, module: cst.Module | None = None,
                 assert head is not None
                 at = start + built[1]
                 settings.append(Setting(head.group(2), head.group(1) or "", data[start:end].decode("utf-8", "replace"),
-                                        None, "dynamic", pos.start.line, pos.start.column + 1,
+                                        None, State.DYNAMIC, pos.start.line, pos.start.column + 1,
                                         "a Python expression, known at run time",
                                         handle=Element(element, start, end, None, (at, at + len(head.group(0)) - 1))))
                 continue
@@ -216,14 +216,14 @@ def _groups(data: bytes, module: cst.Module | None = None,
                 parsed = parse_override(text)
             except HydraSyntaxError as exc:
                 key = text.split("=", 1)[0].lstrip("+~")
-                settings.append(Setting(key, "", text.partition("=")[2], None, "invalid", pos.start.line,
+                settings.append(Setting(key, "", text.partition("=")[2], None, State.INVALID, pos.start.line,
                                         pos.start.column + 1, f"Hydra cannot parse it: {exc}",
                                         handle=Element(element, start, end, literal), rejected=True))
                 continue
             value_text = text.partition("=")[2] if parsed.has_value else None
-            state = "static" if parsed.has_value else "none"
+            state = State.STATIC if parsed.has_value else State.NONE
             if value_text is not None and "${" in value_text:
-                state = "dynamic"
+                state = State.DYNAMIC
             settings.append(Setting(parsed.key, parsed.prefix, value_text, parsed.value, state, pos.start.line,
                                     pos.start.column + 1, "an interpolation, resolved at run time",
                                     handle=Element(element, start, end, literal)))

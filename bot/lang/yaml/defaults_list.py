@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.ir import DEFAULTS_LIST, Action, Setting, SettingGroup, SetValue
+from bot.ir import DEFAULTS_LIST, Action, Setting, SettingGroup, SetValue, State
 from bot.lang.yaml.document import Doc, Edits, Entry, has_props
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def _choice(doc: Doc, item: MappingNode, key: ScalarNode, value: ScalarNode, hea
     line, column = key.start_mark.line + 1, key.start_mark.column + 1
     entry = Choice(key, value, item, ("defaults", str(key.value)), False, bool(item.flow_style),
                    rooted=written.startswith("/"), written=written.lstrip("/"), suffix=suffix)
-    return Setting(group, "", doc.text.slice(value), str(option), "static", line, column, handle=entry)
+    return Setting(group, "", doc.text.slice(value), str(option), State.STATIC, line, column, handle=entry)
 
 
 OptionExists = Callable[[str, str, str, bool], bool]

@@ -25,6 +25,7 @@ from bot.ir import (
     Setting,
     SettingGroup,
     SetValue,
+    State,
     assert_never,
     changes,
 )
@@ -72,7 +73,7 @@ def _setting(doc: Doc, params: MappingNode, key: ScalarNode, value: Node) -> Set
             parsed = parse_override(f"{key.value}=x")  # the key alone, as an override reads it
         except HydraSyntaxError:
             return None
-        return Setting(parsed.key, parsed.prefix, doc.text.slice(value), None, "invalid", line, column,
+        return Setting(parsed.key, parsed.prefix, doc.text.slice(value), None, State.INVALID, line, column,
                        reason="not a value the sweeper reads as one override", handle=entry)
     word = _as_override(value)
     try:
@@ -82,9 +83,9 @@ def _setting(doc: Doc, params: MappingNode, key: ScalarNode, value: Node) -> Set
             parsed = parse_override(f"{key.value}=x")
         except HydraSyntaxError:
             return None
-        return Setting(parsed.key, parsed.prefix, word, None, "invalid", line, column, reason=str(exc),
+        return Setting(parsed.key, parsed.prefix, word, None, State.INVALID, line, column, reason=str(exc),
                        handle=entry)
-    state = "dynamic" if "${" in word else "static"
+    state = State.DYNAMIC if "${" in word else State.STATIC
     return Setting(parsed.key, parsed.prefix, word, parsed.value, state, line, column,
                    reason="an interpolation, resolved at run time" if state == "dynamic" else "",
                    handle=entry)
