@@ -93,30 +93,16 @@ class Walker(BranchWalking, AssignmentTracking):
             return env
         if kind == "variable_assignment":
             return self.assignment(node, env)
-        if kind == "variable_assignments":
-            for child in node.children:
-                if child.type == "variable_assignment":
-                    env = self.assignment(child, env)
-            return env
+        if kind == "variable_assignments" or kind in DECLARATIONS:
+            return self.declaration(node, env)
         if kind == "unset_command":
             self._note_exports(node)
-        if kind in DECLARATIONS:
-            self._note_exports(node)
-            for child in node.children:
-                if child.type == "variable_assignment":
-                    env = self.assignment(child, env)
-                elif child.type not in ("export", "declare", "local", "readonly", "typeset"):
-                    self.record_uses(child, env)
-            return env
         if kind == "command":
             return self.command(node, env)
         if kind in STATEMENT_LISTS:
             return self.block(node.children, env)
         if kind == "subshell":
-            cwd, exported = self._cwd, set(self._exported or ())
-            self.block(node.children, dict(env))
-            self._cwd, self._exported = cwd, exported  # a `cd` or an `export` inside ( ... ) stays there
-            return env
+            return self.subshell(node, env)
         if kind == "if_statement":
             return self.compound(self.if_statement, node, env)
         if kind == "case_statement":
@@ -127,6 +113,23 @@ class Walker(BranchWalking, AssignmentTracking):
         if kind == "function_definition":
             return self.function(node, env)
         self.record_uses(node, env)
+        return env
+
+    def declaration(self, node: Node, env: Env) -> Env:
+        """`A=1 B=2`, `export A=1 B`, `local -a C=(x)`: each assignment, and what the other words read."""
+        if node.type in DECLARATIONS:
+            self._note_exports(node)
+        for child in node.children:
+            if child.type == "variable_assignment":
+                env = self.assignment(child, env)
+            elif node.type in DECLARATIONS and child.type not in ("export", "declare", "local", "readonly", "typeset"):
+                self.record_uses(child, env)
+        return env
+
+    def subshell(self, node: Node, env: Env) -> Env:
+        cwd, exported = self._cwd, set(self._exported or ())
+        self.block(node.children, dict(env))
+        self._cwd, self._exported = cwd, exported  # a `cd` or an `export` inside ( ... ) stays there
         return env
 
     def command(self, node: Node, env: Env) -> Env:
