@@ -63,7 +63,8 @@ def realise(plans: list[Plan], edits_of: Callable[[list[Action], Doc], Edits | s
         plan.edits = [(Span(text.byte(start), text.byte(end)), new) for start, end, new in result]
 
 
-def _plan(actions: list[Action], doc: Doc) -> Edits | str:
+def _not_in_a_config(actions: list[Action]) -> str | None:
+    """Why a config cannot take one of the actions, if one is what it cannot take."""
     for action in actions:
         match action:
             case SetBranchValue():
@@ -76,6 +77,13 @@ def _plan(actions: list[Action], doc: Doc) -> Edits | str:
                 pass
             case _:
                 assert_never(action)
+    return None
+
+
+def _plan(actions: list[Action], doc: Doc) -> Edits | str:
+    refused = _not_in_a_config(actions)
+    if refused is not None:
+        return refused
     found = changes(actions)
     if found.insert is not None:
         rel = _relative(doc, found.insert.key)
