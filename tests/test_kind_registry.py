@@ -41,8 +41,8 @@ def test_a_registered_shell_kind_is_read_fixed_and_its_comments_known(tmp_path: 
     assert view.comment(5) is False and view.comment(24) is True
 
 
-def test_the_shell_front_end_and_the_comment_reader_name_no_kind() -> None:
-    for module in ("lang/shell/front.py", "lang/comments.py"):
+def test_the_shell_front_end_the_text_readers_and_the_comment_reader_name_no_kind() -> None:
+    for module in ("lang/shell/front.py", "lang/comments.py", "lang/embedded/doc_front.py"):
         tree = ast.parse((ROOT / "bot" / module).read_text(encoding="utf-8"))
         named = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
                  and isinstance(node.value, ast.Name) and node.value.id == "kinds"}

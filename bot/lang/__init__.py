@@ -26,28 +26,54 @@ if TYPE_CHECKING:
     from bot.lang.embedded.views import ShellView
     from bot.lang.focus import Focus
     from bot.lang.front import FrontEnd, LaunchReader
+    from bot.lang.shell.front import ShellFamilyFront
 
     Trees = Callable[[bytes], Tree]
 
 
-def _shell(path: str, kind: str, context: ScanContext | None, packages: Any) -> FrontEnd:
+def _shell(path: str, kind: str, context: ScanContext | None, packages: Any) -> ShellFamilyFront:
     from bot.lang.shell.front import ShellFamilyFront
 
     family = FRONT_ENDS[kind].shell
     assert family is not None
-    front = ShellFamilyFront(path, kind, family, context)
-    if kind in (kinds.SHELL, kinds.MARKDOWN, kinds.RST, kinds.NOTEBOOK):
-        from bot.lang.embedded.doc_front import TextReaders
+    return ShellFamilyFront(path, kind, family, context)
 
-        return TextReaders(front, kind, front.consoles)
-    return front
+
+def _script(path: str, kind: str, context: ScanContext | None, packages: Any) -> FrontEnd:
+    from bot.lang.embedded.doc_front import ScriptTexts
+
+    front = _shell(path, kind, context, packages)
+    return ScriptTexts(front, front.consoles)
+
+
+def _notebook(path: str, kind: str, context: ScanContext | None, packages: Any) -> FrontEnd:
+    from bot.lang.embedded.doc_front import NotebookTexts
+
+    front = _shell(path, kind, context, packages)
+    return NotebookTexts(front, front.consoles)
+
+
+def _markdown(path: str, kind: str, context: ScanContext | None, packages: Any) -> FrontEnd:
+    from bot.lang.embedded.blocks import markdown_blocks
+    from bot.lang.embedded.doc_front import DocTexts
+
+    front = _shell(path, kind, context, packages)
+    return DocTexts(front, front.consoles, markdown_blocks)
+
+
+def _rst(path: str, kind: str, context: ScanContext | None, packages: Any) -> FrontEnd:
+    from bot.lang.embedded.blocks import rst_blocks
+    from bot.lang.embedded.doc_front import DocTexts
+
+    front = _shell(path, kind, context, packages)
+    return DocTexts(front, front.consoles, rst_blocks, rst=True)
 
 
 def _yaml(path: str, kind: str, context: ScanContext | None, packages: Any) -> FrontEnd:
-    from bot.lang.embedded.doc_front import TextReaders
+    from bot.lang.embedded.doc_front import ConfigComments
     from bot.lang.yaml.front import YamlFront
 
-    return TextReaders(YamlFront(path, packages, context.root if context is not None else None), kind)
+    return ConfigComments(YamlFront(path, packages, context.root if context is not None else None))
 
 
 def _python(path: str, kind: str, context: ScanContext | None, packages: Any) -> FrontEnd:
@@ -150,12 +176,12 @@ class Registration:
 _YAML_SUFFIXES = (".yaml", ".yml")
 _SCRIPT = ShellFamily(_script_views, whole_file=True, hands_inputs=True)
 FRONT_ENDS: dict[str, Registration] = {
-    kinds.SHELL: Registration(_shell, (".sh", ".bash", ".slurm", ".zsh", ".ksh"), shell=_SCRIPT,
+    kinds.SHELL: Registration(_script, (".sh", ".bash", ".slurm", ".zsh", ".ksh"), shell=_SCRIPT,
                               comments_in=kinds.SHELL),
-    kinds.MARKDOWN: Registration(_shell, (".md", ".markdown"), shell=ShellFamily(_markdown_views),
+    kinds.MARKDOWN: Registration(_markdown, (".md", ".markdown"), shell=ShellFamily(_markdown_views),
                                  more_comments=_markdown_blocks),
-    kinds.RST: Registration(_shell, (".rst",), shell=ShellFamily(_rst_views), more_comments=_rst_blocks),
-    kinds.NOTEBOOK: Registration(_shell, (".ipynb",), shell=ShellFamily(_notebook_views,
+    kinds.RST: Registration(_rst, (".rst",), shell=ShellFamily(_rst_views), more_comments=_rst_blocks),
+    kinds.NOTEBOOK: Registration(_notebook, (".ipynb",), shell=ShellFamily(_notebook_views,
                                                                          host_problem=_notebook_problem),
                                  more_comments=_notebook_cells),
     kinds.WORKFLOW: Registration(_shell, _YAML_SUFFIXES, within=".github/workflows/",
