@@ -49,3 +49,20 @@ def test_the_shell_front_end_the_text_readers_and_the_comment_reader_name_no_kin
         imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                     and node.module in ("bot.lang", "bot.lang.kinds") for alias in node.names}
         assert not named and "kinds" not in imported, module
+
+
+def test_the_shell_family_named_in_kinds_is_the_registered_one() -> None:
+    """bot.lang.kinds.SHELL_FAMILY stays for the modules below the registry (bot.lang.focus); it must say what
+    the registrations say."""
+    from bot.lang import kinds, shell_family
+
+    assert set(kinds.SHELL_FAMILY) == shell_family()
+
+
+def test_the_scan_batches_and_memo_ask_the_registry_not_the_kind_names() -> None:
+    for module in ("engine/scan.py", "engine/batches.py", "engine/checker.py", "engine/check.py",
+                   "engine/wanted.py", "engine/run_configs.py", "cache/reuse.py"):
+        tree = ast.parse((ROOT / "bot" / module).read_text(encoding="utf-8"))
+        imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                    and node.module == "bot.lang.kinds" for alias in node.names}
+        assert imported <= {"SHELL"}, (module, imported)  # the kind a file of no known suffix is read as

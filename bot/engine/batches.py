@@ -26,12 +26,11 @@ from bot.discover import SourceFile
 from bot.engine.checker import Checked, Setup, Waiting, check_one, compose_one
 from bot.engine.forks import Forks, can_fork
 from bot.engine.wanted import scripts_of
+from bot.lang import is_callee_script, is_config
 from bot.lang.focus import Scripts
-from bot.lang.kinds import PYTHON, SHELL, SHELL_FAMILY, YAML
 from bot.model import Outcome
 
 PARALLEL_FROM = 400  # files; below this, starting workers outweighs the second core
-_LAYOUT_FREE = (*SHELL_FAMILY, PYTHON)  # kinds whose front ends never read the packages
 
 
 def _scan(setup: Setup, source: SourceFile, composing: bool = True) -> Checked:
@@ -151,9 +150,9 @@ class _Run:
         self.scripts_left = {s.path for s in first}
         self.held: list[SourceFile] = []  # kept back until the packages are known
         self.layout_task = None
-        if batches.packages is None and any(s.kind == YAML for s in todo):
-            self.layout_task = pool.submit(_layout, [root], yaml_paths=[s.path for s in listed if s.kind == YAML])
-            self.held = [s for s in todo if s.kind not in _LAYOUT_FREE]
+        if batches.packages is None and any(is_config(s.kind) for s in todo):
+            self.layout_task = pool.submit(_layout, [root], yaml_paths=[s.path for s in listed if is_config(s.kind)])
+            self.held = [s for s in todo if is_config(s.kind)]  # their front ends read the layout
         kept_back = {s.path for s in self.held}
         # the large first: a small file ends the scan
         self.rest = sorted((s for s in todo if not _is_script(s) and s.path not in kept_back), key=lambda s: -s.size)
@@ -221,7 +220,7 @@ class _Run:
 
 def _is_script(source: SourceFile) -> bool:
     """A file whose outcome tells whether callers that name it must be read (bot.engine.wanted.scripts_of)."""
-    return source.kind == SHELL and source.path.endswith(".sh")
+    return is_callee_script(source.kind, source.path)
 
 
 __all__ = ["Batches", "Setup"]

@@ -23,8 +23,8 @@ from bot.errors import UserError
 from bot.gitfiles import head_commit
 from bot.hydra.compose import ComposeStats
 from bot.hydra.renames import config_renames
+from bot.lang import is_config, is_shell_family, names_apps, shell_family
 from bot.lang.focus import Scripts
-from bot.lang.kinds import PYTHON, SHELL_FAMILY, YAML
 from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Reason, Report, RuleInfo
 from bot.rules.model import Rule, consults_config
 
@@ -96,7 +96,7 @@ def scan_all(root: Path, rules: list[Rule], *, label: str | None = None, paths: 
     enabled = [r for r in rules if r.enabled]
     report = _new_report(root, rules, label, baseline)
     packaging: list[str] = []
-    listed = list(sources(root, report.skipped, SHELL_FAMILY if alone else None, sized=paths, packaging=packaging))
+    listed = list(sources(root, report.skipped, shell_family() if alone else None, sized=paths, packaging=packaging))
     unlisted = list(report.skipped)  # what the listing left out
     wanted = focus_for(enabled)
     if wanted is not None:
@@ -115,18 +115,18 @@ def scan_all(root: Path, rules: list[Rule], *, label: str | None = None, paths: 
         files, report.files_quiet = [], dict(report.files_by_kind)
     reuse = memo if facts is None and files else None
     packages = None
-    if reuse is not None and any(s.kind == YAML for s in files):  # the memo plans with what they are read from
+    if reuse is not None and any(is_config(s.kind) for s in files):  # the memo plans with what they are read from
         packages = _layout(root, listed, report)
     todo = files if reuse is None else reuse.plan(root, files, listed, sorted(report.reads), context.consoles_digest)
     held = report.baseline.paths() if report.baseline is not None else set()
     config_dirs: tuple[str, ...] = ()
-    yaml_checked = any(s.kind == YAML for s in todo) or any(s.kind == YAML and s.path in held for s in files)
+    yaml_checked = any(is_config(s.kind) for s in todo) or any(is_config(s.kind) and s.path in held for s in files)
     if yaml_checked and schema_differs(enabled):
-        config_dirs = app_config_dirs([s for s in listed if s.kind == PYTHON])
+        config_dirs = app_config_dirs([s for s in listed if names_apps(s.kind)])
     checking = {s.path for s in todo}
     hits = {} if reuse is None else {s.path: hit for s in files if s.path not in checking
                                      and (hit := reuse.hit(s.path)) is not None}
-    composing = [s for s in listed if s.kind in SHELL_FAMILY] if compose is not None else []
+    composing = [s for s in listed if is_shell_family(s.kind)] if compose is not None else []
     setup = Setup(context, facts, config_dirs, seconds, packages,
                   compose=Composing(compose, report.baseline) if compose is not None else None)
     with Batches(setup, jobs, progress) as batches:
@@ -218,7 +218,7 @@ def _layout(root: Path, listed: list[SourceFile], report: Report) -> dict[str, s
     from bot.lang.yaml.config import yaml_packages
 
     reads: set[str] = set()
-    packages = yaml_packages(root, [s.path for s in listed if s.kind == YAML], reads)
+    packages = yaml_packages(root, [s.path for s in listed if is_config(s.kind)], reads)
     report.reads.update(reads - {s.path for s in listed})
     return packages
 

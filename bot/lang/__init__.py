@@ -171,6 +171,10 @@ class Registration:
     shell: ShellFamily | None = None  # a kind of the shell family: how its shell is read
     comments_in: str | None = None  # the language the whole file is read in for comments (else: its shell views)
     more_comments: Callable[[bytes, Consoles], list[CodeView]] | None = None  # code besides the shell views
+    # a Hydra config: its front end reads where Hydra puts its keys (the layout, prepared once per scan from
+    # every config's defaults list), and a run's edits of it change what the launches compose
+    hydra_config: bool = False
+    hydra_apps: bool = False  # may define Hydra apps (their config directories: the config schema check)
 
 
 _YAML_SUFFIXES = (".yaml", ".yml")
@@ -189,8 +193,8 @@ FRONT_ENDS: dict[str, Registration] = {
                                                    host_errors=_workflow_errors),
                                  more_comments=_workflow_yaml),
     kinds.YAML: Registration(_yaml, _YAML_SUFFIXES, whole_repository=frozenset({kinds.YAML, kinds.PYTHON}),
-                             comments_in=kinds.YAML),
-    kinds.PYTHON: Registration(_python, (".py",), comments_in=kinds.PYTHON),
+                             comments_in=kinds.YAML, hydra_config=True),
+    kinds.PYTHON: Registration(_python, (".py",), comments_in=kinds.PYTHON, hydra_apps=True),
     kinds.MAKEFILE: Registration(_shell, (".mk",), names=("Makefile", "makefile", "GNUmakefile"),
                                  shell=ShellFamily(_makefile_views, whole_file=True)),
 }
@@ -250,6 +254,44 @@ def launch_reader(path: str, kind: str, context: ScanContext | None = None,
     if isinstance(inner, ShellFamilyFront) and inner.path == path and inner.kind == kind:
         return inner
     return ShellFamilyFront(path, kind, registration.shell, context)
+
+
+def shell_family() -> frozenset[str]:
+    """The kinds whose launches are shell commands (their registration has a ShellFamily)."""
+    return frozenset(kind for kind, registration in FRONT_ENDS.items() if registration.shell is not None)
+
+
+def is_shell_family(kind: str) -> bool:
+    registration = FRONT_ENDS.get(kind)
+    return registration is not None and registration.shell is not None
+
+
+def is_config(kind: str) -> bool:
+    """A Hydra config kind (Registration.hydra_config)."""
+    registration = FRONT_ENDS.get(kind)
+    return registration is not None and registration.hydra_config
+
+
+def composed_inputs() -> frozenset[str]:
+    """The kinds every file of which a result Hydra judged reads: the configs, and the apps naming them."""
+    return frozenset(kind for kind, r in FRONT_ENDS.items() if r.hydra_config or r.hydra_apps)
+
+
+def names_apps(kind: str) -> bool:
+    registration = FRONT_ENDS.get(kind)
+    return registration is not None and registration.hydra_apps
+
+
+def callee_kinds() -> frozenset[str]:
+    """The kinds of the scripts other files run, handing them values (ShellFamily.hands_inputs)."""
+    return frozenset(kind for kind, r in FRONT_ENDS.items() if r.shell is not None and r.shell.hands_inputs)
+
+
+def is_callee_script(kind: str, path: str) -> bool:
+    """A script other files run whose answer tells whether their callers must be read (a `.sh` of such a kind)."""
+    registration = FRONT_ENDS.get(kind)
+    return registration is not None and registration.shell is not None and registration.shell.hands_inputs \
+        and path.endswith(".sh")
 
 
 def whole_repository_inputs(kind: str) -> frozenset[str]:
