@@ -388,7 +388,38 @@ def compare_golden(rows: list[dict[str, Any]], golden: dict[str, Any]) -> None:
                                      "findings or launches then; --dump DIR and diff against a dump of the old bot)")
 
 
-def main(argv: list[str] | None = None) -> int:
+def _print_rows(rows: list[dict[str, Any]]) -> None:
+    """One line per snapshot on stderr, with its internal errors."""
+    for row in rows:
+        judged = row.get("edits_compose")
+        edited = (f"; edits: {judged['changed']} files, {len(judged['broken'])} launches broken"
+                  if judged else "")
+        print(f"{row['commit']} {row['label']}: run {row['run']['seconds']} s, {row['run']['findings']} "
+              f"findings; compose {row['compose']['findings']}; launches {row.get('launches')}{edited}; "
+              f"{len(row['errors'])} internal errors", file=sys.stderr)
+        for error in row["errors"]:
+            print(f"  {error}", file=sys.stderr)
+
+
+def _canonical_outputs(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
+    """The canonical reports compared with the golden file, written as one, or dumped (--golden,
+    --write-golden, --dump)."""
+    if args.golden:
+        compare_golden(rows, json.loads(args.golden.read_text(encoding="utf-8")))
+    if args.write_golden:
+        golden = {row["commit"]: {step: {"digest": digest(data), "size": len(data if isinstance(data, list)
+                                                                            else data.get("findings", []))}
+                                  for step, data in sorted(row["canonical"].items()) if data is not None}
+                  for row in rows}
+        args.write_golden.write_text(json.dumps(golden, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if args.dump:
+        args.dump.mkdir(parents=True, exist_ok=True)
+        for row in rows:
+            (args.dump / f"{row['commit']}.json").write_text(json.dumps(row["canonical"], indent=1, sort_keys=True),
+                                                             encoding="utf-8")
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=HERE.parent / "shared" / "corpus")
     parser.add_argument("--quick", action="store_true", help="only the snapshots marked quick")
@@ -405,7 +436,11 @@ def main(argv: list[str] | None = None) -> int:
                              "every launch they break is an error")
     parser.add_argument("--no-hygiene", action="store_true",
                         help="leave out the counts and output-hygiene checks (for a bot from before them)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
     corpus = Corpus(args.corpus)
     chosen = snapshots(args.quick, args.only)
     newest = max((label for _, label, _ in chosen if DATE.fullmatch(label)), default="")
@@ -427,29 +462,9 @@ def main(argv: list[str] | None = None) -> int:
 
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             rows = list(pool.map(one, trees))
-        for row in rows:
-            judged = row.get("edits_compose")
-            edited = (f"; edits: {judged['changed']} files, {len(judged['broken'])} launches broken"
-                      if judged else "")
-            print(f"{row['commit']} {row['label']}: run {row['run']['seconds']} s, {row['run']['findings']} "
-                  f"findings; compose {row['compose']['findings']}; launches {row.get('launches')}{edited}; "
-                  f"{len(row['errors'])} internal errors", file=sys.stderr)
-            for error in row["errors"]:
-                print(f"  {error}", file=sys.stderr)
+        _print_rows(rows)
         parsers = parser_counts(corpus.tree(corpus.resolve("main")))
-    if args.golden:
-        compare_golden(rows, json.loads(args.golden.read_text(encoding="utf-8")))
-    if args.write_golden:
-        golden = {row["commit"]: {step: {"digest": digest(data), "size": len(data if isinstance(data, list)
-                                                                            else data.get("findings", []))}
-                                  for step, data in sorted(row["canonical"].items()) if data is not None}
-                  for row in rows}
-        args.write_golden.write_text(json.dumps(golden, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    if args.dump:
-        args.dump.mkdir(parents=True, exist_ok=True)
-        for row in rows:
-            (args.dump / f"{row['commit']}.json").write_text(json.dumps(row["canonical"], indent=1, sort_keys=True),
-                                                             encoding="utf-8")
+    _canonical_outputs(args, rows)
     for row in rows:
         row.pop("canonical")
     result = {"snapshots": rows, "parsers": parsers, "bot": args.bot}

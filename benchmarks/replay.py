@@ -117,6 +117,44 @@ def later_changes(corpus: Corpus, sha: str, paths: list[str]) -> list[tuple[Coun
     return out
 
 
+def _missed(den: list[Any], covered: Counter[Key]) -> tuple[Counter[str], list[str]]:
+    """The counted lines the bot's diff does not hold: how many by place, and which."""
+    missed: Counter[str] = Counter()
+    missed_lines: list[str] = []
+    left = Counter(covered)
+    for c in den:
+        k = (c.path, c.sign, c.text.rstrip())
+        if left[k] > 0:
+            left[k] -= 1
+        else:
+            missed[c.where] += 1
+            missed_lines.append(f"{c.path} {c.sign}{c.text.rstrip()}")
+    return missed, missed_lines
+
+
+def _made_later(corpus: Corpus, entry: dict[str, Any], blocks: dict[tuple[str, int], list[Key]], deleted: set[str],
+                renamed: dict[str, str], budget: Counter[Key]) -> int:
+    """How many of the bot's lines the humans' diff lacks a later commit of theirs made (whole blocks); those
+    lines are taken out of `budget`."""
+    later = 0
+    history: dict[str, list[tuple[Counter[str], Counter[str]]]] = {}
+    for (path, _), keys in blocks.items():
+        if path in deleted:
+            continue
+        todo = [k for k in keys if budget[k] > 0]
+        if not todo:
+            continue
+        if path not in history:
+            history[path] = later_changes(corpus, entry["sha"], sorted({path, renamed.get(path, path)}))
+        need_rm = Counter(t for _, s, t in todo if s == "-")
+        need_add = Counter(t for _, s, t in todo if s == "+")
+        if any(not (need_rm - rm) and not (need_add - add) for rm, add in history[path]):
+            later += len(todo)
+            for k in todo:
+                budget[k] -= 1
+    return later
+
+
 def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -> dict[str, Any]:
     row: dict[str, Any] = {"name": entry["name"], "sha": entry["sha"], "format": entry["format"]}
     den = counted_lines(corpus, entry)
@@ -146,36 +184,12 @@ def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -
             blocks.setdefault((f.path, line.block), []).append(key)
     den_keys: Counter[Key] = Counter((c.path, c.sign, c.text.rstrip()) for c in den)
     covered = den_keys & bot_lines
-    missed: Counter[str] = Counter()
-    missed_lines: list[str] = []
-    left = Counter(covered)
-    for c in den:
-        k = (c.path, c.sign, c.text.rstrip())
-        if left[k] > 0:
-            left[k] -= 1
-        else:
-            missed[c.where] += 1
-            missed_lines.append(f"{c.path} {c.sign}{c.text.rstrip()}")
+    missed, missed_lines = _missed(den, covered)
     matched = bot_lines & human_lines
     spare = bot_lines - matched  # bot lines the humans' diff does not hold
     in_deleted = sum(n for (p, _, _), n in spare.items() if p in deleted)
-    later = 0
-    history: dict[str, list[tuple[Counter[str], Counter[str]]]] = {}
     budget = Counter(spare)
-    for (path, _), keys in blocks.items():
-        if path in deleted:
-            continue
-        todo = [k for k in keys if budget[k] > 0]
-        if not todo:
-            continue
-        if path not in history:
-            history[path] = later_changes(corpus, entry["sha"], sorted({path, renamed.get(path, path)}))
-        need_rm = Counter(t for _, s, t in todo if s == "-")
-        need_add = Counter(t for _, s, t in todo if s == "+")
-        if any(not (need_rm - rm) and not (need_add - add) for rm, add in history[path]):
-            later += len(todo)
-            for k in todo:
-                budget[k] -= 1
+    later = _made_later(corpus, entry, blocks, deleted, renamed, budget)
     wrong = sorted(f"{p} {s}{t}" for (p, s, t), n in budget.items() if n > 0 and p not in deleted for _ in range(n))
     row.update(covered=sum(covered.values()), bot_lines=sum(bot_lines.values()),
                right=sum(matched.values()) + later, later=later, deleted=in_deleted, wrong=wrong,

@@ -12,7 +12,7 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,7 +161,7 @@ def read_source(source: SourceFile, skipped: list[Skipped]) -> bytes | None:
     return data
 
 
-def sources(root: Path, skipped: list[Skipped], kinds: tuple[str, ...] | None = None,
+def sources(root: Path, skipped: list[Skipped], kinds: Collection[str] | None = None,
             sized: set[str] | None = None, packaging: list[str] | None = None) -> Iterator[SourceFile]:
     """Every file the bot reads, of the given kinds (all by default).
 

@@ -14,24 +14,54 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from enum import Enum
+from typing import Any, NoReturn, Protocol
 
 from bot.model import Finding, Span
 
-# what a group of settings is, for the rules
-LAUNCH = "launch"  # a launch's overrides: every rule applies; its config can be composed (`launch`)
-SCRIPT = "script"  # overrides handed to a launch script: no key is added to it (it may set the key itself)
-CALLER = "caller"  # values a caller hands a script through its environment: only match rules, fixed there
-CONFIG = "config"  # a config document or a Python override list: every rule, no composed config
-EXCERPT = "excerpt"  # config shown in a doc's YAML block: keys may be a config's last segments; no ensure
-COMMENT = "comment"  # overrides in a comment: notes (the rule's `comments`), no ensure
-PROSE = "prose"  # an override literal in running text: as COMMENT, and a `set` is only noted by default
-HYDRA_NODE = "hydra-node"  # a config's `hydra:` node (Hydra's own settings): only a rename's interpolations there
-DEFAULTS_LIST = "defaults-list"  # a config's defaults list: group choices (an option written, nothing added)
-SWEEP_PARAMS = "sweep-params"  # a config's hydra.sweeper.params: overrides every run of a sweep gets (no ensure)
-STRANDED = "stranded"  # overrides after a launch a blank after its `\` cut short: they never reach it (manual)
-HELD = "held"  # a launch held in a variable others run with more words (a Makefile's `RUN = python3 t.py`): no ensure
-IN_LIST = "in-list"  # a config's values inside its lists (`- size: ${a.b}`): only interpolations followed there
+
+class Word(str, Enum):
+    """An enum whose members are their words wherever they are written (str(), f-strings, JSON)."""
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, spec: str) -> str:
+        return str.__format__(self, spec)
+
+
+class Role(Word):
+    """What a group of settings is, for the rules."""
+
+    LAUNCH = "launch"  # a launch's overrides: every rule applies; its config can be composed (`launch`)
+    SCRIPT = "script"  # overrides handed to a launch script: no key is added to it (it may set the key itself)
+    CALLER = "caller"  # values a caller hands a script through its environment: only match rules, fixed there
+    CONFIG = "config"  # a config document or a Python override list: every rule, no composed config
+    EXCERPT = "excerpt"  # config shown in a doc's YAML block: keys may be a config's last segments; no ensure
+    COMMENT = "comment"  # overrides in a comment: notes (the rule's `comments`), no ensure
+    PROSE = "prose"  # an override literal in running text: as COMMENT, and a `set` is only noted by default
+    HYDRA_NODE = "hydra-node"  # a config's `hydra:` node (Hydra's own settings): only a rename's interpolations
+    DEFAULTS_LIST = "defaults-list"  # a config's defaults list: group choices (an option written, nothing added)
+    SWEEP_PARAMS = "sweep-params"  # a config's hydra.sweeper.params: overrides every run of a sweep gets (no ensure)
+    STRANDED = "stranded"  # overrides after a launch a blank after its `\` cut short: they never reach it (manual)
+    HELD = "held"  # a launch held in a variable others run with more words (a Makefile's `RUN = python3 t.py`)
+    IN_LIST = "in-list"  # a config's values inside its lists (`- size: ${a.b}`): only interpolations followed there
+
+
+# the roles by the names the front ends and the evaluator import
+LAUNCH, SCRIPT, CALLER, CONFIG, EXCERPT = Role.LAUNCH, Role.SCRIPT, Role.CALLER, Role.CONFIG, Role.EXCERPT
+COMMENT, PROSE, HYDRA_NODE, DEFAULTS_LIST = Role.COMMENT, Role.PROSE, Role.HYDRA_NODE, Role.DEFAULTS_LIST
+SWEEP_PARAMS, STRANDED, HELD, IN_LIST = Role.SWEEP_PARAMS, Role.STRANDED, Role.HELD, Role.IN_LIST
+
+
+class State(Word):
+    """What is known of a setting's value."""
+
+    STATIC = "static"  # written out: `value` is it
+    DYNAMIC = "dynamic"  # known only at run time (`reason` says why)
+    INVALID = "invalid"  # written, but not a value Hydra's grammar reads (`reason` says why)
+    NONE = "none"  # no value: `~key`
+    MAPPING = "mapping"  # a config's mapping: its keys are settings of their own
 
 
 @dataclass
@@ -40,7 +70,7 @@ class Setting:
     prefix: str  # "", "+", "++" or "~"
     text: str | None  # the value as written (None: `~key` or a mapping)
     value: Any
-    state: str  # static | dynamic | invalid | none | mapping
+    state: State
     line: int
     column: int
     reason: str = ""  # why a dynamic or invalid value cannot be read
@@ -69,7 +99,7 @@ class SettingGroup:
     column: int
     entry: str | None = None  # the module launched, when known
     label: str = "config"  # how a finding names it: "config", "launch of verl.trainer.main_ppo"
-    role: str = CONFIG  # LAUNCH, SCRIPT, CALLER or CONFIG
+    role: Role = Role.CONFIG
     launch: Launch | None = None  # what the repository's composed config is asked about
     handle: Any = None
     lines: tuple[int, int] | None = None  # first and last line of the command it is (None: not a command)
@@ -78,20 +108,122 @@ class SettingGroup:
     open_args: bool = False  # the launch passes on its caller's arguments (`"$@"`): they may choose config groups
 
 
-@dataclass
-class Action:
-    """One change a front end writes in its own syntax."""
+@dataclass(frozen=True)
+class SetValue:
+    """A new value where the setting is written (every branch's setting at the site in `variants`)."""
 
-    kind: str  # value | items | key | prefix | remove | insert | entrypoint | variant (one branch's value)
-    setting: Setting | None  # what is changed; None for insert and entrypoint
-    text: str = ""  # new value text (Hydra form), new key, new prefix, new module or script path
-    value: Any = None  # the new value itself (value and insert)
-    key: str = ""  # insert: the key to add
-    prefix: str = ""  # insert: the prefix to write
-    anchor_key: str = ""  # insert: the key whose neighbours it is best placed after
-    variants: list[Setting] = field(default_factory=list)  # value: every branch's setting at the site
-    items: dict[int, Any] = field(default_factory=dict)  # items: list element index -> its new value
-    drop: tuple[int, ...] = ()  # items: indexes of the list elements removed
+    setting: Setting
+    text: str  # the new value in Hydra's form
+    value: Any
+    variants: list[Setting]
+
+
+@dataclass(frozen=True)
+class SetItems:
+    """A list's elements mapped and dropped, the others left as written."""
+
+    setting: Setting
+    text: str  # the whole new list in Hydra's form
+    value: Any
+    variants: list[Setting]
+    items: dict[int, Any]  # list element index -> its new value
+    drop: tuple[int, ...]  # indexes of the elements removed
+
+
+@dataclass(frozen=True)
+class RenameKey:
+    setting: Setting
+    text: str  # the new key
+
+
+@dataclass(frozen=True)
+class SetPrefix:
+    setting: Setting
+    text: str  # the new prefix ("", "+", "++")
+
+
+@dataclass(frozen=True)
+class RemoveKey:
+    setting: Setting
+
+
+@dataclass(frozen=True)
+class InsertKey:
+    """A key the group lacks, added beside its nearest key."""
+
+    key: str
+    prefix: str
+    text: str  # the value in Hydra's form
+    value: Any
+    anchor_key: str  # the key whose neighbours it is best placed after
+
+
+@dataclass(frozen=True)
+class MoveEntry:
+    """The entry point's module prefix `old` now named `new`."""
+
+    text: str  # the module the launch now runs
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class SetBranchValue:
+    """One branch's (or loop round's) value, written at its own literal; the others stay as they are."""
+
+    setting: Setting
+    text: str
+    value: Any
+    variants: list[Setting]
+
+
+# One change a front end writes in its own syntax. Every front end matches it case by case, ending in
+# assert_never: an action added here is a type error wherever it is not yet written.
+Action = SetValue | SetItems | RenameKey | SetPrefix | RemoveKey | InsertKey | MoveEntry | SetBranchValue
+
+
+@dataclass
+class Changes:
+    """A plan's actions by what they do (the last of each), for a writer that writes them together."""
+
+    value: SetValue | None = None
+    items: SetItems | None = None
+    key: RenameKey | None = None
+    prefix: SetPrefix | None = None
+    remove: RemoveKey | None = None
+    insert: InsertKey | None = None
+    move: MoveEntry | None = None
+    branch: SetBranchValue | None = None
+
+
+def changes(actions: list[Action]) -> Changes:
+    found = Changes()
+    for action in actions:
+        match action:
+            case SetValue():
+                found.value = action
+            case SetItems():
+                found.items = action
+            case RenameKey():
+                found.key = action
+            case SetPrefix():
+                found.prefix = action
+            case RemoveKey():
+                found.remove = action
+            case InsertKey():
+                found.insert = action
+            case MoveEntry():
+                found.move = action
+            case SetBranchValue():
+                found.branch = action
+            case _:
+                assert_never(action)
+    return found
+
+
+def assert_never(value: NoReturn) -> NoReturn:
+    """A case left out of a match over a union (typing.assert_never is Python 3.11's)."""
+    raise AssertionError(f"unhandled case: {value!r}")
 
 
 @dataclass

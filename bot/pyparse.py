@@ -56,58 +56,79 @@ class TooDeep(RecursionError):
 def too_deep(source: str | bytes) -> str | None:
     """Why libcst must not parse `source` (it could overflow the C stack), or None when it may."""
     data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
-    chains = [0]  # per open bracket: the units chained at that level so far
-    below = [0]  # per open bracket: the units of the levels outside it
-    indents = [0]  # widths of the open indented blocks
-    elifs: dict[int, int] = {}  # indentation width -> the `elif`s run so far at it
-    nested = 0  # units of the indentation and the `elif` runs around the current line
+    depth = _Depth()
     previous = 0  # the group of the last token
     for match in _TOKEN.finditer(data):
         group = match.lastindex or 0
         start = match.start(group)
-        add = 0
-        if group == 3:
-            if previous in (2, 4) or data[match.start():start].strip():  # after a value: a call or subscript
-                chains[-1] += TRAILER
-            if len(chains) > MAX_BRACKETS:
-                return _where(data, start, f"brackets nested more than {MAX_BRACKETS} deep")
-            below.append(below[-1] + chains[-1] + BRACKET)
-            chains.append(0)
+        problem = None
+        if group == 3:  # after a value: a call or subscript
+            problem = depth.open_bracket(previous in (2, 4) or bool(data[match.start():start].strip()))
         elif group == 4:
-            if len(chains) > 1:
-                chains.pop()
-                below.pop()
+            depth.close_bracket()
         elif group == 2 and data[max(start - 2, 0):start].lower().endswith((b"f", b"fr", b"rf")):
-            problem = _f_string(match.group(2), chains, below)  # its fields nest expressions
-            if problem is not None:
-                return _where(data, start, problem)
+            problem = _f_string(match.group(2), depth.chains, depth.below)  # its fields nest expressions
         elif group == 6:
-            if len(chains) > 1:
+            if len(depth.chains) > 1:
                 continue  # inside brackets a line break is a blank
-            chains[0] = 0  # a logical line ends
-            nested = _line(match, indents, elifs)
-            if len(indents) > MAX_INDENT:
-                return _where(data, match.end(), f"more than {MAX_INDENT} levels of indentation")
-        elif group == 9:
-            chains[-1] = 0
-        elif group == 10:
-            text = match.group(10)
-            if text in _STATEMENT:
-                chains[-1] = 0
-            elif text != b":":  # a lambda's, a slice's, a dict's or a block's colon chains nothing
-                add = len(text)
-        elif group == 11:
-            add = LAMBDA
-        elif group == 12:
-            add = 1
-        if add:
-            chains[-1] += add
+            problem = depth.line_break(match)
+        elif group in (9, 10, 11, 12):
+            depth.chain(group, match.group(group))
+        if problem is not None:
+            return _where(data, match.end() if group == 6 else start, problem)
         if group not in (1, 5):
             previous = group
-            if chains[-1] + below[-1] + nested > BUDGET:
+            if depth.units() > BUDGET:
                 return _where(data, start, "nested or chained deeper than the bot parses "
                                            f"(more than {BUDGET} levels of brackets, operators, calls, branches)")
     return None
+
+
+class _Depth:
+    """How deep the text read so far nests, in units: brackets, what chains inside each, indentation, elifs."""
+
+    def __init__(self) -> None:
+        self.chains = [0]  # per open bracket: the units chained at that level so far
+        self.below = [0]  # per open bracket: the units of the levels outside it
+        self.indents = [0]  # widths of the open indented blocks
+        self.elifs: dict[int, int] = {}  # indentation width -> the `elif`s run so far at it
+        self.nested = 0  # units of the indentation and the `elif` runs around the current line
+
+    def units(self) -> int:
+        return self.chains[-1] + self.below[-1] + self.nested
+
+    def open_bracket(self, after_value: bool) -> str | None:
+        if after_value:
+            self.chains[-1] += TRAILER
+        if len(self.chains) > MAX_BRACKETS:
+            return f"brackets nested more than {MAX_BRACKETS} deep"
+        self.below.append(self.below[-1] + self.chains[-1] + BRACKET)
+        self.chains.append(0)
+        return None
+
+    def close_bracket(self) -> None:
+        if len(self.chains) > 1:
+            self.chains.pop()
+            self.below.pop()
+
+    def line_break(self, match: re.Match[bytes]) -> str | None:
+        """A logical line ends (outside brackets)."""
+        self.chains[0] = 0
+        self.nested = _line(match, self.indents, self.elifs)
+        if len(self.indents) > MAX_INDENT:
+            return f"more than {MAX_INDENT} levels of indentation"
+        return None
+
+    def chain(self, group: int, text: bytes) -> None:
+        """A separator or a statement's operator ends a chain; other operators, `lambda` and words add to it."""
+        if group == 9 or (group == 10 and text in _STATEMENT):
+            self.chains[-1] = 0
+        elif group == 10 and text != b":":  # a lambda's, a slice's, a dict's or a block's colon chains nothing
+            self.chains[-1] += len(text)
+        elif group == 11:
+            self.chains[-1] += LAMBDA
+        elif group == 12:
+            self.chains[-1] += 1
 
 
 def _f_string(text: bytes, chains: list[int], below: list[int]) -> str | None:

@@ -17,14 +17,13 @@ from bot.cache.content_ids import ContentIds, blob_id, indexed_ids
 from bot.cache.store import Entry, ResultCache, changed, decode_outcome, encode_outcome
 from bot.discover import SourceFile
 from bot.gitfiles import is_git_worktree
-from bot.lang import whole_repository_inputs
+from bot.lang import callee_kinds, composed_inputs, whole_repository_inputs
 from bot.lang.focus import GLOB
-from bot.lang.kinds import PYTHON, SHELL, YAML
 from bot.model import CacheStats, Outcome
 
-COMPOSED = frozenset({YAML, PYTHON})  # a result Hydra judged reads every config, and the apps naming them
+COMPOSED = composed_inputs()  # a result Hydra judged reads every config, and the apps naming them
 # whether a file without a rule's token was parsed rests on which scripts hold one (bot.lang.focus)
-CALLEES = frozenset({SHELL})
+CALLEES = callee_kinds()
 _LAYOUT = "\0layout:"  # a dependency on every file of some kinds: "\0layout:python,yaml"
 _CONSOLES = "\0consoles"  # of every result: which commands are launches rests on the console scripts
 

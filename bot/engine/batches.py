@@ -26,12 +26,11 @@ from bot.discover import SourceFile
 from bot.engine.checker import Checked, Setup, Waiting, check_one, compose_one
 from bot.engine.forks import Forks, can_fork
 from bot.engine.wanted import scripts_of
+from bot.lang import is_callee_script, is_config
 from bot.lang.focus import Scripts
-from bot.lang.kinds import PYTHON, SHELL, SHELL_FAMILY, YAML
 from bot.model import Outcome
 
 PARALLEL_FROM = 400  # files; below this, starting workers outweighs the second core
-_LAYOUT_FREE = (*SHELL_FAMILY, PYTHON)  # kinds whose front ends never read the packages
 
 
 def _scan(setup: Setup, source: SourceFile, composing: bool = True) -> Checked:
@@ -101,74 +100,16 @@ class Batches:
         if any might hold a token.
         """
         pool = self._pool = self._start(len(todo) + len(composing))
-        outcomes = dict(known)
-        composed: dict[str, Composed] = {}
-        waiting: list[tuple[SourceFile, Waiting | None]] = []
-        scripts: Scripts | None = None
-        first = sorted((s for s in todo if _is_script(s)), key=lambda s: -s.size)
-        scripts_left = {s.path for s in first}
-        held: list[SourceFile] = []
-        layout_task = None
-        if self.packages is None and any(s.kind == YAML for s in todo):
-            layout_task = pool.submit(_layout, [root], yaml_paths=[s.path for s in listed if s.kind == YAML])
-            held = [s for s in todo if s.kind not in _LAYOUT_FREE]
-        kept_back = {s.path for s in held}
-        # the large first: a small file ends the scan
-        rest = sorted((s for s in todo if not _is_script(s) and s.path not in kept_back), key=lambda s: -s.size)
-        chunks = {pool.submit(_scan, part): part for part in self._chunks(first)}
-        by_size = sorted(composing, key=lambda s: -s.size)
-        alone = {pool.submit(compose_one, part): part for part in self._chunks(by_size)}  # composed, not checked
-        released = False  # the files after the scripts were submitted
-        apart = {s.path for s in composing}
-        composed_apart = 0  # files of `composing` answered (for the progress)
+        run = _Run(self, pool, todo, known, listed, root, composing)
         while True:
-            if not released and not scripts_left:
-                released = True
-                quiet = {source.path: found.outcome for source, found in waiting if found is not None}
-                scripts = self._scripts(listed, {**outcomes, **quiet}, bool(waiting))
-                if scripts is not None:
-                    pool.broadcast(_use, {"scripts": scripts})
-                chunks.update({pool.submit(_scan, part): part for part in self._chunks(rest)})
-                if self.packages is not None and held:
-                    chunks.update({pool.submit(_scan, part, urgent=True): part for part in self._chunks(held)})
-                    held = []
-            if released and scripts is None and waiting:  # a caller waits: the scripts are read now (`--files`)
-                quiet = {source.path: found.outcome for source, found in waiting if found is not None}
-                scripts = self._scripts(listed, {**outcomes, **quiet}, True)
-                pool.broadcast(_use, {"scripts": scripts})
-            if scripts is not None and waiting:
-                for source, found in waiting:
-                    if found is not None and not found.calls.run_hot(scripts):
-                        outcomes[source.path] = found.outcome
-                    else:  # it may run a script that holds a token: checked whole, the scripts known (and composed)
-                        chunks[pool.submit(_scan, [source], urgent=True, composing=False)] = [source]
-                waiting = []
+            if not run.released and not run.scripts_left:
+                run.release()
+            run.settle_waiting()
             if not pool.pending():
                 break
-            number, results = pool.answer()
-            if number == layout_task:
-                self.packages, self.layout_reads = results[0]
-                pool.broadcast(_use, {"packages": self.packages})
-                if released:
-                    chunks.update({pool.submit(_scan, part, urgent=True): part for part in self._chunks(held)})
-                    held = []
-                continue
-            if number in alone:
-                for source, part in zip(alone.pop(number), results, strict=True):
-                    composed[source.path] = part
-                    composed_apart += source.path in apart
-            else:
-                for source, (found, part) in zip(chunks.pop(number), results, strict=True):
-                    scripts_left.discard(source.path)
-                    if part is not None:
-                        composed[source.path] = part
-                    if isinstance(found, Outcome):
-                        outcomes[source.path] = found
-                    else:
-                        waiting.append((source, found))
-            if self.progress is not None:
-                self.progress(len(outcomes) - len(known) + composed_apart, len(todo) + len(composing))
-        return outcomes, scripts, composed
+            if run.take(*pool.answer()) and self.progress is not None:
+                self.progress(len(run.outcomes) - len(known) + run.composed_apart, len(todo) + len(composing))
+        return run.outcomes, run.scripts, run.composed
 
     def _scripts(self, listed: list[SourceFile], outcomes: dict[str, Outcome], needed: bool) -> Scripts | None:
         """Which listed scripts hold a token: when every one of them was answered, or a caller waits for them
@@ -195,9 +136,91 @@ class Batches:
             self._pool.close()
 
 
+class _Run:
+    """One run of the batches: what is submitted, what is answered, and what waits for the scripts."""
+
+    def __init__(self, batches: Batches, pool: Forks | _Here, todo: list[SourceFile], known: dict[str, Outcome],
+                 listed: list[SourceFile], root: Path, composing: Sequence[SourceFile]) -> None:
+        self.batches, self.pool, self.listed = batches, pool, listed
+        self.outcomes = dict(known)
+        self.composed: dict[str, Composed] = {}
+        self.waiting: list[tuple[SourceFile, Waiting | None]] = []
+        self.scripts: Scripts | None = None
+        first = sorted((s for s in todo if _is_script(s)), key=lambda s: -s.size)
+        self.scripts_left = {s.path for s in first}
+        self.held: list[SourceFile] = []  # kept back until the packages are known
+        self.layout_task = None
+        if batches.packages is None and any(is_config(s.kind) for s in todo):
+            self.layout_task = pool.submit(_layout, [root], yaml_paths=[s.path for s in listed if is_config(s.kind)])
+            self.held = [s for s in todo if is_config(s.kind)]  # their front ends read the layout
+        kept_back = {s.path for s in self.held}
+        # the large first: a small file ends the scan
+        self.rest = sorted((s for s in todo if not _is_script(s) and s.path not in kept_back), key=lambda s: -s.size)
+        self.chunks = {pool.submit(_scan, part): part for part in batches._chunks(first)}
+        by_size = sorted(composing, key=lambda s: -s.size)
+        self.alone = {pool.submit(compose_one, part): part for part in batches._chunks(by_size)}  # composed only
+        self.released = False  # the files after the scripts were submitted
+        self.apart = {s.path for s in composing}
+        self.composed_apart = 0  # files of `composing` answered (for the progress)
+
+    def release(self) -> None:
+        """Every script is answered: the scripts are handed to every worker and the other files submitted."""
+        self.released = True
+        quiet = {source.path: found.outcome for source, found in self.waiting if found is not None}
+        self.scripts = self.batches._scripts(self.listed, {**self.outcomes, **quiet}, bool(self.waiting))
+        if self.scripts is not None:
+            self.pool.broadcast(_use, {"scripts": self.scripts})
+        self.chunks.update({self.pool.submit(_scan, part): part for part in self.batches._chunks(self.rest)})
+        if self.batches.packages is not None:
+            self.submit_held()
+
+    def submit_held(self) -> None:
+        self.chunks.update({self.pool.submit(_scan, part, urgent=True): part
+                            for part in self.batches._chunks(self.held)})
+        self.held = []
+
+    def settle_waiting(self) -> None:
+        """The files that wait for the scripts, once they are known: settled, or checked whole."""
+        if self.released and self.scripts is None and self.waiting:  # a caller waits: the scripts are read now
+            quiet = {source.path: found.outcome for source, found in self.waiting if found is not None}
+            self.scripts = self.batches._scripts(self.listed, {**self.outcomes, **quiet}, True)
+            self.pool.broadcast(_use, {"scripts": self.scripts})
+        if self.scripts is None or not self.waiting:
+            return
+        for source, found in self.waiting:
+            if found is not None and not found.calls.run_hot(self.scripts):
+                self.outcomes[source.path] = found.outcome
+            else:  # it may run a script that holds a token: checked whole, the scripts known (and composed)
+                self.chunks[self.pool.submit(_scan, [source], urgent=True, composing=False)] = [source]
+        self.waiting = []
+
+    def take(self, number: int, results: list[Any]) -> bool:
+        """An answer of the workers; False for the packages (no file answered)."""
+        if number == self.layout_task:
+            self.batches.packages, self.batches.layout_reads = results[0]
+            self.pool.broadcast(_use, {"packages": self.batches.packages})
+            if self.released:
+                self.submit_held()
+            return False
+        if number in self.alone:
+            for source, part in zip(self.alone.pop(number), results, strict=True):
+                self.composed[source.path] = part
+                self.composed_apart += source.path in self.apart
+            return True
+        for source, (found, part) in zip(self.chunks.pop(number), results, strict=True):
+            self.scripts_left.discard(source.path)
+            if part is not None:
+                self.composed[source.path] = part
+            if isinstance(found, Outcome):
+                self.outcomes[source.path] = found
+            else:
+                self.waiting.append((source, found))
+        return True
+
+
 def _is_script(source: SourceFile) -> bool:
     """A file whose outcome tells whether callers that name it must be read (bot.engine.wanted.scripts_of)."""
-    return source.kind == SHELL and source.path.endswith(".sh")
+    return is_callee_script(source.kind, source.path)
 
 
 __all__ = ["Batches", "Setup"]

@@ -16,10 +16,10 @@ from bot.engine.edits import apply_edits, unique_edits
 from bot.engine.settle import Again, Judge, settle
 from bot.hydra.entry import RepositoryEntries
 from bot.ir import Setting
-from bot.lang import front_end, kind_for_path, launch_reader
+from bot.lang import front_end, is_shell_family, kind_for_path, launch_reader
 from bot.lang.focus import Focus
 from bot.lang.front import FrontEnd, LaunchReader, Reading, SourceUnreadable
-from bot.lang.kinds import SHELL, SHELL_FAMILY
+from bot.lang.kinds import SHELL
 from bot.model import Baseline, FileResult, Finding
 from bot.rules.evaluate import LaunchFacts, evaluate
 from bot.rules.globs import any_match
@@ -90,7 +90,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
             return None
 
     judge: Judge | None = None
-    shell = launch_reader(path, kind, context, front) if kind in SHELL_FAMILY else None  # the front end's own
+    shell = launch_reader(path, kind, context, front) if is_shell_family(kind) else None  # the front end's own
     if context is not None and shell is not None:  # launches in scripts, docs' blocks, notebooks, workflows
         judge = partial(_judge, context, shell, data, configs)  # the edited text: parsed once, for it and verify
     settled = settle(path, data, findings, Again(rules_again, front.errors, front.problem, len(_unreadable(reading))),

@@ -14,10 +14,9 @@ from bot.discover import SourceFile, read_source
 from bot.engine.check import check_file, compose_file, rules_for
 from bot.engine.isolation import isolated
 from bot.hydra.messages import in_repository_terms
-from bot.lang import front_end, launch_reader, may_launch
+from bot.lang import front_end, is_config, is_shell_family, launch_reader, may_launch
 from bot.lang.focus import Calls, Focus, Scripts, Trees, may_call_script, may_run_hot, script_calls
 from bot.lang.front import FrontEnd
-from bot.lang.kinds import SHELL_FAMILY, YAML
 from bot.model import Baseline, Outcome, Skipped
 from bot.rules.evaluate import LaunchFacts
 from bot.rules.model import Rule
@@ -112,7 +111,7 @@ def check_one(source: SourceFile, setup: Setup, baseline: Baseline | None = None
     context = setup.context
     wanted = context.focus
     focus = replace(wanted, scripts=setup.scripts, looked=[]) if wanted is not None else None
-    family = source.kind in SHELL_FAMILY  # one front end reads it: a text parsed for one reader serves them all
+    family = is_shell_family(source.kind)  # one front end reads it: a text parsed for one reader serves them all
     front = front_end(source.path, source.kind, context, setup.packages, focus) if family else None
     outcome, data, check = screen(source, focus, launch_reader(source.path, source.kind, context, front).tree
                                   if front is not None else None)
@@ -121,7 +120,7 @@ def check_one(source: SourceFile, setup: Setup, baseline: Baseline | None = None
         return outcome, _compose(source, data, [], setup, front) if composes else None
     read = list(outcome.skipped)  # why the bytes could not be read, if they could not
     file_rules = rules_for(source.path, list(context.rules)) if check else []
-    if source.kind == YAML and any(source.path.startswith(d + "/") for d in setup.config_dirs):
+    if is_config(source.kind) and any(source.path.startswith(d + "/") for d in setup.config_dirs):
         file_rules = schema_rules(file_rules)
     if front is None and data is not None and file_rules:
         front = front_end(source.path, source.kind, context, setup.packages, focus)

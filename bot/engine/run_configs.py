@@ -11,7 +11,7 @@ from pathlib import Path
 
 from bot.engine.edits import apply_edits, unique_edits
 from bot.hydra.shadow import ConfigShadow
-from bot.lang.kinds import YAML
+from bot.lang import is_config
 from bot.model import Outcome, Status
 
 EVERY_RULE = ""
@@ -25,7 +25,7 @@ class RunConfigs:
         self.edits: dict[str, dict[str, bytes]] = {}  # rule (EVERY_RULE: all) -> YAML path -> bytes after
         for path, outcome in outcomes.items():
             result = outcome.result
-            if result is None or result.change is None or result.kind != YAML:
+            if result is None or result.change is None or not is_config(result.kind):
                 continue
             self.edits.setdefault(EVERY_RULE, {})[path] = result.change.after
             fixed = [f for f in result.findings if f.status is Status.FIXABLE and f.edits]

@@ -23,7 +23,8 @@ from bot.errors import UserError
 from bot.gitfiles import head_commit
 from bot.hydra.compose import ComposeStats
 from bot.hydra.renames import config_renames
-from bot.lang.kinds import PYTHON, SHELL_FAMILY, YAML
+from bot.lang import is_config, is_shell_family, names_apps, shell_family
+from bot.lang.focus import Scripts
 from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Reason, Report, RuleInfo
 from bot.rules.model import Rule, consults_config
 
@@ -93,14 +94,9 @@ def scan_all(root: Path, rules: list[Rule], *, label: str | None = None, paths: 
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
     enabled = [r for r in rules if r.enabled]
-    report = Report(
-        repo=label or str(root),
-        commit=head_commit(root),
-        rules=[RuleInfo(r.id, r.enabled, r.title, r.severity, r.upstream) for r in rules],
-        baseline=baseline if baseline is not None else default_baseline(root),
-    )
+    report = _new_report(root, rules, label, baseline)
     packaging: list[str] = []
-    listed = list(sources(root, report.skipped, SHELL_FAMILY if alone else None, sized=paths, packaging=packaging))
+    listed = list(sources(root, report.skipped, shell_family() if alone else None, sized=paths, packaging=packaging))
     unlisted = list(report.skipped)  # what the listing left out
     wanted = focus_for(enabled)
     if wanted is not None:
@@ -119,18 +115,18 @@ def scan_all(root: Path, rules: list[Rule], *, label: str | None = None, paths: 
         files, report.files_quiet = [], dict(report.files_by_kind)
     reuse = memo if facts is None and files else None
     packages = None
-    if reuse is not None and any(s.kind == YAML for s in files):  # the memo plans with what they are read from
+    if reuse is not None and any(is_config(s.kind) for s in files):  # the memo plans with what they are read from
         packages = _layout(root, listed, report)
     todo = files if reuse is None else reuse.plan(root, files, listed, sorted(report.reads), context.consoles_digest)
     held = report.baseline.paths() if report.baseline is not None else set()
     config_dirs: tuple[str, ...] = ()
-    yaml_checked = any(s.kind == YAML for s in todo) or any(s.kind == YAML and s.path in held for s in files)
+    yaml_checked = any(is_config(s.kind) for s in todo) or any(is_config(s.kind) and s.path in held for s in files)
     if yaml_checked and schema_differs(enabled):
-        config_dirs = app_config_dirs([s for s in listed if s.kind == PYTHON])
+        config_dirs = app_config_dirs([s for s in listed if names_apps(s.kind)])
     checking = {s.path for s in todo}
     hits = {} if reuse is None else {s.path: hit for s in files if s.path not in checking
                                      and (hit := reuse.hit(s.path)) is not None}
-    composing = [s for s in listed if s.kind in SHELL_FAMILY] if compose is not None else []
+    composing = [s for s in listed if is_shell_family(s.kind)] if compose is not None else []
     setup = Setup(context, facts, config_dirs, seconds, packages,
                   compose=Composing(compose, report.baseline) if compose is not None else None)
     with Batches(setup, jobs, progress) as batches:
@@ -138,22 +134,8 @@ def scan_all(root: Path, rules: list[Rule], *, label: str | None = None, paths: 
                                                   [s for s in composing if s.path not in checking])
     report.reads.update(batches.layout_reads - {s.path for s in listed})  # included configs git ignores
     setup = replace(setup, packages=batches.packages, compose=None)
-    final: dict[str, Outcome] = {}
-    known = scripts
-    for source in files:
-        outcome = outcomes[source.path]
-        if reuse is not None and reuse.hit(source.path) is None:
-            reuse.record(source, outcome)  # what the file alone says: a judgement with the run's config edits is not
-        if source.path in held and report.baseline is not None and _baselined(outcome, report.baseline):
-            # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
-            known = known if known is not None else scripts_of(listed, outcomes, wanted)  # a cached caller
-            again = scan_one(source, replace(setup, scripts=known), report.baseline)
-            assert isinstance(again, Outcome)
-            outcome = again
-        final[source.path] = outcome
-    if any(uncomposed(o) for o in final.values()):
-        known = known if known is not None else scripts_of(listed, outcomes, wanted)
-        _judge_with_config_edits(root, files, final, replace(setup, scripts=known), held, report.baseline)
+    final = _final_outcomes(root, files, outcomes, scripts, setup, reuse, report.baseline, held,
+                            lambda: scripts_of(listed, outcomes, wanted))
     for source in files:
         add_outcome(report, final[source.path], source.kind)
     if reuse is not None:
@@ -168,6 +150,40 @@ def scan_all(root: Path, rules: list[Rule], *, label: str | None = None, paths: 
         return Scanned(alone_report, alone_report, stats)
     merge(report, alone_report)
     return Scanned(report, alone_report, stats)
+
+
+def _new_report(root: Path, rules: list[Rule], label: str | None, baseline: Baseline | None) -> Report:
+    return Report(
+        repo=label or str(root),
+        commit=head_commit(root),
+        rules=[RuleInfo(r.id, r.enabled, r.title, r.severity, r.upstream) for r in rules],
+        baseline=baseline if baseline is not None else default_baseline(root),
+    )
+
+
+def _final_outcomes(root: Path, files: list[SourceFile], outcomes: dict[str, Outcome], scripts: Scripts | None,
+                    setup: Setup, reuse: Memo | None, baseline: Baseline | None, held: set[str],
+                    all_scripts: Callable[[], Scripts]) -> dict[str, Outcome]:
+    """Each file's outcome as reported: recorded in the memo as the file alone says it, then checked again with
+    the baseline where it holds findings of it, and judged again with the run's config edits where Hydra refused
+    some of its fixes. `all_scripts`: the scripts' answers, when the batches had none (every caller cached)."""
+    final: dict[str, Outcome] = {}
+    known = scripts
+    for source in files:
+        outcome = outcomes[source.path]
+        if reuse is not None and reuse.hit(source.path) is None:
+            reuse.record(source, outcome)  # what the file alone says: a judgement with the run's config edits is not
+        if source.path in held and baseline is not None and _baselined(outcome, baseline):
+            # checked again with the baseline, so that no fix of a silenced finding is planned (never cached)
+            known = known if known is not None else all_scripts()  # a cached caller
+            again = scan_one(source, replace(setup, scripts=known), baseline)
+            assert isinstance(again, Outcome)
+            outcome = again
+        final[source.path] = outcome
+    if any(uncomposed(o) for o in final.values()):
+        known = known if known is not None else all_scripts()
+        _judge_with_config_edits(root, files, final, replace(setup, scripts=known), held, baseline)
+    return final
 
 
 def _judge_with_config_edits(root: Path, files: list[SourceFile], final: dict[str, Outcome], setup: Setup,
@@ -202,7 +218,7 @@ def _layout(root: Path, listed: list[SourceFile], report: Report) -> dict[str, s
     from bot.lang.yaml.config import yaml_packages
 
     reads: set[str] = set()
-    packages = yaml_packages(root, [s.path for s in listed if s.kind == YAML], reads)
+    packages = yaml_packages(root, [s.path for s in listed if is_config(s.kind)], reads)
     report.reads.update(reads - {s.path for s in listed})
     return packages
 

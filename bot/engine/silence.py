@@ -53,9 +53,10 @@ class Directives:
         self.starts = [0, *(m.end() for m in re.finditer(rb"\n", data))]
         self.comments: Comments | None = None
         if kind is not None:
-            from bot.lang import comments
+            from bot.lang import comment_views
+            from bot.lang.comments import Comments
 
-            self.comments = comments.Comments(kind, data, consoles, shell)
+            self.comments = Comments(data, comment_views(kind, data, consoles, shell))
         self._named: dict[int, frozenset[str]] = {}
         self._above: dict[int, frozenset[str]] = {}
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.discover import SourceFile, read_source
+from bot.lang import is_callee_script
 from bot.lang.focus import Focus, Scripts
-from bot.lang.kinds import SHELL
 from bot.model import Outcome
 from bot.rules.model import Rule
 from bot.rules.settled import SettledLiterals
@@ -50,7 +50,7 @@ def listing_of(listed: list[SourceFile]) -> Scripts:
 
 
 def _scripts(listed: list[SourceFile]) -> list[SourceFile]:
-    return [s for s in listed if s.kind == SHELL and s.path.endswith(".sh")]
+    return [s for s in listed if is_callee_script(s.kind, s.path)]
 
 
 def _root(listed: list[SourceFile]) -> str | None:

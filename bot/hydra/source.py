@@ -86,7 +86,7 @@ def hydra_over(root: str, config_dir: str, version_base: str | None, source: typ
 def _source_class() -> type:
     """The source class, made once: hydra-core is imported only when something is composed."""
     from hydra._internal.core_plugins.file_config_source import FileConfigSource
-    from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
+    from hydra.plugins.config_source import ConfigResult, ConfigSource
 
     class ConfinedSource(FileConfigSource):
         """Hydra's file source, reading only regular files and directories of one tree."""
@@ -110,48 +110,19 @@ def _source_class() -> type:
             return f"file://{self.path}"
 
         def _target(self, config_path: str) -> str | None:
-            """The path Hydra's file source would open (`critic/../engine/fsdp.yaml` too: resolved as Hydra
-            resolves it, and then it must be the tree's, bot.confined)."""
-            if config_path.startswith("/") or "\0" in config_path:
-                return None
-            return os.path.join(self.path, *[p for p in config_path.split("/") if p not in ("", ".")])
+            return _target(self.path, config_path)
 
         def _there(self, config_path: str, directory: bool, note: bool = True) -> bool:
-            target = self._target(config_path)
-            if target is None:
-                return False
-            found = confined.is_dir(self.root, target) if directory else confined.is_file(self.root, target)
-            if not found and note:
-                why = confined.why_absent(self.root, target)
-                if why is not None and os.path.isdir(target) == directory:
-                    self.refused.append(f"{os.path.relpath(target, self.root)}, {why}")
-            return found
+            return _there(self.root, self._target(config_path), directory, self.refused if note else None)
 
         def load_config(self, config_path: str) -> Any:
-            from omegaconf import OmegaConf
-
             normalized = self._normalize_file_name(config_path)
             target = self._target(normalized)
-            data = confined.read(self.root, target, MAX_BYTES) if target is not None else None
-            if target is not None and data is None and confined.is_file(self.root, target):
-                raise ConfigBroken(target, f"larger than {MAX_BYTES // (1024 * 1024)} MB: not read")
-            if data is None or target is None:
-                raise ConfigLoadError(f"Config not found : {target or normalized}")
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ConfigBroken(target, f"not UTF-8 (byte {exc.start})") from None
+            text = _config_text(self.root, target, normalized)
+            assert target is not None
             header = ConfigSource._get_header_dict(text[:512])
-            try:
-                cfg = OmegaConf.load(io.StringIO(text))
-            except RecursionError:
-                raise ConfigBroken(target, "nested too deeply to load") from None
-            except Exception as exc:  # a YAML error of the file's own (the loader's types vary)
-                if type(exc).__module__.split(".")[0] not in ("yaml", "ruamel"):
-                    raise
-                text = " ".join(str(exc).replace(' in "<file>"', "").split())
-                raise ConfigBroken(target, f"does not parse as YAML: {text}") from None
-            return ConfigResult(config=cfg, path=f"file://{self.path}", provider=self.provider, header=header)
+            return ConfigResult(config=_loaded(target, text), path=f"file://{self.path}", provider=self.provider,
+                                header=header)
 
         def available(self) -> bool:
             return self._there("", directory=True)
@@ -165,17 +136,71 @@ def _source_class() -> type:
         def list(self, config_path: str, results_filter: ObjectType | None) -> list[str]:
             from hydra.core.object_type import ObjectType
 
-            target = self._target(config_path)
+            groups, configs = results_filter in (None, ObjectType.GROUP), results_filter in (None, ObjectType.CONFIG)
             found: list[str] = []
-            for name, is_directory in confined.entries(self.root, target) if target is not None else []:
-                if name in ("__pycache__", "__init__.py"):
-                    continue
+            for name, is_directory in _entries(self.root, self._target(config_path)):
                 inner = f"{config_path}/{name}" if config_path else name
-                if is_directory and results_filter in (None, ObjectType.GROUP):
+                if is_directory and groups:
                     found.append(name)
-                if (not is_directory and results_filter in (None, ObjectType.CONFIG)
-                        and self._there(self._normalize_file_name(inner), directory=False, note=False)):
+                elif not is_directory and configs and self._there(self._normalize_file_name(inner), False, False):
                     found.append(name[: name.rfind(".")] if "." in name else name)
             return sorted(set(found))
 
     return ConfinedSource
+
+
+def _target(path: str, config_path: str) -> str | None:
+    """The path Hydra's file source would open (`critic/../engine/fsdp.yaml` too: resolved as Hydra resolves it,
+    and then it must be the tree's, bot.confined)."""
+    if config_path.startswith("/") or "\0" in config_path:
+        return None
+    return os.path.join(path, *[p for p in config_path.split("/") if p not in ("", ".")])
+
+
+def _there(root: str, target: str | None, directory: bool, refused: list[str] | None) -> bool:
+    """Whether the tree has that directory or regular file; what is refused is noted in `refused` (if given)."""
+    if target is None:
+        return False
+    found = confined.is_dir(root, target) if directory else confined.is_file(root, target)
+    if not found and refused is not None:
+        why = confined.why_absent(root, target)
+        if why is not None and os.path.isdir(target) == directory:
+            refused.append(f"{os.path.relpath(target, root)}, {why}")
+    return found
+
+
+def _entries(root: str, target: str | None) -> list[tuple[str, bool]]:
+    """A directory's entries (name, is a directory) as Hydra lists them: no `__pycache__` or `__init__.py`."""
+    listed = confined.entries(root, target) if target is not None else []
+    return [(name, is_dir) for name, is_dir in listed if name not in ("__pycache__", "__init__.py")]
+
+
+def _config_text(root: str, target: str | None, normalized: str) -> str:
+    """A config file's text, read only if it is the tree's own; raises what Hydra's file source would (not found)
+    or ConfigBroken (too large, not UTF-8)."""
+    from hydra.plugins.config_source import ConfigLoadError
+
+    data = confined.read(root, target, MAX_BYTES) if target is not None else None
+    if target is not None and data is None and confined.is_file(root, target):
+        raise ConfigBroken(target, f"larger than {MAX_BYTES // (1024 * 1024)} MB: not read")
+    if data is None or target is None:
+        raise ConfigLoadError(f"Config not found : {target or normalized}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigBroken(target, f"not UTF-8 (byte {exc.start})") from None
+
+
+def _loaded(target: str, text: str) -> Any:
+    """The config OmegaConf loads from the text; a YAML error of the file's own is ConfigBroken."""
+    from omegaconf import OmegaConf
+
+    try:
+        return OmegaConf.load(io.StringIO(text))
+    except RecursionError:
+        raise ConfigBroken(target, "nested too deeply to load") from None
+    except Exception as exc:  # a YAML error of the file's own (the loader's types vary)
+        if type(exc).__module__.split(".")[0] not in ("yaml", "ruamel"):
+            raise
+        text = " ".join(str(exc).replace(' in "<file>"', "").split())
+        raise ConfigBroken(target, f"does not parse as YAML: {text}") from None

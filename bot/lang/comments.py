@@ -17,18 +17,22 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bot.context import NO_CONSOLES, Consoles
-from bot.lang import kinds
+from bot.context import Consoles
 
 if TYPE_CHECKING:
+    from tree_sitter import Tree
+
+    from bot.lang.embedded.blocks import DocBlocks
     from bot.lang.embedded.doc_yaml import BlockText
     from bot.lang.embedded.views import ShellView
+
+    ShellViews = Callable[[bytes, Consoles, Callable[[bytes], Tree] | None], list[ShellView]]
 
 SHELL, YAML, PYTHON = "shell", "yaml", "python"
 
 
 @dataclass
-class _View:
+class CodeView:
     """Code of one language: its text and where each of its bytes stands in the file."""
 
     language: str
@@ -73,13 +77,12 @@ class ShellTexts(Protocol):
 
 
 class Comments:
-    """The verdicts for one file: `real(offset)` of a `#` at a byte offset of the file; `shell`: the file's
-    front end, whose reading of its shell is taken (nothing parsed again)."""
+    """The verdicts for one file: `real(offset)` of a `#` at a byte offset of the file; `views`: the file's code,
+    most specific first (bot.lang.comment_views: what its kind's registration says it holds)."""
 
-    def __init__(self, kind: str, data: bytes, consoles: Consoles = NO_CONSOLES,
-                 shell: ShellTexts | None = None) -> None:
+    def __init__(self, data: bytes, views: list[CodeView]) -> None:
         self.data = data
-        self.views = _views(kind, data, consoles, shell)
+        self.views = views
 
     def real(self, offset: int) -> bool | None:
         """True: the `#` at `offset` is a comment; False: code reads it as something else (a quoted argument,
@@ -91,51 +94,48 @@ class Comments:
         return None
 
 
-def _views(kind: str, data: bytes, consoles: Consoles, shell: ShellTexts | None) -> list[_View]:
-    """The file's code, most specific first (a workflow's steps before the YAML around them)."""
+def whole_views(language: str, data: bytes, shell: ShellTexts | None = None) -> list[CodeView]:
+    """The whole file, code of one language (a script, a config, a Python file)."""
+    return [CodeView(language, data, None, shell.tree if shell is not None and language == SHELL else None)]
+
+
+def shell_family_views(data: bytes, consoles: Consoles, shell: ShellTexts | None, views: ShellViews,
+                       more: Callable[[bytes, Consoles], list[CodeView]] | None) -> list[CodeView]:
+    """A shell-family file's shell views (the front end's, when given, else `views`), then `more` of its code (a
+    workflow's YAML around its steps, a doc's YAML and Python blocks, a notebook's code cells)."""
     trees = shell.tree if shell is not None else None
-    if kind == kinds.SHELL:
-        return [_View(SHELL, data, None, trees)]
-    if kind == kinds.YAML:
-        return [_View(YAML, data, None)]
-    if kind == kinds.PYTHON:
-        return [_View(PYTHON, data, None)]
-    views = [_View(SHELL, view.text, None if view.host_at is None else view.host, trees)
-             for view in _shell_views(kind, data, consoles, shell)]
-    if kind == kinds.WORKFLOW:
-        views.append(_View(YAML, data, None))
-    elif kind in (kinds.MARKDOWN, kinds.RST):
-        views.extend(_doc_views(kind, data, consoles))
-    elif kind == kinds.NOTEBOOK:
-        from bot.lang.embedded.nb_cells import cell_views
-
-        for view in cell_views(data, "code", lambda lines: not lines[0].startswith("%%"),
-                               lambda line: line.lstrip().startswith(("!", "%"))):
-            views.append(_View(PYTHON, view.text, view.host))
-    return views
-
-
-def _shell_views(kind: str, data: bytes, consoles: Consoles, shell: ShellTexts | None) -> list[ShellView]:
-    from bot.lang.shell.front import shell_views
-
     try:
-        return shell.views(data) if shell is not None else shell_views(kind, data, consoles)
+        shown = shell.views(data) if shell is not None else views(data, consoles, None)
     except (ValueError, KeyError):
-        return []
+        shown = []
+    found = [CodeView(SHELL, view.text, None if view.host_at is None else view.host, trees) for view in shown]
+    if more is not None:
+        found.extend(more(data, consoles))
+    return found
 
 
-def _doc_views(kind: str, data: bytes, consoles: Consoles) -> list[_View]:
-    from bot.lang.embedded.blocks import YAML_LANGUAGES, markdown_blocks, rst_blocks
+def notebook_cell_views(data: bytes) -> list[CodeView]:
+    """A notebook's Python code cells (cell magics and shell lines left out)."""
+    from bot.lang.embedded.nb_cells import cell_views
+
+    return [CodeView(PYTHON, view.text, view.host)
+            for view in cell_views(data, "code", lambda lines: not lines[0].startswith("%%"),
+                                   lambda line: line.lstrip().startswith(("!", "%")))]
+
+
+def doc_block_views(data: bytes, blocks: DocBlocks) -> list[CodeView]:
+    """A doc's YAML and Python blocks."""
+    from bot.lang.embedded.blocks import YAML_LANGUAGES
     from bot.lang.embedded.doc_python import PYTHON_LANGUAGES
     from bot.lang.embedded.doc_yaml import block_text
 
     views = []
-    for block in (markdown_blocks(data, consoles) if kind == kinds.MARKDOWN else rst_blocks(data, consoles)).blocks:
+    for block in blocks.blocks:
         if block.language in YAML_LANGUAGES or block.language in PYTHON_LANGUAGES:
             shown = block_text(data, block)
             if shown is not None:
                 language = YAML if block.language in YAML_LANGUAGES else PYTHON
-                views.append(_View(language, shown.text, partial(_block_host, shown)))
+                views.append(CodeView(language, shown.text, partial(_block_host, shown)))
     return views
 
 

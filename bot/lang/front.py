@@ -15,6 +15,9 @@ from bot.ir import ErrorRegion, Launch, Realise, SettingGroup
 from bot.model import Finding
 
 if TYPE_CHECKING:
+    from tree_sitter import Tree
+
+    from bot.context import Consoles
     from bot.lang.embedded.views import ShellView
 
 UNREADABLE = 10**6  # as many parse errors as a file that no longer reads as its kind can have
@@ -47,6 +50,21 @@ class FrontEnd(Protocol):
     def read(self, data: bytes) -> Reading: ...  # raises SourceUnreadable
     def errors(self, data: bytes) -> int: ...
     def problem(self, before: bytes, after: bytes) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class ShellFamily:
+    """How a kind of the shell family is read (its registration in bot.lang.FRONT_ENDS): the views its shell is
+    in, and what that shell's reading means for the file."""
+
+    # (file, the repository's console scripts, where a view's parse comes from) -> its views; raises ValueError
+    views: Callable[[bytes, Consoles, Callable[[bytes], Tree] | None], list[ShellView]]
+    all_exported: bool = False  # every variable reaches the commands' environment (a workflow's `env:`)
+    whole_file: bool = False  # the shell is what the file is (a script, workflow steps, recipes): a parse error
+    # there leaves the file partly parsed (a doc's block that does not parse is only masked)
+    hands_inputs: bool = False  # callers run it: which of their values reach its keys (Reading.inputs)
+    host_errors: Callable[[bytes], int] | None = None  # parse errors of the format around the shell (YAML)
+    host_problem: Callable[[bytes, bytes], str | None] | None = None  # what an edit broke around it (JSON)
 
 
 @dataclass

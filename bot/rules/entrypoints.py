@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from bot.ir import CALLER, SCRIPT, Action, Launch, Plan, SettingGroup
+from bot.ir import CALLER, SCRIPT, Launch, MoveEntry, Plan, SettingGroup
 from bot.model import Finding
 from bot.rules.fixes import manual
 from bot.rules.model import Rule
@@ -49,4 +49,4 @@ def plan_move(rule: Rule, finding: Finding, group: SettingGroup, moved: tuple[st
     if targets is not None and group.launch is not None and not targets.has(group.launch, old, new):
         manual(finding, f"the target is not in this checkout (no {module} in the repository)")
         return None
-    return Plan(finding, group, [Action("entrypoint", None, module, value=new, key=old)], f"now runs {module}")
+    return Plan(finding, group, [MoveEntry(module, old, new)], f"now runs {module}")

@@ -25,7 +25,7 @@ from bot.ir import (
     SCRIPT,
     STRANDED,
     SWEEP_PARAMS,
-    Action,
+    InsertKey,
     Plan,
     Realise,
     Setting,
@@ -124,13 +124,7 @@ class Evaluator:
             applies = [group_applies(rule, group, self.facts) for group in site.groups]
             if not any(applies):
                 continue
-            variants: dict[object, Setting] = {}
-            for setting in site.settings:
-                variants.setdefault(setting.identity, setting)
-            values = self.plain_sweeps(list(variants.values()), site.groups)
-            verdicts = [value_matches(rule, s) for s in values]
-            noted = [referenced_verdict(rule, s) if v is None else None for s, v in zip(values, verdicts)]
-            verdicts = [False if n is False else v for v, n in zip(verdicts, noted)]
+            values, verdicts, noted = self.verdicts(rule, site)
             if all(v is False for v in verdicts):
                 continue  # also a value that is another key's: the rule checks that key where it is set
             if site.groups[0].role in (EXCERPT, COMMENT, PROSE) and not self.changes(rule, values, verdicts):
@@ -139,48 +133,64 @@ class Evaluator:
             finding = self.finding(rule, first.line, first.column, first.key, first.text, describe(first),
                                    groups=site.groups)
             findings.append(finding)
-            if site.groups[0].role == STRANDED:
-                finding.value = None
-                manual(finding, site.groups[0].label)
-                continue
-            if site.groups[0].role in (COMMENT, PROSE):
-                finding.severity = NOTE
-                if rule.comment_policy(site.groups[0].role == PROSE) == "note":
-                    manual(finding, "reported, not rewritten (the rule's comments policy)")
-                    continue
-            if all(v is False or n is True for v, n in zip(verdicts, noted)):
-                finding.severity, finding.message, finding.value = NOTE, fallback_note(first), None
-                manual(finding, "check that every config this one is composed into sets that key")
-                continue
-            if not all(applies):
-                lines = sorted({g.line for g, ok in zip(site.groups, applies) if not ok})
-                manual(finding, "shared with launches the rule does not apply to (line "
-                       + ", ".join(map(str, lines)) + ")")
-                continue
-            unknown = [s for s, v in zip(values, verdicts) if v is None]
-            if unknown:
-                finding.value = None
-                manual(finding, "a person must check it" if unknown[0].state in ("invalid", "mapping")
-                       else "a multirun sweep, some of whose runs break the rule: a person must check it"
-                       if isinstance(unknown[0].value, Sweep) else "known only at run time: a person must check it")
-                continue
-            if not all(verdicts):
-                choices = " or ".join(f"{s.text} {s.origin or '(literal)'}" for s in values)
-                finding.message = f"{first.prefix}{first.key} depends on the branch taken: {choices}"
-                plan = plan_branch_values(rule, finding, values, verdicts, site.groups[0])
-                if plan is None:
-                    manual(finding, "a person must choose")
-                else:
-                    plans.append(plan)
-                continue
-            if not first.keyed:
-                manual(finding, "the key is not written in one place")
-                continue
-            plan = plan_fix(rule, finding, values, site.groups[0])
+            plan = self.site_fix(rule, site, finding, values, (verdicts, noted), applies)
             if plan is not None:
                 plans.append(plan)
         write_plans(self.path, rule, plans, self.realise)
         return findings
+
+    def verdicts(self, rule: Rule, site: Site) -> tuple[list[Setting], list[bool | None], list[bool | None]]:
+        """The site's distinct values, whether each breaks the rule (None: unknown), and for those unknown
+        whether the key a value interpolates breaks it (the verdict then: False when that key's does not)."""
+        variants: dict[object, Setting] = {}
+        for setting in site.settings:
+            variants.setdefault(setting.identity, setting)
+        values = self.plain_sweeps(list(variants.values()), site.groups)
+        verdicts = [value_matches(rule, s) for s in values]
+        noted = [referenced_verdict(rule, s) if v is None else None for s, v in zip(values, verdicts)]
+        return values, [False if n is False else v for v, n in zip(verdicts, noted)], noted
+
+    def site_fix(self, rule: Rule, site: Site, finding: Finding, values: list[Setting],
+                 judged: tuple[list[bool | None], list[bool | None]], applies: list[bool]) -> Plan | None:
+        """The fix of a site's finding, or None with the finding made manual (or a note) and why."""
+        verdicts, noted = judged
+        first, role = values[0], site.groups[0].role
+        if role == STRANDED:
+            finding.value = None
+            manual(finding, site.groups[0].label)
+            return None
+        if role in (COMMENT, PROSE):
+            finding.severity = NOTE
+            if rule.comment_policy(role == PROSE) == "note":
+                manual(finding, "reported, not rewritten (the rule's comments policy)")
+                return None
+        if all(v is False or n is True for v, n in zip(verdicts, noted)):
+            finding.severity, finding.message, finding.value = NOTE, fallback_note(first), None
+            manual(finding, "check that every config this one is composed into sets that key")
+            return None
+        if not all(applies):
+            lines = sorted({g.line for g, ok in zip(site.groups, applies) if not ok})
+            manual(finding, "shared with launches the rule does not apply to (line "
+                   + ", ".join(map(str, lines)) + ")")
+            return None
+        unknown = [s for s, v in zip(values, verdicts) if v is None]
+        if unknown:
+            finding.value = None
+            manual(finding, "a person must check it" if unknown[0].state in ("invalid", "mapping")
+                   else "a multirun sweep, some of whose runs break the rule: a person must check it"
+                   if isinstance(unknown[0].value, Sweep) else "known only at run time: a person must check it")
+            return None
+        if not all(verdicts):
+            choices = " or ".join(f"{s.text} {s.origin or '(literal)'}" for s in values)
+            finding.message = f"{first.prefix}{first.key} depends on the branch taken: {choices}"
+            plan = plan_branch_values(rule, finding, values, verdicts, site.groups[0])
+            if plan is None:
+                manual(finding, "a person must choose")
+            return plan
+        if not first.keyed:
+            manual(finding, "the key is not written in one place")
+            return None
+        return plan_fix(rule, finding, values, site.groups[0])
 
     # ---- entry point rules ---------------------------------------------------------
     def entrypoint_rule(self, rule: Rule) -> list[Finding]:
@@ -247,8 +257,7 @@ class Evaluator:
                     manual(finding, f"{not_hydra}: a person must check how it takes this setting")
                     continue
                 anchor = missing[0].key if rule.ensure_together else entry.key
-                action = Action("insert", None, text, value=entry.value, key=entry.key, prefix=prefix,
-                                anchor_key=anchor)
+                action = InsertKey(entry.key, prefix, text, entry.value, anchor)
                 plans.append(Plan(finding, group, [action], f"adds {prefix}{entry.key}={text}"))
         write_plans(self.path, rule, plans, self.realise)
         return findings

@@ -1,4 +1,5 @@
-"""The fields format v1 allows in each section, and typed checks of field values (`file: field: expected ...`)."""
+"""The fields format v1 allows in each section (read from bot.rules.schema), and typed checks of field values
+(`file: field: expected ...`)."""
 
 from __future__ import annotations
 
@@ -9,19 +10,17 @@ from typing import Any
 from bot.errors import UserError
 from bot.rules.globs import Glob, GlobError, key_glob, path_glob
 from bot.rules.model import PREFIXES
+from bot.rules.schema import fields_of
 
 KEY_PATH = re.compile(r"^[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*$")
-TOP_FIELDS = {
-    "id", "title", "description", "upstream", "severity", "type", "enabled", "files", "trigger",
-    "when", "match", "fix", "ensure", "ensure_mode", "relation",
-    "comments",
-}
-RELATION_FIELDS = {"left", "op", "right", "value", "message"}
-TRIGGER_FIELDS = {"paths", "text"}
-WHEN_FIELDS = {"sets", "unset", "entrypoint", "config", "value"}
-MATCH_FIELDS = {"key", "exclude", "value", "value_not", "prefix", "item"}
-FIX_FIELDS = {"set", "rename", "map", "remove", "prefix", "map_items", "remove_items", "entrypoint"}
-ENSURE_FIELDS = {"key", "value", "prefix", "if_sets"}
+# the fields each section allows, as the schema declares them (bot.rules.schema: the format's one source)
+TOP_FIELDS = fields_of()
+RELATION_FIELDS = fields_of("relation")
+TRIGGER_FIELDS = fields_of("trigger")
+WHEN_FIELDS = fields_of("when")
+MATCH_FIELDS = fields_of("match")
+FIX_FIELDS = fields_of("fix")
+ENSURE_FIELDS = fields_of("ensure")
 
 
 class FieldChecker:

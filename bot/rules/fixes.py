@@ -5,7 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from bot.hydra.grammar import bool_style, format_value, sibling_key, values_equal
-from bot.ir import Action, Clash, Plan, Realise, Setting, SettingGroup
+from bot.ir import (
+    Action,
+    Clash,
+    Plan,
+    Realise,
+    RemoveKey,
+    RenameKey,
+    SetBranchValue,
+    SetItems,
+    SetPrefix,
+    Setting,
+    SettingGroup,
+    SetValue,
+)
 from bot.model import Edit, Finding, Reason, Status
 from bot.rules.matching import LaunchFacts
 from bot.rules.model import EnsureEntry, Rule
@@ -77,7 +90,7 @@ def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: Setti
         return None
     first = variants[0]
     if fix.remove:
-        return Plan(finding, group, [Action("remove", first)], "removed")
+        return Plan(finding, group, [RemoveKey(first)], "removed")
     actions: list[Action] = []
     words: list[str] = []
     if fix.rename:
@@ -85,10 +98,10 @@ def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: Setti
         if new_key is None:
             manual(finding, "the block shows part of the config: a person must place the new key")
             return None
-        actions.append(Action("key", first, new_key))
+        actions.append(RenameKey(first, new_key))
         words.append(f"renamed to {new_key}")
     if fix.prefix is not None and fix.prefix != first.prefix:
-        actions.append(Action("prefix", first, fix.prefix))
+        actions.append(SetPrefix(first, fix.prefix))
         words.append(f"prefix set to {fix.prefix!r}")
     if fix.map_items or fix.remove_items:
         action = item_action(rule, finding, variants)
@@ -109,7 +122,7 @@ def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: Setti
                 manual(finding, "the branches need different new values")
             return plan
         (text, value), = new  # type: ignore[misc]
-        actions.append(Action("value", first, text, value=value, variants=variants))
+        actions.append(SetValue(first, text, value, variants))
         words.append(f"set to {text}")
     return Plan(finding, group, actions, " and ".join(words))
 
@@ -122,15 +135,15 @@ def plan_branch_values(rule: Rule, finding: Finding, variants: list[Setting], ve
     if fix is None or not fix.map or fix.has_set or fix.rename or fix.remove or fix.prefix is not None \
             or fix.map_items or fix.remove_items or fix.entrypoint:
         return None
-    actions: list[Action] = []
+    actions: list[SetBranchValue] = []
     for setting, verdict in zip(variants, verdicts):
         new = new_text(rule, setting) if verdict else None
         if new is not None:
-            actions.append(Action("variant", setting, new[0], value=new[1], variants=variants))
+            actions.append(SetBranchValue(setting, new[0], new[1], variants))
     if not actions:
         return None
-    words = dict.fromkeys(f"{a.setting.text} set to {a.text}" for a in actions if a.setting is not None)
-    return Plan(finding, group, actions, " and ".join(words))
+    words = dict.fromkeys(f"{a.setting.text} set to {a.text}" for a in actions)
+    return Plan(finding, group, list(actions), " and ".join(words))
 
 
 def prefix_for(entry: EnsureEntry, group: SettingGroup, facts: LaunchFacts | None) -> str:
@@ -156,7 +169,7 @@ def ensure_conflict(entries: list[EnsureEntry], present: dict[str, list[Setting]
     return None
 
 
-def item_action(rule: Rule, finding: Finding, variants: list[Setting]) -> Action | None:
+def item_action(rule: Rule, finding: Finding, variants: list[Setting]) -> SetValue | SetItems | None:
     """The list elements mapped and dropped; a scalar is mapped. A name the mapping makes equal to another
     element that was a different name is kept once (`[tracking, wandb]` -> `[wandb]`); repeats the list
     already had, and numbers (layer sizes are ordered), stay where they are (`[32, 32]` -> `[64, 64]`)."""
@@ -169,7 +182,7 @@ def item_action(rule: Rule, finding: Finding, variants: list[Setting]) -> Action
         for old, new in fix.map_items:
             if values_equal(old, first.value):
                 text = format_value(new, bool_style(first.text))
-                return Action("value", first, text, value=new, variants=variants)
+                return SetValue(first, text, new, variants)
         manual(finding, f"removing {first.text} would leave {first.key} without a value: a person must decide")
         return None
     replace: dict[int, Any] = {}
@@ -193,7 +206,7 @@ def item_action(rule: Rule, finding: Finding, variants: list[Setting]) -> Action
         manual(finding, f"{first.key} would be an empty list: a person must decide")
         return None
     value = [v for v, _ in kept]
-    return Action("items", first, format_value(value), value=value, variants=variants, items=replace, drop=tuple(drop))
+    return SetItems(first, format_value(value), value, variants, replace, tuple(drop))
 
 
 def item_words(rule: Rule, setting: Setting) -> str:

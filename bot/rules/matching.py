@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 from bot.hydra.grammar import MISSING, config_reference, fallback_value, values_equal
 from bot.hydra.sweeps import Sweep
-from bot.ir import Launch, Setting, SettingGroup
+from bot.ir import Launch, Setting, SettingGroup, State
 from bot.rules.globs import any_match
 from bot.rules.model import Rule
 from bot.rules.suffix import suffix_match
@@ -156,5 +156,5 @@ def referenced_verdict(rule: Rule, setting: Setting) -> bool | None:
     readable, value = fallback_value(reference.fallback)
     if not readable:
         return None
-    fallback = replace(setting, state="static", value=value, text=reference.fallback)
+    fallback = replace(setting, state=State.STATIC, value=value, text=reference.fallback)
     return value_matches(rule, fallback)

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from bot.hydra.grammar import config_reference, with_reference
-from bot.ir import COMMENT, DEFAULTS_LIST, PROSE, STRANDED, SWEEP_PARAMS, Action, Plan, Setting
+from bot.ir import COMMENT, DEFAULTS_LIST, PROSE, STRANDED, SWEEP_PARAMS, Plan, Setting, SettingGroup, SetValue, State
 from bot.model import NOTE, Finding
 from bot.rules.fixes import manual, renamed_key, write_plans
 from bot.rules.matching import group_applies, key_matches, reads_value
@@ -41,52 +41,71 @@ def rename_references(ev: Evaluator, rule: Rule) -> list[Finding]:
             if not written or "${" not in written or (setting.line, setting.column) in seen:
                 continue  # a list read value by value is followed in its IN_LIST group; an alias once
             seen.add((setting.line, setting.column))
-            inner = _unquoted(written)
-            reference = config_reference(inner)
-            if reference is None:  # `${data.root}/train`: each reference to a renamed key inside the text
-                inside = _inside(rule, inner)
-                if inside is None:
-                    continue
-                text, named = inside
-                new_key = _new_key(rule, named)
-                finding = ev.finding(rule, setting.line, setting.column, setting.key, written,
-                                     f"{setting.key} is {written}, which names {named}", groups=[group])
-                why = ("an interpolation inside text with escapes" if "\\" in inner  # `\${` is no interpolation
-                       else "an interpolation inside a list or mapping" if not isinstance(setting.value, str)
-                       else None)
-                if why is not None and text_policy is not None:
-                    continue  # in a comment or prose only what reads plainly is worth a note
-                if why is not None:
-                    manual(finding, f"{why}: a person must rewrite it")
-                    findings.append(finding)
-                    continue
-            elif _renamed(rule, reference.key):
-                new_key = _new_key(rule, reference.key)
-                text = with_reference(inner, new_key)  # the file's writer keeps the value's own quoting
-                finding = ev.finding(rule, setting.line, setting.column, setting.key, setting.text,
-                                     f"{setting.key} is {setting.text}, which the rule renames", groups=[group])
-            else:
+            found = _names_renamed(ev, rule, group, setting, written, text_policy)
+            if found is None:
                 continue
+            finding, text, new_key = found
             findings.append(finding)
-            if text_policy is not None:  # a comment or prose: a note, rewritten as the rule's keys are there
-                finding.severity = NOTE
-                if text_policy == "note":
-                    manual(finding, "reported, not rewritten (the rule's comments policy)")
-                    continue
-            if not setting.keyed:
-                manual(finding, "the value is not written in one place")
+            if text is None or not _rewritable(finding, setting, written, text_policy, values):
                 continue
-            if len(values.get(setting.site, ())) > 1:  # `for d in '${a.b}/x' y`: one edit would serve every round
-                manual(finding, "the value depends on the branch taken or a loop's round: a person must rewrite it")
-                continue
-            if inner != written and (written[0] in inner or "\\" in inner):  # its own quote, or an escape
-                manual(finding, "a quoted interpolation with quotes or escapes inside: a person must rewrite it")
-                continue
+            inner = _unquoted(written)
             quoted = written[0] + text + written[-1] if inner != written else text  # Hydra's quotes kept
-            plans.append(Plan(finding, group, [Action("value", setting, quoted, value=text, variants=[setting])],
+            plans.append(Plan(finding, group, [SetValue(setting, quoted, text, [setting])],
                               f"points at {new_key}"))
     write_plans(ev.path, rule, plans, ev.realise)
     return findings
+
+
+def _names_renamed(ev: Evaluator, rule: Rule, group: SettingGroup, setting: Setting, written: str,
+                   text_policy: str | None) -> tuple[Finding, str | None, str] | None:
+    """The finding for a value that interpolates a key the rule renames, the value's new text (None: the
+    finding is manual already) and the new key; None when it names none (or only where a note is not worth it)."""
+    inner = _unquoted(written)
+    reference = config_reference(inner)
+    if reference is not None:
+        if not _renamed(rule, reference.key):
+            return None
+        new_key = _new_key(rule, reference.key)
+        finding = ev.finding(rule, setting.line, setting.column, setting.key, setting.text,
+                             f"{setting.key} is {setting.text}, which the rule renames", groups=[group])
+        return finding, with_reference(inner, new_key), new_key  # the file's writer keeps the value's quoting
+    inside = _inside(rule, inner)  # `${data.root}/train`: each reference to a renamed key inside the text
+    if inside is None:
+        return None
+    text, named = inside
+    new_key = _new_key(rule, named)
+    why = ("an interpolation inside text with escapes" if "\\" in inner  # `\${` is no interpolation
+           else "an interpolation inside a list or mapping" if not isinstance(setting.value, str)
+           else None)
+    if why is not None and text_policy is not None:
+        return None  # in a comment or prose only what reads plainly is worth a note
+    finding = ev.finding(rule, setting.line, setting.column, setting.key, written,
+                         f"{setting.key} is {written}, which names {named}", groups=[group])
+    if why is not None:
+        manual(finding, f"{why}: a person must rewrite it")
+        return finding, None, new_key
+    return finding, text, new_key
+
+
+def _rewritable(finding: Finding, setting: Setting, written: str, text_policy: str | None,
+                values: dict[object, set[object]]) -> bool:
+    """Whether the reference can be rewritten where it is written; if not, the finding says why (manual)."""
+    if text_policy is not None:  # a comment or prose: a note, rewritten as the rule's keys are there
+        finding.severity = NOTE
+        if text_policy == "note":
+            manual(finding, "reported, not rewritten (the rule's comments policy)")
+            return False
+    if not setting.keyed:
+        manual(finding, "the value is not written in one place")
+        return False
+    if len(values.get(setting.site, ())) > 1:  # `for d in '${a.b}/x' y`: one edit would serve every round
+        manual(finding, "the value depends on the branch taken or a loop's round: a person must rewrite it")
+        return False
+    inner = _unquoted(written)
+    if inner != written and (written[0] in inner or "\\" in inner):  # its own quote, or an escape
+        manual(finding, "a quoted interpolation with quotes or escapes inside: a person must rewrite it")
+        return False
+    return True
 
 
 def removal_references(ev: Evaluator, rule: Rule) -> list[Finding]:
@@ -160,7 +179,7 @@ def _matched_prefix(rule: Rule, key: str) -> str | None:
     parts = key.split(".")
     for end in range(len(parts), 0, -1):
         prefix = ".".join(parts[:end])
-        if key_matches(rule, Setting(prefix, "", None, None, "static", 0, 0)):
+        if key_matches(rule, Setting(prefix, "", None, None, State.STATIC, 0, 0)):
             return prefix
     return None
 

@@ -9,7 +9,7 @@ relate keys or move entry points report by what is absent or elsewhere, so their
 from __future__ import annotations
 
 from bot.hydra.grammar import HydraSyntaxError, parse_override
-from bot.ir import Setting
+from bot.ir import Setting, State
 from bot.rules.matching import value_matches
 from bot.rules.model import Rule
 
@@ -40,7 +40,7 @@ class SettledLiterals:
             parsed = parse_override(f"{token.decode()}={literal}")
         except (HydraSyntaxError, UnicodeDecodeError):
             return False
-        setting = Setting(token.decode(), "", literal, parsed.value, "static", 0, 0)
+        setting = Setting(token.decode(), "", literal, parsed.value, State.STATIC, 0, 0)
         return all(value_matches(rule, setting) is False for rule in rules)
 
 

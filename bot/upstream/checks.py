@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import PositionProvider
+from libcst.metadata import CodeRange, PositionProvider
 
 from bot.pyparse import parse_cst
 from bot.upstream.conditions import Constraint, aliases, collection, conditions, dotted, reads_config, substitute
@@ -66,137 +67,141 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
     except cst.ParserSyntaxError:
         return [], {}, []
     wrapper = cst.MetadataWrapper(module)
-    positions = wrapper.resolve(PositionProvider)
-    found: list[Check] = []
-    unread: list[NotUnderstood] = []
-    types: dict[str, dict[str, str]] = {}
-    names = _collections(module)
+    visitor = _ChecksVisitor(module, wrapper.resolve(PositionProvider), path)
+    wrapper.visit(visitor)
+    return visitor.found, visitor.types, visitor.unread
 
-    def shown(node: cst.CSTNode) -> str:
-        return module.code_for_node(node).strip().splitlines()[0]
 
-    class Visitor(cst.CSTVisitor):
-        def __init__(self) -> None:
-            super().__init__()
-            self.classes: list[str] = []
-            self.functions: list[str] = []
-            self.defs: list[cst.FunctionDef] = []
-            self.aliases: dict[int, dict[str, cst.BaseExpression]] = {}  # per function, read when a check needs it
-            self.guards: list[tuple[str, list[Constraint] | None]] = []
-            self.after_return: dict[int, tuple[str, list[Constraint] | None]] = {}  # after an early return
+class _ChecksVisitor(cst.CSTVisitor):
+    """Walks one module: the classes and functions it is in, the guards (tests of the enclosing ifs and of the
+    early returns before it) that hold where a check is, and each assert or `if ...: raise` read as checks."""
 
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            guard = self.after_return.get(id(node))
+    def __init__(self, module: cst.Module, positions: Mapping[cst.CSTNode, CodeRange], path: str) -> None:
+        super().__init__()
+        self.module, self.positions, self.path = module, positions, path
+        self.names = _collections(module)
+        self.found: list[Check] = []
+        self.unread: list[NotUnderstood] = []
+        self.types: dict[str, dict[str, str]] = {}  # per class, the annotations of its attributes
+        self.classes: list[str] = []
+        self.functions: list[str] = []
+        self.defs: list[cst.FunctionDef] = []
+        self.aliases: dict[int, dict[str, cst.BaseExpression]] = {}  # per function, read when a check needs it
+        self.guards: list[tuple[str, list[Constraint] | None]] = []
+        self.after_return: dict[int, tuple[str, list[Constraint] | None]] = {}  # after an early return
+
+    def shown(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node).strip().splitlines()[0]
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        guard = self.after_return.get(id(node))
+        if guard is not None:
+            self.guards.append(guard)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if id(original_node) in self.after_return:
+            self.guards.pop()
+        super().on_leave(original_node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.classes.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node.name.value)
+        self.defs.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.functions.pop()
+        self.defs.pop()
+
+    def local(self, test: cst.BaseExpression) -> cst.BaseExpression:
+        """The test with the function's local aliases of config fields read as those fields."""
+        if not self.defs:
+            return test
+        key = id(self.defs[-1])
+        if key not in self.aliases:
+            self.aliases[key] = aliases(self.defs[-1])
+        return substitute(test, self.aliases[key])
+
+    def read(self, test: cst.BaseExpression, negate: bool) -> list[Constraint] | None:
+        return conditions(self.local(test), negate, self.names)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        guard: tuple[str, list[Constraint] | None] | None = None
+        for statement in node.body:
             if guard is not None:
-                self.guards.append(guard)
-            return super().on_visit(node)
+                self.after_return[id(statement)] = guard
+            if (isinstance(statement, cst.If) and isinstance(statement.body, cst.IndentedBlock)
+                    and statement.orelse is None and statement.body.body
+                    and all(_is_exit(s, (cst.Return, cst.Continue)) for s in statement.body.body[-1:])):
+                guard = (f"not ({self.module.code_for_node(statement.test)})", self.read(statement.test, True))
 
-        def on_leave(self, original_node: cst.CSTNode) -> None:
-            if id(original_node) in self.after_return:
-                self.guards.pop()
-            super().on_leave(original_node)
+    def _note_type(self, name: str, annotation: cst.Annotation | None) -> None:
+        if annotation is not None and self.classes:
+            type_name = dotted(annotation.annotation)
+            if type_name:
+                self.types.setdefault(self.classes[-1], {})[name] = type_name.rsplit(".", 1)[-1]
 
-        def visit_ClassDef(self, node: cst.ClassDef) -> None:
-            self.classes.append(node.name.value)
+    def visit_Param(self, node: cst.Param) -> None:
+        self._note_type(node.name.value, node.annotation)
 
-        def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-            self.classes.pop()
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        target = dotted(node.target)
+        if target:
+            self._note_type(target.removeprefix("self."), node.annotation)
 
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            self.functions.append(node.name.value)
-            self.defs.append(node)
+    def _add(self, node: cst.CSTNode, test: cst.BaseExpression, negate: bool, message: str,
+             implied: tuple[str, list[Constraint] | None] | None = None) -> None:
+        read = conditions(self.local(test), negate, self.names, partial=True)
+        line = self.positions[node].start.line
+        if read is None and implied is None and negate and isinstance(test, cst.BooleanOperation) and isinstance(
+                test.operator, cst.And):
+            # `if a and bad: raise`: when a holds, bad must not
+            guard_text = self.module.code_for_node(test.left)
+            self._add(node, test.right, True, message, (guard_text, self.read(test.left, False)))
+            return
+        if read is None:
+            if reads_config(test):
+                self.unread.append(NotUnderstood(self.path, line, self.shown(node), message,
+                                            "the condition is not one the bot can turn into a rule"))
+            return
+        active = [g for g in self.guards if g[0]] + ([implied] if implied else [])
+        guard = " and ".join(text for text, _ in active)
+        guard_reads: tuple[Constraint, ...] | None = ()
+        for _, reads in active:
+            guard_reads = None if reads is None or guard_reads is None else (*guard_reads, *reads)
+        for chain, kind, values in read:
+            holder, _, leaf = chain.rpartition(".")
+            self.found.append(Check(self.path, line, self.classes[-1] if self.classes else None, holder, leaf,
+                                    kind, values, self.shown(node), message, guard, guard_reads,
+                                    self.functions[-1] if self.functions else None))
 
-        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-            self.functions.pop()
-            self.defs.pop()
+    def visit_Assert(self, node: cst.Assert) -> None:
+        message = node.msg.evaluated_value if isinstance(node.msg, cst.SimpleString) else ""
+        self._add(node, node.test, False, str(message or ""))
 
-        def local(self, test: cst.BaseExpression) -> cst.BaseExpression:
-            """The test with the function's local aliases of config fields read as those fields."""
-            if not self.defs:
-                return test
-            key = id(self.defs[-1])
-            if key not in self.aliases:
-                self.aliases[key] = aliases(self.defs[-1])
-            return substitute(test, self.aliases[key])
+    def visit_If(self, node: cst.If) -> None:
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+        if body and _is_exit(body[0], (cst.Raise,)):
+            self._add(node, node.test, True, _raise_message(body[0]))
 
-        def read(self, test: cst.BaseExpression, negate: bool) -> list[Constraint] | None:
-            return conditions(self.local(test), negate, names)
+    def visit_If_body(self, node: cst.If) -> None:
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+        raises = bool(body) and _is_exit(body[0], (cst.Raise,))
+        self.guards.append(("", []) if raises else (self.module.code_for_node(node.test), self.read(node.test, False)))
 
-        def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-            guard: tuple[str, list[Constraint] | None] | None = None
-            for statement in node.body:
-                if guard is not None:
-                    self.after_return[id(statement)] = guard
-                if (isinstance(statement, cst.If) and isinstance(statement.body, cst.IndentedBlock)
-                        and statement.orelse is None and statement.body.body
-                        and all(_is_exit(s, (cst.Return, cst.Continue)) for s in statement.body.body[-1:])):
-                    guard = (f"not ({module.code_for_node(statement.test)})", self.read(statement.test, True))
+    def leave_If_body(self, node: cst.If) -> None:
+        self.guards.pop()
 
-        def _note_type(self, name: str, annotation: cst.Annotation | None) -> None:
-            if annotation is not None and self.classes:
-                type_name = dotted(annotation.annotation)
-                if type_name:
-                    types.setdefault(self.classes[-1], {})[name] = type_name.rsplit(".", 1)[-1]
+    def visit_If_orelse(self, node: cst.If) -> None:
+        self.guards.append((f"not ({self.module.code_for_node(node.test)})", self.read(node.test, True)))
 
-        def visit_Param(self, node: cst.Param) -> None:
-            self._note_type(node.name.value, node.annotation)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            target = dotted(node.target)
-            if target:
-                self._note_type(target.removeprefix("self."), node.annotation)
-
-        def _add(self, node: cst.CSTNode, test: cst.BaseExpression, negate: bool, message: str,
-                 implied: tuple[str, list[Constraint] | None] | None = None) -> None:
-            read = conditions(self.local(test), negate, names, partial=True)
-            line = positions[node].start.line
-            if read is None and implied is None and negate and isinstance(test, cst.BooleanOperation) and isinstance(
-                    test.operator, cst.And):
-                # `if a and bad: raise`: when a holds, bad must not
-                guard_text = module.code_for_node(test.left)
-                self._add(node, test.right, True, message, (guard_text, self.read(test.left, False)))
-                return
-            if read is None:
-                if reads_config(test):
-                    unread.append(NotUnderstood(path, line, shown(node), message,
-                                                "the condition is not one the bot can turn into a rule"))
-                return
-            active = [g for g in self.guards if g[0]] + ([implied] if implied else [])
-            guard = " and ".join(text for text, _ in active)
-            guard_reads: tuple[Constraint, ...] | None = ()
-            for _, reads in active:
-                guard_reads = None if reads is None or guard_reads is None else (*guard_reads, *reads)
-            for chain, kind, values in read:
-                holder, _, leaf = chain.rpartition(".")
-                found.append(Check(path, line, self.classes[-1] if self.classes else None, holder, leaf, kind,
-                                   values, shown(node), message, guard, guard_reads,
-                                   self.functions[-1] if self.functions else None))
-
-        def visit_Assert(self, node: cst.Assert) -> None:
-            message = node.msg.evaluated_value if isinstance(node.msg, cst.SimpleString) else ""
-            self._add(node, node.test, False, str(message or ""))
-
-        def visit_If(self, node: cst.If) -> None:
-            body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
-            if body and _is_exit(body[0], (cst.Raise,)):
-                self._add(node, node.test, True, _raise_message(body[0]))
-
-        def visit_If_body(self, node: cst.If) -> None:
-            body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
-            raises = bool(body) and _is_exit(body[0], (cst.Raise,))
-            self.guards.append(("", []) if raises else (module.code_for_node(node.test), self.read(node.test, False)))
-
-        def leave_If_body(self, node: cst.If) -> None:
-            self.guards.pop()
-
-        def visit_If_orelse(self, node: cst.If) -> None:
-            self.guards.append((f"not ({module.code_for_node(node.test)})", self.read(node.test, True)))
-
-        def leave_If_orelse(self, node: cst.If) -> None:
-            self.guards.pop()
-
-    wrapper.visit(Visitor())
-    return found, types, unread
+    def leave_If_orelse(self, node: cst.If) -> None:
+        self.guards.pop()
 
 
 def _collections(module: cst.Module) -> dict[str, tuple[Any, ...]]:

@@ -60,14 +60,7 @@ def conditions(test: cst.BaseExpression, negated: bool = False, names: dict[str,
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         negated, test = not negated, test.expression
     if isinstance(test, cst.BooleanOperation):
-        # assert a and b: both hold; `if not a or not b: raise`: both hold (De Morgan)
-        splits = isinstance(test.operator, cst.And) != negated
-        if not splits:
-            return None
-        left, right = conditions(test.left, negated, names, partial), conditions(test.right, negated, names, partial)
-        if partial and (left or right):
-            return (left or []) + (right or [])
-        return None if left is None or right is None else left + right
+        return _both(test, negated, names, partial)
     chain = dotted(test)
     if chain is not None and "." in chain:
         return [(chain, "falsy" if negated else "truthy", ())]
@@ -77,27 +70,47 @@ def conditions(test: cst.BaseExpression, negated: bool = False, names: dict[str,
         return _chained(test, negated)
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
-    target = test.comparisons[0]
-    operator = target.operator
-    if isinstance(test.left, cst.BinaryOperation) and isinstance(test.left.operator, cst.Modulo):
-        # a % b == 0: a is a multiple of b
-        lhs, rhs = dotted(test.left.left), dotted(test.left.right)
-        zero = literal(target.comparator)
-        if (lhs and rhs and "." in lhs and "." in rhs and zero == (True, 0)
-                and isinstance(operator, cst.NotEqual if negated else cst.Equal)):
-            return [(lhs, "relation", ("multiple_of", rhs))]
-        return None
-    if isinstance(test.left, cst.BinaryOperation) and isinstance(test.left.operator, cst.FloorDivide):
-        # a // b > 0 (or >= 1): a holds b at least once
-        lhs, rhs = dotted(test.left.left), dotted(test.left.right)
-        op = (_FLIP if negated else _OPS).get(type(operator))
-        if lhs and rhs and "." in lhs and "." in rhs and (op, literal(target.comparator)) in (
-                (">", (True, 0)), (">=", (True, 1))):
-            return [(lhs, "relation", (">=", rhs))]
-        return None
+    if isinstance(test.left, cst.BinaryOperation) and isinstance(test.left.operator, (cst.Modulo, cst.FloorDivide)):
+        return _arithmetic(test.left, test.comparisons[0], negated)
     chain = dotted(test.left) or _got(test.left)
     if chain is None or "." not in chain:
         return None
+    return _compared(chain, test.comparisons[0], negated, names)
+
+
+def _both(test: cst.BooleanOperation, negated: bool, names: dict[str, tuple[Any, ...]],
+          partial: bool) -> list[Constraint] | None:
+    """assert a and b: both hold; `if not a or not b: raise`: both hold (De Morgan)."""
+    splits = isinstance(test.operator, cst.And) != negated
+    if not splits:
+        return None
+    left, right = conditions(test.left, negated, names, partial), conditions(test.right, negated, names, partial)
+    if partial and (left or right):
+        return (left or []) + (right or [])
+    return None if left is None or right is None else left + right
+
+
+def _arithmetic(left: cst.BinaryOperation, target: cst.ComparisonTarget, negated: bool) -> list[Constraint] | None:
+    """`a % b == 0`: a is a multiple of b; `a // b > 0` (or `>= 1`): a holds b at least once."""
+    lhs, rhs = dotted(left.left), dotted(left.right)
+    if not (lhs and rhs and "." in lhs and "." in rhs):
+        return None
+    operator = target.operator
+    if isinstance(left.operator, cst.Modulo):
+        zero = literal(target.comparator)
+        if zero == (True, 0) and isinstance(operator, cst.NotEqual if negated else cst.Equal):
+            return [(lhs, "relation", ("multiple_of", rhs))]
+        return None
+    op = (_FLIP if negated else _OPS).get(type(operator))
+    if (op, literal(target.comparator)) in ((">", (True, 0)), (">=", (True, 1))):
+        return [(lhs, "relation", (">=", rhs))]
+    return None
+
+
+def _compared(chain: str, target: cst.ComparisonTarget, negated: bool,
+              names: dict[str, tuple[Any, ...]]) -> list[Constraint] | None:
+    """A config field compared with None, a collection, another field or a literal."""
+    operator = target.operator
     if isinstance(operator, (cst.Is, cst.IsNot)):
         ok, value = literal(target.comparator)
         if not ok or value is not None:

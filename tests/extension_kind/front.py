@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.context import ScanContext
 from bot.hydra.grammar import HydraSyntaxError, parse_override
-from bot.ir import LAUNCH, Plan, Setting, SettingGroup
+from bot.ir import LAUNCH, Plan, Setting, SettingGroup, SetValue
 from bot.lang.front import Reading, SourceUnreadable, Unit
 from bot.model import Span
 
@@ -58,8 +58,8 @@ def _realise(data: bytes, plans: list[Plan]) -> None:
     for plan in plans:
         edits: list[tuple[Span, str]] = []
         for action in plan.actions:
-            if action.kind != "value" or action.setting is None:
-                plan.refusal = f"an overrides file takes value changes only, not {action.kind}"
+            if not isinstance(action, SetValue):
+                plan.refusal = f"an overrides file takes value changes only, not {type(action).__name__}"
                 break
             edits.append((action.setting.handle, action.text))
         else:

@@ -9,11 +9,11 @@ and literals in prose").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.context import NO_CONSOLES, Consoles
-from bot.lang import kinds
-from bot.lang.embedded.blocks import DocBlocks, Line, markdown_blocks, overrides_only, rst_blocks
+from bot.lang.embedded.blocks import DocBlocks, Line, markdown_blocks, overrides_only
 from bot.lang.embedded.doc_python import PYTHON_LANGUAGES
 from bot.lang.focus import Focus, Trees
 from bot.lang.front import UNREADABLE, FrontEnd, Reading, Unit
@@ -39,12 +39,10 @@ def comment_starts(data: bytes, trees: Trees | None = None) -> set[int]:
 
 
 @dataclass
-class TextReaders:
-    """A shell-family front end (`inner`) with the readers of overrides written as text, and for docs
-    the YAML blocks; a YAML config's front end with the readers of its comments."""
+class _Readers:
+    """A front end (`inner`: a shell-family or YAML one) with readers of overrides written as text beside it."""
 
     inner: FrontEnd
-    kind: str
     consoles: Consoles = NO_CONSOLES  # the repository's console scripts: a doc's bare block that runs one is shell
 
     @property
@@ -57,39 +55,81 @@ class TextReaders:
         if hasattr(self.inner, "focus"):
             self.inner.focus = focus
 
+    def read(self, data: bytes) -> Reading:
+        return self.inner.read(data)
+
+    def errors(self, data: bytes) -> int:
+        return self.inner.errors(data)
+
+    def problem(self, before: bytes, after: bytes) -> str | None:
+        return self.inner.problem(before, after)
+
+
+class ScriptTexts(_Readers):
+    """A script, with its commented-out overrides."""
+
+    def read(self, data: bytes) -> Reading:
+        from bot.lang.embedded import literals
+
+        reading = self.inner.read(data)
+        if COMMENTED.search(data):
+            starts = comment_starts(data, getattr(self.inner, "tree", None))  # the script's own parse
+            groups = literals.literal_groups(data, literals.comment_literals(data, _lines(data), starts), [], [])
+            if groups:
+                reading.units.append(Unit(groups, literals.realise))
+        return reading
+
+
+class ConfigComments(_Readers):
+    """A YAML config, with the overrides of its comment lines."""
+
+    def read(self, data: bytes) -> Reading:
+        reading = self.inner.read(data)
+        if COMMENTED.search(data):
+            from bot.lang.embedded.yaml_comments import comment_units
+
+            reading.units.extend(comment_units(data))
+        return reading
+
+
+class NotebookTexts(_Readers):
+    """A notebook: its markdown cells' blocks and text, and its Python code cells."""
+
+    def read(self, data: bytes) -> Reading:
+        from bot.lang.embedded.nb_markdown import notebook_units
+        from bot.lang.embedded.nb_python import python_cell_units
+
+        reading = self.inner.read(data)
+        units, regions = notebook_units(data, self.consoles)
+        reading.units.extend(units)
+        reading.units.extend(python_cell_units(data, self.consoles))
+        reading.partly_parsed = reading.partly_parsed or bool(regions)
+        reading.regions.extend(regions)
+        return reading
+
+    def errors(self, data: bytes) -> int:
+        from bot.lang.embedded.nb_markdown import notebook_yaml_errors
+
+        errors = self.inner.errors(data)
+        return errors if errors >= UNREADABLE else errors + notebook_yaml_errors(data, self.consoles)
+
+
+@dataclass
+class DocTexts(_Readers):
+    """A doc (Markdown or reStructuredText): its YAML and Python blocks, commented-out overrides in its shell
+    blocks, override literals in its prose and blocks of bare override lines."""
+
+    blocks_of: Callable[[bytes, Consoles], DocBlocks] = markdown_blocks
+    rst: bool = False  # reStructuredText's prose (its literals are written ``a=1``)
+
     def blocks(self, data: bytes) -> DocBlocks:
-        if self.kind == kinds.MARKDOWN:
-            return markdown_blocks(data, self.consoles)
-        return rst_blocks(data, self.consoles)
+        return self.blocks_of(data, self.consoles)
 
     def read(self, data: bytes) -> Reading:
         from bot.lang.embedded import literals
         from bot.lang.embedded.doc_yaml import yaml_units
 
         reading = self.inner.read(data)
-        if self.kind == kinds.NOTEBOOK:
-            from bot.lang.embedded.nb_markdown import notebook_units
-            from bot.lang.embedded.nb_python import python_cell_units
-
-            units, regions = notebook_units(data, self.consoles)
-            reading.units.extend(units)
-            reading.units.extend(python_cell_units(data, self.consoles))
-            reading.partly_parsed = reading.partly_parsed or bool(regions)
-            reading.regions.extend(regions)
-            return reading
-        if self.kind == kinds.YAML:
-            if COMMENTED.search(data):
-                from bot.lang.embedded.yaml_comments import comment_units
-
-                reading.units.extend(comment_units(data))
-            return reading
-        if self.kind == kinds.SHELL:
-            if COMMENTED.search(data):
-                starts = comment_starts(data, getattr(self.inner, "tree", None))  # the script's own parse
-                groups = literals.literal_groups(data, literals.comment_literals(data, _lines(data), starts), [], [])
-                if groups:
-                    reading.units.append(Unit(groups, literals.realise))
-            return reading
         doc = self.blocks(data)
         units, regions = yaml_units(data, doc.blocks)
         reading.units.extend(units)
@@ -102,7 +142,7 @@ class TextReaders:
             reading.regions.extend(regions)
         comments = [run for block in doc.blocks if block.shell
                     for run in literals.comment_literals(data, block.lines)]
-        prose = literals.prose_literals(data, doc.prose, rst=self.kind == kinds.RST)
+        prose = literals.prose_literals(data, doc.prose, rst=self.rst)
         bare = [literals.bare_literals(data, block.lines) for block in doc.blocks  # also a `bash` block of
                 if (block.bare or block.shell) and overrides_only(data, block.lines)]  # them: bash runs none
         groups = literals.literal_groups(data, comments, prose, bare)
@@ -111,20 +151,13 @@ class TextReaders:
         return reading
 
     def errors(self, data: bytes) -> int:
-        errors = self.inner.errors(data)
-        if self.kind in (kinds.SHELL, kinds.YAML):
-            return errors
-        if self.kind == kinds.NOTEBOOK:
-            from bot.lang.embedded.nb_markdown import notebook_yaml_errors
-
-            return errors if errors >= UNREADABLE else errors + notebook_yaml_errors(data, self.consoles)
         from bot.lang.embedded.doc_yaml import yaml_errors
 
-        return errors + yaml_errors(data, self.blocks(data).blocks)
+        return self.inner.errors(data) + yaml_errors(data, self.blocks(data).blocks)
 
     def problem(self, before: bytes, after: bytes) -> str | None:
         problem = self.inner.problem(before, after)
-        if problem is not None or self.kind in (kinds.SHELL, kinds.NOTEBOOK, kinds.YAML):
+        if problem is not None:
             return problem
         old, new = self.blocks(before).blocks, self.blocks(after).blocks
         if [(b.language, b.shell) for b in old] != [(b.language, b.shell) for b in new]:

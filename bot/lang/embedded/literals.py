@@ -13,7 +13,23 @@ import re
 from dataclasses import dataclass, replace
 
 from bot.hydra.grammar import HydraSyntaxError, parse_override
-from bot.ir import COMMENT, SCRIPT, Plan, Setting, SettingGroup
+from bot.ir import (
+    COMMENT,
+    SCRIPT,
+    InsertKey,
+    MoveEntry,
+    Plan,
+    RemoveKey,
+    RenameKey,
+    SetBranchValue,
+    SetItems,
+    SetPrefix,
+    Setting,
+    SettingGroup,
+    SetValue,
+    State,
+    assert_never,
+)
 from bot.ir import PROSE as PROSE_ROLE
 from bot.lang.embedded.blocks import Line
 from bot.lang.shell.launches import line_column
@@ -60,17 +76,17 @@ def _setting(data: bytes, literal: Literal) -> Setting:
     origin = "" if literal.where == BARE else literal.where
     if _SHELL_VARIABLE.search(raw) and data[literal.value.start - 1 : literal.value.start] != b"'":
         # single quotes keep `$`, and `${a.b}` names no shell variable: Hydra's interpolation
-        return Setting(key, prefix, raw, None, "dynamic", line, column, reason="a shell variable",
+        return Setting(key, prefix, raw, None, State.DYNAMIC, line, column, reason="a shell variable",
                        origin=origin, handle=literal)
     if "\\$" in raw and literal.where != PROSE:  # the shell passes `\$` on as `$`: not Hydra's escape
-        return Setting(key, prefix, raw, None, "dynamic", line, column, reason="text the shell unescapes",
+        return Setting(key, prefix, raw, None, State.DYNAMIC, line, column, reason="text the shell unescapes",
                        origin=origin, handle=literal)
     try:
         value = parse_override(f"{key}={raw}").value
     except HydraSyntaxError as exc:
-        return Setting(key, prefix, raw, None, "invalid", line, column, reason=str(exc), handle=literal,
+        return Setting(key, prefix, raw, None, State.INVALID, line, column, reason=str(exc), handle=literal,
                        rejected=True)
-    return Setting(key, prefix, raw, value, "static", line, column, origin=origin, handle=literal)
+    return Setting(key, prefix, raw, value, State.STATIC, line, column, origin=origin, handle=literal)
 
 
 def _literal(match: re.Match[bytes], base: int, line: Span, where: str, alone: bool,
@@ -216,28 +232,33 @@ def realise(plans: list[Plan]) -> None:
     for plan in plans:
         edits: list[tuple[Span, str]] = []
         for action in plan.actions:
-            literal: Literal | None = action.setting.handle if action.setting is not None else None
-            if literal is None:
+            if isinstance(action, (InsertKey, MoveEntry)):
                 plan.refusal = "nothing is added to a comment, prose or a block of overrides"
                 break
+            literal: Literal = action.setting.handle
             if literal.history:
                 plan.refusal = "the sentence speaks of the change: a person must reword it"
                 break
-            if action.kind == "value":
-                edits.append((literal.value, action.text))
-            elif action.kind == "key" and literal.named_apart:
-                plan.refusal = "the sentence also names the key on its own: a person must reword it"
-                break
-            elif action.kind == "key":
-                edits.append((literal.key, action.text))
-            elif action.kind == "prefix":
-                edits.append((literal.prefix, action.text))
-            elif action.kind == "remove":
-                refusal = _removal(literal)
-                if refusal is not None:
-                    plan.refusal = refusal
+            match action:
+                case SetValue():
+                    edits.append((literal.value, action.text))
+                case RenameKey() if literal.named_apart:
+                    plan.refusal = "the sentence also names the key on its own: a person must reword it"
                     break
-                edits.append((literal.line, ""))
+                case RenameKey():
+                    edits.append((literal.key, action.text))
+                case SetPrefix():
+                    edits.append((literal.prefix, action.text))
+                case RemoveKey():
+                    refusal = _removal(literal)
+                    if refusal is not None:
+                        plan.refusal = refusal
+                        break
+                    edits.append((literal.line, ""))
+                case SetItems() | SetBranchValue():
+                    pass  # not rewritten in text: no edit is made, and no refusal given (an open gap)
+                case _:
+                    assert_never(action)
         else:
             plan.edits = edits
 

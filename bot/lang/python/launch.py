@@ -8,15 +8,16 @@ libcst (nothing imported). Each list is one group of settings; bot.lang.python.w
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import PositionProvider
+from libcst.metadata import CodeRange, PositionProvider
 
 from bot.context import NO_CONSOLES, Consoles
 from bot.hydra.grammar import HydraSyntaxError, parse_override
-from bot.ir import CONSOLE, Setting, SettingGroup
+from bot.ir import CONSOLE, Setting, SettingGroup, State
 from bot.lang.python.prefilter import LOOKS_LIKE_OVERRIDE, OVERRIDE_TEXT
 from bot.pyparse import TooDeep, parse_cst
 
@@ -172,61 +173,18 @@ def _groups(data: bytes, module: cst.Module | None = None,
             continue
         taken.add(id(node))
         elements = [e for e in node.elements if isinstance(e, cst.Element)]
-        words = [word_of(e.value) for e in elements]
-        spliced: list[cst.Element] = []  # elements of `*NAME` lists, after the entry, and of lists added to it
-        joined = collector.named.get(collector.joined.get(id(node), ""))
-        for extra in [*added, *([joined] if joined is not None else [])]:
-            spliced.extend(e for e in extra.elements if isinstance(e, cst.Element))
-            taken.add(id(extra))
-        for item in node.elements:
-            if isinstance(item, cst.StarredElement) and isinstance(item.value, cst.Name):
-                named = collector.named.get(item.value.value)
-                if named is not None:
-                    spliced.extend(e for e in named.elements if isinstance(e, cst.Element))
-                    taken.add(id(named))
+        spliced = _spliced(collector, node, added, taken)
         first, entry, entry_kind, label = 0, None, "", "compose overrides"
         if why == "argv":
+            words = [word_of(e.value) for e in elements]
             statics: list[Any] = [_Word(w is not None) for w in words]  # find_entry reads only `.static`
             found = find_entry([w or "$dynamic" for w in words], statics, consoles)
             if found is None:
                 continue
             _, entry, entry_kind, first = found
             label = f"launch of {entry}"
-        settings: list[Setting] = []
-        for element in [*elements[first:], *spliced]:
-            text = word_of(element.value)
-            built = _built(element.value) if text is None else None
-            if built is None and (text is None or not OVERRIDE_TEXT.match(text)):
-                continue
-            pos = positions[element.value]
-            start = offsets.byte(pos.start.line, pos.start.column)
-            end = offsets.byte(pos.end.line, pos.end.column)
-            if built is not None:  # `f"paths.root={tmp}"`: a key written out, a value known at run time
-                head = _HEAD.match(built[0])
-                assert head is not None
-                at = start + built[1]
-                settings.append(Setting(head.group(2), head.group(1) or "", data[start:end].decode("utf-8", "replace"),
-                                        None, "dynamic", pos.start.line, pos.start.column + 1,
-                                        "a Python expression, known at run time",
-                                        handle=Element(element, start, end, None, (at, at + len(head.group(0)) - 1))))
-                continue
-            assert text is not None
-            literal = element.value if isinstance(element.value, cst.SimpleString) else None
-            try:
-                parsed = parse_override(text)
-            except HydraSyntaxError as exc:
-                key = text.split("=", 1)[0].lstrip("+~")
-                settings.append(Setting(key, "", text.partition("=")[2], None, "invalid", pos.start.line,
-                                        pos.start.column + 1, f"Hydra cannot parse it: {exc}",
-                                        handle=Element(element, start, end, literal), rejected=True))
-                continue
-            value_text = text.partition("=")[2] if parsed.has_value else None
-            state = "static" if parsed.has_value else "none"
-            if value_text is not None and "${" in value_text:
-                state = "dynamic"
-            settings.append(Setting(parsed.key, parsed.prefix, value_text, parsed.value, state, pos.start.line,
-                                    pos.start.column + 1, "an interpolation, resolved at run time",
-                                    handle=Element(element, start, end, literal)))
+        read = [_setting(e, positions, offsets, data) for e in [*elements[first:], *spliced]]
+        settings = [s for s in read if s is not None]
         if settings:
             pos = positions[node]
             module_entry = entry.removesuffix(".py").replace("/", ".") if entry else None
@@ -234,13 +192,69 @@ def _groups(data: bytes, module: cst.Module | None = None,
                 module_entry = consoles.module(entry.rsplit("/", 1)[-1])
             groups.append(SettingGroup(settings, pos.start.line, pos.start.column + 1, module_entry, label,
                                        lines=(pos.start.line, pos.end.line), entry_written=entry_kind != CONSOLE,
-                                       handle=(node, [Element(e, offsets.byte(positions[e.value].start.line,
-                                                                       positions[e.value].start.column),
-                                                       offsets.byte(positions[e.value].end.line,
-                                                                    positions[e.value].end.column),
-                                                       e.value if isinstance(e.value, cst.SimpleString) else None)
-                                               for e in elements])))
+                                       handle=(node, [_element(e, positions, offsets) for e in elements])))
     return groups, offsets
+
+
+def _spliced(collector: _Collector, node: cst.List | cst.Tuple, added: list[cst.List | cst.Tuple],
+             taken: set[int]) -> list[cst.Element]:
+    """The elements of `*NAME` lists in the list, of lists added to it and of the list joined after its entry;
+    those lists are taken (not read again as lists of their own)."""
+    spliced: list[cst.Element] = []
+    joined = collector.named.get(collector.joined.get(id(node), ""))
+    for extra in [*added, *([joined] if joined is not None else [])]:
+        spliced.extend(e for e in extra.elements if isinstance(e, cst.Element))
+        taken.add(id(extra))
+    for item in node.elements:
+        if isinstance(item, cst.StarredElement) and isinstance(item.value, cst.Name):
+            named = collector.named.get(item.value.value)
+            if named is not None:
+                spliced.extend(e for e in named.elements if isinstance(e, cst.Element))
+                taken.add(id(named))
+    return spliced
+
+
+def _element(element: cst.Element, positions: Mapping[cst.CSTNode, CodeRange], offsets: _Offsets) -> Element:
+    pos = positions[element.value]
+    literal = element.value if isinstance(element.value, cst.SimpleString) else None
+    return Element(element, offsets.byte(pos.start.line, pos.start.column), offsets.byte(pos.end.line, pos.end.column),
+                   literal)
+
+
+def _setting(element: cst.Element, positions: Mapping[cst.CSTNode, CodeRange], offsets: _Offsets,
+             data: bytes) -> Setting | None:
+    """The override an element of the list writes, or None when it writes none."""
+    text = word_of(element.value)
+    built = _built(element.value) if text is None else None
+    if built is None and (text is None or not OVERRIDE_TEXT.match(text)):
+        return None
+    pos = positions[element.value]
+    start = offsets.byte(pos.start.line, pos.start.column)
+    end = offsets.byte(pos.end.line, pos.end.column)
+    if built is not None:  # `f"paths.root={tmp}"`: a key written out, a value known at run time
+        head = _HEAD.match(built[0])
+        assert head is not None
+        at = start + built[1]
+        return Setting(head.group(2), head.group(1) or "", data[start:end].decode("utf-8", "replace"),
+                       None, State.DYNAMIC, pos.start.line, pos.start.column + 1,
+                       "a Python expression, known at run time",
+                       handle=Element(element, start, end, None, (at, at + len(head.group(0)) - 1)))
+    assert text is not None
+    literal = element.value if isinstance(element.value, cst.SimpleString) else None
+    try:
+        parsed = parse_override(text)
+    except HydraSyntaxError as exc:
+        key = text.split("=", 1)[0].lstrip("+~")
+        return Setting(key, "", text.partition("=")[2], None, State.INVALID, pos.start.line,
+                       pos.start.column + 1, f"Hydra cannot parse it: {exc}",
+                       handle=Element(element, start, end, literal), rejected=True)
+    value_text = text.partition("=")[2] if parsed.has_value else None
+    state = State.STATIC if parsed.has_value else State.NONE
+    if value_text is not None and "${" in value_text:
+        state = State.DYNAMIC
+    return Setting(parsed.key, parsed.prefix, value_text, parsed.value, state, pos.start.line,
+                   pos.start.column + 1, "an interpolation, resolved at run time",
+                   handle=Element(element, start, end, literal))
 
 
 def read_groups(data: bytes, module: cst.Module | None = None,

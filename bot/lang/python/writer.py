@@ -6,7 +6,21 @@ from __future__ import annotations
 import libcst as cst
 
 from bot.hydra.list_values import apply_text_edits, list_edits
-from bot.ir import Action, Plan, Setting, SettingGroup
+from bot.ir import (
+    Action,
+    InsertKey,
+    MoveEntry,
+    Plan,
+    RemoveKey,
+    RenameKey,
+    SetBranchValue,
+    SetItems,
+    SetPrefix,
+    Setting,
+    SettingGroup,
+    SetValue,
+    assert_never,
+)
 from bot.lang.keys import shared_segments
 from bot.lang.python.launch import Element, word_of
 from bot.model import Span
@@ -36,57 +50,69 @@ def _literal_for(anchor: Element, text: str, data: bytes) -> str | None:
 
 
 def _realise(actions: list[Action], group: SettingGroup, data: bytes) -> list[tuple[Span, str]] | str:
-    edits: list[tuple[Span, str]] = []
+    if not actions:
+        return []
     _, elements = group.handle
-    if actions[0].kind == "entrypoint":
-        return _move_entry(actions[0], group, elements, data)
-    if actions[0].kind == "variant":
-        return "a person must choose among the values it may take"
-    for action in actions:
-        if action.kind == "insert":
+    action = actions[0]
+    match action:
+        case MoveEntry():
+            return _move_entry(action, group, elements, data)
+        case SetBranchValue():
+            return "a person must choose among the values it may take"
+        case InsertKey():
             return _insert(action, group, elements, data)
-        setting = action.setting
-        assert setting is not None
-        element: Element = setting.handle
-        if action.kind == "remove":
-            return _remove(element, elements, data)
-        if element.literal is None and element.head is not None:  # a built string: its key only
-            return _built_key(actions, setting.key, setting.prefix, element.head)
-        key, prefix, value = setting.key, setting.prefix, setting.text
-        for other in actions:
-            if other.kind == "key":
+        case RemoveKey():
+            return _remove(action.setting.handle, elements, data)
+        case SetValue() | SetItems() | RenameKey() | SetPrefix():
+            return _rewrite(actions, action.setting, data)
+        case _:
+            assert_never(action)
+
+
+def _rewrite(actions: list[Action], setting: Setting, data: bytes) -> list[tuple[Span, str]] | str:
+    """The override's string written anew with its new key, prefix or value."""
+    element: Element = setting.handle
+    if element.literal is None and element.head is not None:  # a built string: its key only
+        return _built_key(actions, setting.key, setting.prefix, element.head)
+    key, prefix, value = setting.key, setting.prefix, setting.text
+    for other in actions:
+        match other:
+            case RenameKey():
                 key = other.text
-            elif other.kind == "prefix":
+            case SetPrefix():
                 prefix = other.text
-            elif other.kind == "value":
+            case SetValue():
                 value = other.text
-            elif other.kind == "items":
+            case SetItems():
                 planned = list_edits(value or "", other.items, set(other.drop))
                 if planned is None:
                     return "the list is written in a form the bot does not edit element by element"
                 value = apply_text_edits(value or "", planned)
-        text = f"{prefix}{key}" + (f"={value}" if value is not None else "")
-        literal = _literal_for(element, text, data)
-        if literal is None:
-            return "the string has escapes or a prefix the bot does not rewrite; edit it by hand"
-        return [(Span(element.start, element.end), literal)]
-    return edits
+            case RemoveKey() | InsertKey() | MoveEntry() | SetBranchValue():
+                pass  # planned alone, never with a change of the override (bot.rules.fixes)
+            case _:
+                assert_never(other)
+    text = f"{prefix}{key}" + (f"={value}" if value is not None else "")
+    literal = _literal_for(element, text, data)
+    if literal is None:
+        return "the string has escapes or a prefix the bot does not rewrite; edit it by hand"
+    return [(Span(element.start, element.end), literal)]
 
 
 def _built_key(actions: list[Action], key: str, prefix: str, head: tuple[int, int]) -> list[tuple[Span, str]] | str:
     """A rename or a new prefix of an override a Python expression builds (`f"k={v}"`), written in its literal
     head; its value is the program's."""
     for action in actions:
-        if action.kind == "key":
+        if isinstance(action, RenameKey):
             key = action.text
-        elif action.kind == "prefix":
+        elif isinstance(action, SetPrefix):
             prefix = action.text
         else:
             return "the value is built by a Python expression: a person must change it"
     return [(Span(*head), f"{prefix}{key}")]
 
 
-def _move_entry(action: Action, group: SettingGroup, elements: list[Element],
+def _move_entry(action: MoveEntry, group: SettingGroup, elements: list[Element],
                 data: bytes) -> list[tuple[Span, str]] | str:
     """The argv string that names the entry point, with the moved module prefix (module or path form)."""
     from bot.ir import moved_entry
@@ -95,7 +121,7 @@ def _move_entry(action: Action, group: SettingGroup, elements: list[Element],
         word = word_of(element.node.value)
         if word is None or group.entry not in (word, word.removesuffix(".py").lstrip("./").replace("/", ".")):
             continue
-        where = moved_entry(word, "module" if word == group.entry else "script", action.key, str(action.value))
+        where = moved_entry(word, "module" if word == group.entry else "script", action.old, action.new)
         literal = _literal_for(element, word[: where[0]] + where[2] + word[where[1] :], data) if where else None
         if literal is None:
             return "the entry point's string has escapes or a prefix the bot does not rewrite; edit it by hand"
@@ -139,7 +165,8 @@ def _nearest(group: SettingGroup, key: str) -> Setting:
     return best
 
 
-def _insert(action: Action, group: SettingGroup, elements: list[Element], data: bytes) -> list[tuple[Span, str]] | str:
+def _insert(action: InsertKey, group: SettingGroup, elements: list[Element],
+            data: bytes) -> list[tuple[Span, str]] | str:
     anchor: Element = _nearest(group, action.anchor_key or action.key).handle
     text = f"{action.prefix}{action.key}={action.text}"
     literal = _literal_for(anchor, text, data)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.ir import Launch, Narrowing, Override, SettingGroup, Way, Ways
+from bot.ir import Launch, Narrowing, Override, SettingGroup, State, Way, Ways
 from bot.lang.shell.launches import Launch as ShellLaunch
 from bot.lang.shell.launches import Override as ShellOverride
 from bot.lang.shell.launches import line_column, line_of
@@ -35,7 +35,7 @@ def override_setting(override: ShellOverride) -> Override:
     else:
         came_from = info.origin() or "literal"
     return Override(override.key, override.prefix, info.text, info.value, info.state, override.line, override.column,
-                    reason=info.reason, origin=info.origin() if info.state == "static" else "",
+                    reason=info.reason, origin=info.origin() if info.state == State.STATIC else "",
                     site=override.key_span or id(override), identity=(*info.identity(), _written(override)),
                     keyed=override.key_span is not None, handle=(override, info), rejected=info.state == "invalid",
                     package=override.package, written=override.text, value_written=override.value_text,

@@ -4,7 +4,7 @@ comes through."""
 
 from __future__ import annotations
 
-from bot.ir import Action, moved_entry
+from bot.ir import MoveEntry, moved_entry
 from bot.lang.shell.edits import quote_for
 from bot.lang.shell.launches import Launch
 from bot.lang.shell.parse import ShellScript
@@ -12,15 +12,15 @@ from bot.lang.shell.text import source_span
 from bot.model import Span
 
 
-def entry_edit(script: ShellScript, launch: Launch, action: Action) -> tuple[list[tuple[Span, str]], str | None]:
+def entry_edit(script: ShellScript, launch: Launch, action: MoveEntry) -> tuple[list[tuple[Span, str]], str | None]:
     """The edit that makes the launch run the moved module, or why it cannot be written safely."""
     found = _edit(script, launch, action)
     return ([], found) if isinstance(found, str) else ([found], None)
 
 
-def _edit(script: ShellScript, launch: Launch, action: Action) -> tuple[Span, str] | str:
+def _edit(script: ShellScript, launch: Launch, action: MoveEntry) -> tuple[Span, str] | str:
     item, entry = launch.entry_field, launch.entry
-    old, new = action.key, str(action.value)
+    old, new = action.old, action.new
     where = moved_entry(entry, launch.entry_kind, old, new) if item is not None and entry is not None else None
     if where is None or item is None or entry is None:
         return "the entry point is not written as one word"

@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING
 
 from bot.context import NO_CONSOLES, Consoles, ScanContext
 from bot.ir import HELD, LAUNCH, ErrorRegion, Plan, Realise
-from bot.lang import kinds
 from bot.lang.focus import Focus
-from bot.lang.front import UNREADABLE, LaunchView, Reading, SourceUnreadable, Unit
+from bot.lang.front import UNREADABLE, LaunchView, Reading, ShellFamily, SourceUnreadable, Unit
 from bot.lang.shell.as_launch import as_launch
 from bot.lang.shell.calls import env_inputs
 from bot.lang.shell.launches import line_of
@@ -39,6 +38,7 @@ _LAUNCH_LIKE = re.compile(rb"python|torchrun|\buv\b|deepspeed|accelerate|\bsrun\
 class ShellFamilyFront:
     path: str
     kind: str
+    family: ShellFamily  # how the kind is read (bot.lang.FRONT_ENDS)
     context: ScanContext | None = None  # the scan's repository: the scripts a file calls, its console scripts
     focus: Focus | None = None  # views it leaves unwanted hold nothing for the rules: they are not analysed
     # what it read, by text: each text is parsed once, whoever asks (the rules, the focus, silencing, the
@@ -53,7 +53,7 @@ class ShellFamilyFront:
 
     def views(self, data: bytes) -> list[ShellView]:
         if data not in self._views:
-            self._views[data] = shell_views(self.kind, data, self.consoles, self.tree)
+            self._views[data] = self.family.views(data, self.consoles, self.tree)
         return self._views[data]
 
     def tree(self, text: bytes) -> Tree:
@@ -64,7 +64,7 @@ class ShellFamilyFront:
 
     def script(self, text: bytes) -> ShellScript:
         if text not in self._scripts:
-            self._scripts[text] = analyse(text, all_exported=self.kind == kinds.WORKFLOW, path=self.path,
+            self._scripts[text] = analyse(text, all_exported=self.family.all_exported, path=self.path,
                                           consoles=self.consoles, tree=self.tree(text))
         return self._scripts[text]
 
@@ -101,9 +101,9 @@ class ShellFamilyFront:
                 realise = partial(_confined, writer.realise, view.own)
             reading.units.append(Unit(groups, realise, host))
             reading.launches += len(groups)
-            if self.kind == kinds.SHELL:  # what a caller can hand to keys that hold a token
+            if self.family.hands_inputs:  # what a caller can hand to keys that hold a token
                 reading.inputs = {item.variable for item in env_inputs(script.launches, self._holds_token)}
-            if script.partly_parsed and self.kind in (kinds.SHELL, kinds.WORKFLOW, kinds.MAKEFILE):
+            if script.partly_parsed and self.family.whole_file:
                 reading.partly_parsed = True
                 reading.regions.extend(error_regions(script, self.consoles))
             if view.own is not None and script.calls:  # a doc block read apart: its own calls only
@@ -123,11 +123,7 @@ class ShellFamilyFront:
             views = self.views(data)
         except ValueError:
             return UNREADABLE
-        host = 0
-        if self.kind == kinds.WORKFLOW:
-            from bot.lang.embedded.workflow import workflow_errors
-
-            host = workflow_errors(data)
+        host = self.family.host_errors(data) if self.family.host_errors is not None else 0
         return host + sum(len(self.script(v.text).errors) + v.hidden_errors for v in views)
 
     def problem(self, before: bytes, after: bytes) -> str | None:
@@ -136,11 +132,7 @@ class ShellFamilyFront:
                 return "the edit changed where the shell code is"
         except ValueError as exc:
             return f"the edited file no longer reads as {self.kind}: {exc}"
-        if self.kind == kinds.NOTEBOOK:
-            from bot.lang.embedded.notebooks import notebook_problem
-
-            return notebook_problem(before, after)
-        return None
+        return self.family.host_problem(before, after) if self.family.host_problem is not None else None
 
 
 def _confined(realise: Realise, own: tuple[int, int], plans: list[Plan]) -> None:
@@ -182,19 +174,3 @@ def _launch_lines(script: ShellScript) -> set[int]:
                         first = line_of(script.src, span.start)
                         lines.update(range(first, first + script.src.count(b"\n", span.start, span.end) + 1))
     return lines
-
-
-def shell_views(kind: str, data: bytes, consoles: Consoles = NO_CONSOLES,
-                trees: Callable[[bytes], Tree] | None = None) -> list[ShellView]:
-    """The views of a file of a shell-family kind (`consoles`: a doc's block that runs one is shell; `trees`:
-    where a doc block's parse comes from, its front end's)."""
-    from bot.lang.embedded import blocks, makefile, notebooks, views, workflow
-
-    if kind == kinds.SHELL:
-        return [views.ShellView(data)]
-    if kind in (kinds.WORKFLOW, kinds.MAKEFILE):
-        return workflow.workflow_views(data) if kind == kinds.WORKFLOW else makefile.makefile_views(data)
-    if kind == kinds.NOTEBOOK:
-        return notebooks.notebook_views(data, consoles)
-    read = {kinds.MARKDOWN: blocks.markdown_views, kinds.RST: blocks.rst_views}[kind]
-    return read(data, consoles, trees)

@@ -9,7 +9,7 @@ hold nothing else.
 from __future__ import annotations
 
 from bot.hydra.list_values import TextEdits, apply_text_edits, list_edits
-from bot.ir import Action
+from bot.ir import SetItems
 from bot.lang.shell.edits import quote_for
 from bot.lang.shell.text import ANSI, Definition, Field, Via, source_span
 from bot.model import Span
@@ -73,7 +73,7 @@ def deleted_span(src: bytes, item: Field, i: int, j: int) -> Span | None:
     return Span(start, end)
 
 
-def item_site(src: bytes, action: Action) -> tuple[Edits, Via | None, list[Definition], str] | str:
+def item_site(src: bytes, action: SetItems) -> tuple[Edits, Via | None, list[Definition], str] | str:
     """(byte edits of the elements, the `$VAR` use the value came through or None for a literal, the
     definitions edited, the whole new value text for writing at the use instead); a reason when not writable."""
     edits: Edits = []

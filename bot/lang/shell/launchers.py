@@ -85,21 +85,29 @@ def find_entry(words: list[str], fields: list[Field],
                 return ran
             i = ran
             continue
-        if TORCHRUN.match(base):
-            return _torchrun(words, i + 1, launcher or "torchrun")
-        if base == "dora" and fields[i].static:
-            return _dora(words, i + 1, f"{launcher} dora" if launcher else "dora")
-        if PYTHON.match(base) or (not fields[i].static and "PYTHON" in word.upper()):
-            return _python(words, i + 1, launcher or "python", consoles)
-        if base in ("bash", "sh") and i + 1 < n and words[i + 1].endswith(".sh") and fields[i + 1].static:
-            return launcher or base, words[i + 1], SHELL_SCRIPT, i + 2
-        if word.endswith(".sh") and fields[i].static:
-            return launcher or "script", word, SHELL_SCRIPT, i + 1
-        if word.endswith(".py") and fields[i].static and word.startswith(("./", "../")) and "=" not in word:
-            return launcher or "script", word, "script", i + 1  # `./train.py a=1`: run by its `#!` line
-        if _is_console(words, fields, i, consoles):
-            return launcher or "console script", word, CONSOLE, i + 1
-        return None
+        return _program(words, fields, i, launcher, consoles)
+    return None
+
+
+def _program(words: list[str], fields: list[Field], i: int, launcher: str | None,
+             consoles: Consoles) -> tuple[str, str | None, str, int] | None:
+    """What the program at `words[i]` (past the wrappers and runners) launches, if it launches anything."""
+    word = words[i]
+    base = _basename(word)
+    if TORCHRUN.match(base):
+        return _torchrun(words, i + 1, launcher or "torchrun")
+    if base == "dora" and fields[i].static:
+        return _dora(words, i + 1, f"{launcher} dora" if launcher else "dora")
+    if PYTHON.match(base) or (not fields[i].static and "PYTHON" in word.upper()):
+        return _python(words, i + 1, launcher or "python", consoles)
+    if base in ("bash", "sh") and i + 1 < len(words) and words[i + 1].endswith(".sh") and fields[i + 1].static:
+        return launcher or base, words[i + 1], SHELL_SCRIPT, i + 2
+    if word.endswith(".sh") and fields[i].static:
+        return launcher or "script", word, SHELL_SCRIPT, i + 1
+    if word.endswith(".py") and fields[i].static and word.startswith(("./", "../")) and "=" not in word:
+        return launcher or "script", word, "script", i + 1  # `./train.py a=1`: run by its `#!` line
+    if _is_console(words, fields, i, consoles):
+        return launcher or "console script", word, CONSOLE, i + 1
     return None
 
 

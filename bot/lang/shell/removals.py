@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.ir import Plan
+from bot.ir import Plan, RemoveKey
 from bot.lang.shell.edits import remove_word_before, word_node
 from bot.lang.shell.inline import words_root
 from bot.lang.shell.launches import Override
@@ -18,8 +18,8 @@ def join_removals(script: ShellScript, plans: list[Plan]) -> None:
         (span, plan), (after, _) = removed[index], removed[index + 1]
         if not span.start < after.start < span.end:
             continue
-        setting = plan.actions[0].setting
-        override: Override | None = setting.handle[0] if setting is not None else None
+        first = plan.actions[0]
+        override: Override | None = first.setting.handle[0] if isinstance(first, RemoveKey) else None
         key = override.key_span if override is not None else None
         node = word_node(words_root(script, key), key) if key is not None else None
         joined = remove_word_before(script.src, node) if node is not None else None

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bot.context import NO_CONSOLES, Consoles
 from bot.hydra.grammar import HydraSyntaxError, parse_override
-from bot.ir import CALLER, CONSOLE, LAUNCH, SCRIPT, SHELL_SCRIPT, STRANDED, Setting, SettingGroup
+from bot.ir import CALLER, CONSOLE, LAUNCH, SCRIPT, SHELL_SCRIPT, STRANDED, Setting, SettingGroup, State
 from bot.lang.shell.as_launch import as_launch, override_setting
 from bot.lang.shell.calls import EnvInput, EnvValue, ScriptCall
 from bot.lang.shell.continuations import COMMENT, LINE_END
@@ -68,7 +68,7 @@ def caller_groups(script: ShellScript, call: ScriptCall, callee: str, inputs: li
         except HydraSyntaxError:
             continue
         line, column = line_column(script.src, value.span.start)
-        setting = Setting(item.override.key, item.override.prefix, value.text, parsed.value, "static", line, column,
+        setting = Setting(item.override.key, item.override.prefix, value.text, parsed.value, State.STATIC, line, column,
                           origin=f"in {callee} (line {item.override.line}), through {value.name}={value.text}",
                           handle=value)
         groups.append(SettingGroup([setting], line, column, entry=item.launch.module,

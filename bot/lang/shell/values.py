@@ -6,13 +6,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.hydra.grammar import HydraSyntaxError, parse_override
+from bot.ir import State
 from bot.lang.shell.launches import Override
 from bot.lang.shell.text import Piece, Via
 
 
 @dataclass(frozen=True)
 class ValueInfo:
-    state: str  # static | dynamic | invalid | none
+    state: State
     value: Any = None
     text: str | None = None  # the value as Hydra reads it, before parsing
     reason: str = ""
@@ -49,7 +50,7 @@ def value_chain(override: Override, piece: Piece) -> tuple[Via, ...] | None:
 
 def read_value(override: Override) -> ValueInfo:
     if override.value_start is None:
-        return ValueInfo("none")
+        return ValueInfo(State.NONE)
     pieces = override.value_pieces
     chain = value_chain(override, pieces[0]) if pieces else None  # only the first piece's chain is kept
     extra: tuple[Via, ...] = chain if chain is not None else ()
@@ -60,11 +61,11 @@ def read_value(override: Override) -> ValueInfo:
         if dynamic is None and piece.dynamic is not None:
             dynamic = piece
     if dynamic is not None:
-        return ValueInfo("dynamic", reason=dynamic.dynamic or "unknown until run time", extra=extra,
+        return ValueInfo(State.DYNAMIC, reason=dynamic.dynamic or "unknown until run time", extra=extra,
                          default_of=default_of)
     text = override.value_text or ""
     try:
         parsed = parse_override(f"{override.key}={text}")
     except HydraSyntaxError as exc:
-        return ValueInfo("invalid", text=text, reason=f"Hydra cannot parse it: {exc}", extra=extra)
-    return ValueInfo("static", value=parsed.value, text=text, extra=extra, default_of=default_of)
+        return ValueInfo(State.INVALID, text=text, reason=f"Hydra cannot parse it: {exc}", extra=extra)
+    return ValueInfo(State.STATIC, value=parsed.value, text=text, extra=extra, default_of=default_of)

@@ -11,7 +11,7 @@ instead would give every branch, or every round of the loop, the same value.
 
 from __future__ import annotations
 
-from bot.ir import Plan
+from bot.ir import Plan, SetBranchValue
 from bot.lang.shell.edits import quote_for
 from bot.lang.shell.launches import Override, line_of
 from bot.lang.shell.nodes import descendants
@@ -27,15 +27,14 @@ def variant_edits(script: ShellScript, plan: Plan) -> tuple[Edits, str, str | No
     """(edits, where, None), or ([], "", why the values cannot be written where they are)."""
     edits: Edits = []
     lines: list[int] = []
-    mapped = {id(a.setting): a.text for a in plan.actions}
-    for action in plan.actions:  # a loop must not come to run one value twice, nor branches meant to differ agree
-        assert action.setting is not None
+    branches = [a for a in plan.actions if isinstance(a, SetBranchValue)]  # a plan of them alone (rules.fixes)
+    mapped = {id(a.setting): a.text for a in branches}
+    for action in branches:  # a loop must not come to run one value twice, nor branches meant to differ agree
         old = action.setting.text
         others = [mapped.get(id(v), v.text) for v in action.variants if v is not action.setting and v.text != old]
         if action.text in others:
             return [], "", f"another of its values is {action.text} already"
-    for action in plan.actions:
-        assert action.setting is not None
+    for action in branches:
         override, info = action.setting.handle
         found = _edit(script, override, info, action.text)
         if isinstance(found, str):

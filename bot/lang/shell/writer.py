@@ -11,7 +11,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.ir import CALLER, Action, Plan
+from bot.ir import (
+    CALLER,
+    InsertKey,
+    MoveEntry,
+    Plan,
+    RemoveKey,
+    RenameKey,
+    SetBranchValue,
+    SetItems,
+    SetPrefix,
+    SetValue,
+    assert_never,
+)
 from bot.lang.shell.as_launch import shell_launch
 from bot.lang.shell.calls import EnvValue
 from bot.lang.shell.continuations import cut_short_reason
@@ -84,30 +96,37 @@ class ShellWriter:
     # ---- the protocol --------------------------------------------------------------
     def realise(self, plans: list[Plan]) -> None:
         values: list[ValueSite] = []
-        inserts = [p for p in plans if p.actions[0].kind == "insert"]
+        inserts: list[tuple[Plan, InsertKey]] = []
         for plan in plans:
-            if plan.actions[0].kind == "entrypoint":
-                edits, plan.refusal = entry_edit(self.script, shell_launch(plan.group), plan.actions[0])
-                self.done(plan, edits)
-            elif plan.actions[0].kind == "variant":
-                edits, where, plan.refusal = variant_edits(self.script, plan)
-                self.done(plan, edits, where) if plan.refusal is None else None
-            elif plan.group.role == CALLER:
-                self.caller(plan)
-            elif plan.actions[0].kind != "insert":
-                site = self.change(plan)
-                if site is not None:
-                    values.append(site)
-        join_removals(self.script, [p for p in plans if p.actions[0].kind == "remove"])
+            first = plan.actions[0]
+            match first:
+                case MoveEntry():
+                    edits, plan.refusal = entry_edit(self.script, shell_launch(plan.group), first)
+                    self.done(plan, edits)
+                case SetBranchValue():
+                    edits, where, plan.refusal = variant_edits(self.script, plan)
+                    self.done(plan, edits, where) if plan.refusal is None else None
+                case _ if plan.group.role == CALLER:
+                    self.caller(plan)
+                case InsertKey():
+                    inserts.append((plan, first))  # placed once every value is
+                case SetValue() | SetItems() | RenameKey() | SetPrefix() | RemoveKey():
+                    site = self.change(plan)
+                    if site is not None:
+                        values.append(site)
+                case _:
+                    assert_never(first)
+        join_removals(self.script, [p for p in plans if isinstance(p.actions[0], RemoveKey)])
         self.place_values(values)
         self.place_inserts(inserts)
 
     def caller(self, plan: Plan) -> None:
         """A value handed to a script: only a new value can be written, where the caller writes it."""
-        value = plan.actions[-1]
-        assert value.setting is not None
-        handed: EnvValue = value.setting.handle
-        text = quote_for(handed.ctx, value.text) if value.kind == "value" and len(plan.actions) == 1 else None
+        value = plan.actions[0]
+        text = None
+        if isinstance(value, SetValue) and len(plan.actions) == 1:
+            handed: EnvValue = value.setting.handle
+            text = quote_for(handed.ctx, value.text)
         if text is None:
             plan.refusal = "a person must change the value handed to the script"
             return
@@ -117,32 +136,37 @@ class ShellWriter:
     def change(self, plan: Plan) -> ValueSite | None:
         """Edits of the key and prefix; the value's place is chosen later, with every other value."""
         edits: Edits = []
-        value_action: Action | None = None
+        value_action: SetValue | SetItems | None = None
         for action in plan.actions:
-            assert action.setting is not None
-            override: Override = action.setting.handle[0]
-            if action.kind == "remove":
-                removal = self.removal(override)
-                if removal is None:
-                    plan.refusal = "cannot remove it without touching other text"
-                else:
-                    self.done(plan, [removal])
-                return None
-            if action.kind == "key":
-                assert override.key_span is not None
-                edits.append((override.key_span, action.text))
-            elif action.kind == "prefix":
-                if override.prefix_span is None:
-                    plan.refusal = "the prefix is not written in one place"
+            match action:
+                case RemoveKey():
+                    removal = self.removal(action.setting.handle[0])
+                    if removal is None:
+                        plan.refusal = "cannot remove it without touching other text"
+                    else:
+                        self.done(plan, [removal])
                     return None
-                edits.append((override.prefix_span, action.text))
-            elif action.kind in ("value", "items"):
-                value_action = action
+                case RenameKey():
+                    key_span = action.setting.handle[0].key_span
+                    assert key_span is not None
+                    edits.append((key_span, action.text))
+                case SetPrefix():
+                    prefix_span = action.setting.handle[0].prefix_span
+                    if prefix_span is None:
+                        plan.refusal = "the prefix is not written in one place"
+                        return None
+                    edits.append((prefix_span, action.text))
+                case SetValue() | SetItems():
+                    value_action = action
+                case InsertKey() | MoveEntry() | SetBranchValue():
+                    pass  # planned alone (bot.rules.fixes) and written by realise
+                case _:
+                    assert_never(action)
         if value_action is None:
             self.done(plan, edits)
             return None
         plan.edits = edits
-        if value_action.kind == "items":
+        if isinstance(value_action, SetItems):
             found = item_site(self.src, value_action)
             if isinstance(found, str):
                 plan.refusal = found
@@ -176,7 +200,7 @@ class ShellWriter:
         return edit
 
     # ---- values --------------------------------------------------------------------
-    def value_site(self, plan: Plan, action: Action) -> ValueSite | None:
+    def value_site(self, plan: Plan, action: SetValue) -> ValueSite | None:
         variants: list[tuple[Override, ValueInfo]] = [s.handle for s in action.variants]
         override, info = variants[0]
         pieces = override.value_pieces
@@ -251,16 +275,14 @@ class ShellWriter:
         return None
 
     # ---- added overrides -----------------------------------------------------------
-    def place_inserts(self, plans: list[Plan]) -> None:
+    def place_inserts(self, plans: list[tuple[Plan, InsertKey]]) -> None:
         """Each addition after the best anchor that every launch reading it needs, and once for all of them."""
         needs: dict[int, dict[str, str]] = {}  # launch -> key -> the text it needs added
-        for plan in plans:
-            action = plan.actions[0]
+        for plan, action in plans:
             text = f"{action.prefix}{action.key}={action.text}"
             needs.setdefault(id(shell_launch(plan.group)), {})[action.key] = text
         placed: dict[tuple[int, str], tuple[Edits, str]] = {}
-        for plan in plans:
-            action = plan.actions[0]
+        for plan, action in plans:
             launch = shell_launch(plan.group)
             done = placed.get((id(launch), action.key))
             if done is not None:  # an insertion planned for another launch reaches this one too
@@ -268,7 +290,7 @@ class ShellWriter:
                 continue
             self.insert(plan, action, launch, needs, placed)
 
-    def insert(self, plan: Plan, action: Action, launch: Launch, needs: dict[int, dict[str, str]],
+    def insert(self, plan: Plan, action: InsertKey, launch: Launch, needs: dict[int, dict[str, str]],
                placed: dict[tuple[int, str], tuple[Edits, str]]) -> None:
         if launch.cut_short is not None:
             plan.refusal = cut_short_reason(launch.cut_short, launch.cut_by)

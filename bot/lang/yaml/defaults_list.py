@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.ir import DEFAULTS_LIST, Action, Setting, SettingGroup
+from bot.ir import DEFAULTS_LIST, Action, Setting, SettingGroup, SetValue, State
 from bot.lang.yaml.document import Doc, Edits, Entry, has_props
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def _choice(doc: Doc, item: MappingNode, key: ScalarNode, value: ScalarNode, hea
     line, column = key.start_mark.line + 1, key.start_mark.column + 1
     entry = Choice(key, value, item, ("defaults", str(key.value)), False, bool(item.flow_style),
                    rooted=written.startswith("/"), written=written.lstrip("/"), suffix=suffix)
-    return Setting(group, "", doc.text.slice(value), str(option), "static", line, column, handle=entry)
+    return Setting(group, "", doc.text.slice(value), str(option), State.STATIC, line, column, handle=entry)
 
 
 OptionExists = Callable[[str, str, str, bool], bool]
@@ -93,10 +93,9 @@ def defaults_edits(actions: list[Action], doc: Doc, option_exists: OptionExists)
     the new option's file is in the group's directory (a choice of one the repository lacks would not compose)."""
     from bot.lang.yaml.edits import replace_value
 
-    if [a.kind for a in actions] != ["value"] or actions[0].setting is None:
-        return "a defaults list entry: a person must rename or remove the group's choice there"
     action = actions[0]
-    assert action.setting is not None
+    if len(actions) != 1 or not isinstance(action, SetValue):
+        return "a defaults list entry: a person must rename or remove the group's choice there"
     entry: Choice = action.setting.handle
     if not isinstance(action.value, str) or has_props(doc.text, entry.value):
         return "a group's option is a name: a person must write this one"

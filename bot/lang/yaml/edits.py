@@ -11,7 +11,21 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import bool_style
-from bot.ir import Action, Clash, Plan
+from bot.ir import (
+    Action,
+    Clash,
+    InsertKey,
+    MoveEntry,
+    Plan,
+    RemoveKey,
+    RenameKey,
+    SetBranchValue,
+    SetItems,
+    SetPrefix,
+    SetValue,
+    assert_never,
+    changes,
+)
 from bot.lang.yaml.columns import keep_comment_columns
 from bot.lang.yaml.document import Doc, Edits, Entry, Text, has_props, merged_mappings
 from bot.lang.yaml.entry_lines import SHARED_REASON, TAG_REASON, entry_lines, past_blank, refuse
@@ -49,50 +63,64 @@ def realise(plans: list[Plan], edits_of: Callable[[list[Action], Doc], Edits | s
         plan.edits = [(Span(text.byte(start), text.byte(end)), new) for start, end, new in result]
 
 
+def _not_in_a_config(actions: list[Action]) -> str | None:
+    """Why a config cannot take one of the actions, if one is what it cannot take."""
+    for action in actions:
+        match action:
+            case SetBranchValue():
+                return BRANCHES_REASON
+            case SetPrefix():
+                return PREFIX_REASON
+            case MoveEntry():
+                return "a config names no entry point"
+            case SetValue() | SetItems() | RenameKey() | RemoveKey() | InsertKey():
+                pass
+            case _:
+                assert_never(action)
+    return None
+
+
 def _plan(actions: list[Action], doc: Doc) -> Edits | str:
-    kinds = {a.kind: a for a in actions}
-    if "variant" in kinds:
-        return BRANCHES_REASON
-    if "prefix" in kinds:
-        return PREFIX_REASON
-    if "insert" in kinds:
-        action = kinds["insert"]
-        rel = _relative(doc, action.key)
+    refused = _not_in_a_config(actions)
+    if refused is not None:
+        return refused
+    found = changes(actions)
+    if found.insert is not None:
+        rel = _relative(doc, found.insert.key)
         if rel is None:
-            return f"{action.key} lies outside this file's package ({doc.prefix.rstrip('.')})"
-        text = yaml_value(action.value, None, bool_style(action.text))
+            return f"{found.insert.key} lies outside this file's package ({doc.prefix.rstrip('.')})"
+        text = yaml_value(found.insert.value, None, bool_style(found.insert.text))
         return insert(doc, rel, text)
-    setting = actions[0].setting
-    assert setting is not None
-    entry: Entry = setting.handle
-    if "remove" in kinds:
+    changed = found.remove or found.items or found.key or found.value
+    assert changed is not None
+    entry: Entry = changed.setting.handle
+    if found.remove is not None:
         return remove(doc, entry)
-    if "items" in kinds:
+    if found.items is not None:
         from bot.lang.yaml.items import replace_items
 
-        items = replace_items(doc, entry, kinds["items"])
-        if isinstance(items, str) or "key" not in kinds:
+        items = replace_items(doc, entry, found.items)
+        if isinstance(items, str) or found.key is None:
             return items
-        rel = _relative(doc, kinds["key"].text)
+        rel = _relative(doc, found.key.text)
         if rel is None or rel[:-1] != entry.path[:-1]:
             return "the key moves to another mapping: a person must move the list"
         renamed = rename(doc, entry, rel[-1])
         return renamed if isinstance(renamed, str) else sorted([*renamed, *items])
     edits: Edits = []
-    value = kinds.get("value")
-    if "key" in kinds:
-        new_key = kinds["key"].text
+    if found.key is not None:
+        new_key = found.key.text
         rel = _relative(doc, new_key)
         if rel is None:
             return f"{new_key} lies outside this file's package ({doc.prefix.rstrip('.')})"
         if rel[:-1] != entry.path[:-1]:
-            return move(doc, entry, rel, value)
+            return move(doc, entry, rel, found.value)
         renamed = rename(doc, entry, rel[-1])
         if isinstance(renamed, str):
             return renamed
         edits.extend(renamed)
-    if value is not None:
-        replaced = replace_value(doc, entry, value.value)
+    if found.value is not None:
+        replaced = replace_value(doc, entry, found.value.value)
         if isinstance(replaced, str):
             return replaced
         edits.extend(replaced)
@@ -182,7 +210,7 @@ def _emptied(doc: Doc, entry: Entry, what: str) -> str:
     return f"{what} it would leave {where} empty"
 
 
-def move(doc: Doc, entry: Entry, rel: tuple[str, ...], value: Action | None) -> Edits | str:
+def move(doc: Doc, entry: Entry, rel: tuple[str, ...], value: SetValue | None) -> Edits | str:
     """A rename to another parent: the line goes, `leaf: value` is added at the new path."""
     from ruamel.yaml.nodes import ScalarNode
 

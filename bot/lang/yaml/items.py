@@ -7,13 +7,13 @@ with it. Elements with anchors, tags or several lines, and lines shared with oth
 from __future__ import annotations
 
 from bot.hydra.grammar import bool_style
-from bot.ir import Action
+from bot.ir import SetItems
 from bot.lang.yaml.document import Doc, Edits, Entry, has_props
 from bot.lang.yaml.entry_lines import refuse
 from bot.lang.yaml.format import yaml_value
 
 
-def replace_items(doc: Doc, entry: Entry, action: Action) -> Edits | str:
+def replace_items(doc: Doc, entry: Entry, action: SetItems) -> Edits | str:
     from ruamel.yaml.nodes import ScalarNode, SequenceNode
 
     reason = refuse(doc, entry, structure=False)

@@ -12,7 +12,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bot.ir import SWEEP_PARAMS, Action, Setting, SettingGroup
+from bot.ir import (
+    SWEEP_PARAMS,
+    Action,
+    InsertKey,
+    MoveEntry,
+    RemoveKey,
+    RenameKey,
+    SetBranchValue,
+    SetItems,
+    SetPrefix,
+    Setting,
+    SettingGroup,
+    SetValue,
+    State,
+    assert_never,
+    changes,
+)
 from bot.lang.yaml.document import Doc, Edits, Entry, has_props
 from bot.lang.yaml.format import yaml_word_key
 
@@ -57,7 +73,7 @@ def _setting(doc: Doc, params: MappingNode, key: ScalarNode, value: Node) -> Set
             parsed = parse_override(f"{key.value}=x")  # the key alone, as an override reads it
         except HydraSyntaxError:
             return None
-        return Setting(parsed.key, parsed.prefix, doc.text.slice(value), None, "invalid", line, column,
+        return Setting(parsed.key, parsed.prefix, doc.text.slice(value), None, State.INVALID, line, column,
                        reason="not a value the sweeper reads as one override", handle=entry)
     word = _as_override(value)
     try:
@@ -67,9 +83,9 @@ def _setting(doc: Doc, params: MappingNode, key: ScalarNode, value: Node) -> Set
             parsed = parse_override(f"{key.value}=x")
         except HydraSyntaxError:
             return None
-        return Setting(parsed.key, parsed.prefix, word, None, "invalid", line, column, reason=str(exc),
+        return Setting(parsed.key, parsed.prefix, word, None, State.INVALID, line, column, reason=str(exc),
                        handle=entry)
-    state = "dynamic" if "${" in word else "static"
+    state = State.DYNAMIC if "${" in word else State.STATIC
     return Setting(parsed.key, parsed.prefix, word, parsed.value, state, line, column,
                    reason="an interpolation, resolved at run time" if state == "dynamic" else "",
                    handle=entry)
@@ -92,33 +108,42 @@ def sweep_edits(actions: list[Action], doc: Doc) -> Edits | str:
     """The key or value of one param rewritten, or the entry removed; anything else is refused."""
     from bot.lang.yaml.edits import remove, replace_value
 
-    kinds = {a.kind: a for a in actions}
-    setting = actions[0].setting
-    if setting is None or set(kinds) - {"key", "prefix", "value", "remove"}:
+    for action in actions:
+        match action:
+            case SetValue() | RenameKey() | SetPrefix() | RemoveKey():
+                pass
+            case SetItems() | InsertKey() | MoveEntry() | SetBranchValue():
+                return "a sweep's params take no new keys, list edits or per-branch values: a person must edit them"
+            case _:
+                assert_never(action)
+    found = changes(actions)
+    changed = found.remove or found.key or found.prefix or found.value
+    if changed is None:
         return "a sweep's params take no new keys, list edits or per-branch values: a person must edit them"
+    setting = changed.setting
     entry: Entry = setting.handle
     if has_props(doc.text, entry.key) or has_props(doc.text, entry.value):
         return "the key or value has a YAML anchor or tag, which the bot does not rewrite"
-    if "remove" in kinds:
+    if found.remove is not None:
         return remove(doc, entry)
     edits: Edits = []
-    if "key" in kinds or "prefix" in kinds:
+    if found.key is not None or found.prefix is not None:
         old = doc.text.slice(entry.key)
         if "\n" in old:
             return "the key spans several lines"
-        new_key = kinds["key"].text if "key" in kinds else setting.key
-        prefix = kinds["prefix"].text if "prefix" in kinds else setting.prefix
+        new_key = found.key.text if found.key is not None else setting.key
+        prefix = found.prefix.text if found.prefix is not None else setting.prefix
         package = _package(str(entry.key.value))
         written = f"{prefix}{new_key}" + (f"@{package}" if package else "")
         if any(str(k.value) == written for k, _ in entry.parent.value):
             return f"{written} is already among the sweep's params"
         edits.append((entry.key.start_mark.index, entry.key.end_mark.index, yaml_word_key(written, old)))
-    if "value" in kinds:
+    if found.value is not None:
         from bot.hydra.sweeps import Sweep
 
         if isinstance(setting.value, Sweep):
             return SWEEP_VALUE_REASON
-        replaced = replace_value(doc, entry, kinds["value"].value)
+        replaced = replace_value(doc, entry, found.value.value)
         if isinstance(replaced, str):
             return replaced
         edits.extend(replaced)

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.grammar import format_value
-from bot.ir import IN_LIST, Setting, SettingGroup
+from bot.ir import IN_LIST, Setting, SettingGroup, State
 from bot.lang.yaml.document import MERGE_TAG, Doc, Entry, all_nodes, merged_mappings
 
 if TYPE_CHECKING:
@@ -60,11 +60,11 @@ class Walker:
         from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
         value, key = entry.value, entry.key
-        setting = Setting(self.doc.prefix + ".".join(entry.path), "", None, None, "static",
+        setting = Setting(self.doc.prefix + ".".join(entry.path), "", None, None, State.STATIC,
                           key.start_mark.line + 1, key.start_mark.column + 1, handle=entry)
         self.settings.append(setting)
         if isinstance(value, MappingNode):
-            setting.state = "mapping"
+            setting.state = State.MAPPING
             self.mapping(value, entry.path, entry.shared, entry.flow or bool(value.flow_style))
             return
         interpolated = _interpolated(value)
@@ -79,7 +79,7 @@ class Walker:
             flow = getattr(value, "flow_style", False)  # a block list's text starts with its first `- `
             setting.text = written if flow and "\n" not in written.strip() else format_value(setting.value)
         if interpolated:
-            setting.state, setting.reason = "dynamic", INTERPOLATION
+            setting.state, setting.reason = State.DYNAMIC, INTERPOLATION
 
     def _elements(self, sequence: SequenceNode, entry: Entry) -> None:
         """Read a list's mappings and interpolated strings one by one (`transforms.0.size`): a key inside a

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.ir import SWEEP_PARAMS, Setting, SettingGroup
+from bot.ir import SWEEP_PARAMS, Setting, SettingGroup, State
 from bot.lang.yaml.document import Doc, Entry
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def wandb_group(doc: Doc) -> SettingGroup | None:
         except HydraSyntaxError:
             continue
         entry = Entry(key, value, params, ("parameters", str(key.value)), False, bool(params.flow_style))
-        settings.append(Setting(parsed.key, parsed.prefix, _shown(doc, value), None, "dynamic",
+        settings.append(Setting(parsed.key, parsed.prefix, _shown(doc, value), None, State.DYNAMIC,
                                 key.start_mark.line + 1, key.start_mark.column + 1,
                                 reason="a W&B sweep's values, one per run", handle=entry))
     if not settings:

@@ -1,0 +1,26 @@
+"""The rule format is declared once (bot.rules.schema): the published schema file is it written out, and the
+loader allows exactly the fields it declares."""
+
+from __future__ import annotations
+
+import json
+
+from bot.rules import fields
+from bot.rules.schema import SCHEMA, fields_of, schema_text
+from tests.conftest import ROOT
+
+
+def test_the_committed_schema_is_the_generated_one() -> None:
+    assert (ROOT / "schema" / "rule.schema.json").read_text(encoding="utf-8") == schema_text()
+
+
+def test_the_loader_reads_its_fields_from_the_schema() -> None:
+    assert set(SCHEMA["properties"]) == fields.TOP_FIELDS
+    for section, allowed in [("trigger", fields.TRIGGER_FIELDS), ("when", fields.WHEN_FIELDS),
+                             ("match", fields.MATCH_FIELDS), ("fix", fields.FIX_FIELDS),
+                             ("ensure", fields.ENSURE_FIELDS), ("relation", fields.RELATION_FIELDS)]:
+        assert allowed == fields_of(section), section
+
+
+def test_the_schema_text_is_json_of_the_declaration() -> None:
+    assert json.loads(schema_text()) == SCHEMA
