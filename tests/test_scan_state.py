@@ -29,9 +29,6 @@ PURE_CACHES = {
     "bot.lang.shell.launches:_newlines": "the newline offsets of one text",
     "bot.lang.shell.settings:_env_inputs": "the inputs of a called script: its bytes, its path and the "
                                            "console-script table, all arguments",
-    "bot.hydra.decorator:_read": "the `@hydra.main` arguments of one Python text",
-    "bot.hydra.imported:_tree": "the ast of one Python text",
-    "bot.hydra.api_app:_api_app": "the compose-API calls of one Python text",
     "bot.hydra.config_files:_parse_yaml": "the data of one YAML text",
 }
 

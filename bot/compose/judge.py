@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.compose.context import ComposeContext
@@ -22,7 +22,7 @@ from bot.hydra.compose import Composer
 from bot.hydra.messages import in_repository_terms
 from bot.hydra.shadow import ConfigShadow
 from bot.hydra.source import NotComposed
-from bot.ir import Launch, Override
+from bot.ir import Launch, Override, Way, Ways
 from bot.lang import launch_reader, may_launch
 from bot.lang.front import LaunchReader
 from bot.lang.kinds import SHELL
@@ -35,36 +35,99 @@ class ConfigEdits(Protocol):
     def shadow(self, rule: str = "") -> ConfigShadow | None: ...  # one rule's edits ("": every rule's)
 
 
-Judged = tuple[int, dict[int, str], set[int]]  # launches, Hydra's first message for each failing, those not composed
+UNJUDGED = "\0unjudged"  # a launch not composed: no app found, a doc's elided launch, a sweep not composed
 
 
-def _failures(context: ComposeContext, reader: LaunchReader, data: bytes,
-              shadow: ConfigShadow | None = None) -> Judged:
-    """(launches, Hydra's first message per launch that does not compose, the launches not composed: no app
-    found, a doc's elided launch, a sweep not composed) for the file's bytes; `shadow`: composed with the
-    config as the run's edits leave it."""
-    found = _launches(reader, data)
-    kind = reader.kind
-    if found is None:
-        return -1, {}, set()
-    composer = context.composer  # one per scan: composed bases are shared between files
-    failing: dict[int, str] = {}
-    unjudged: set[int] = set()
-    for index, (launch, line) in enumerate(found):
-        app = resolve_app(context, launch, explain=False)
-        runs = [] if isinstance(app, AppProblem) or elided(kind, launch) else sweep_runs(launch)[0]
+@dataclass
+class Judged:
+    """A text's launches (None: the bytes do not read as their kind), each composed only when the judge asks
+    about it (`verdict`), at most once; `shadow`: composed with the config as the run's edits leave it."""
+
+    context: ComposeContext
+    kind: str
+    found: list[tuple[Launch, int]] | None
+    shadow: ConfigShadow | None = None
+    verdicts: dict[int, str | None] = field(default_factory=dict)  # index -> Hydra's message, None: composes
+    apps: dict[int, HydraApp | AppProblem] = field(default_factory=dict)
+    composed: int = 0  # launches composed: what the judge asked Hydra
+
+    @property
+    def count(self) -> int:
+        return -1 if self.found is None else len(self.found)
+
+    def app(self, index: int) -> HydraApp | AppProblem:
+        assert self.found is not None
+        if index not in self.apps:
+            self.apps[index] = resolve_app(self.context, self.found[index][0], explain=False)
+        return self.apps[index]
+
+    def verdict(self, index: int) -> str | None:
+        """Hydra's first message for the launch (`line N: ...`), None when it composes, UNJUDGED."""
+        if index not in self.verdicts:
+            self.verdicts[index] = self._verdict(index)
+        return self.verdicts[index]
+
+    def _verdict(self, index: int) -> str | None:
+        assert self.found is not None
+        launch, line = self.found[index]
+        app = self.app(index)
+        runs = [] if isinstance(app, AppProblem) or elided(self.kind, launch) else sweep_runs(launch)[0]
         if isinstance(app, AppProblem) or not runs:
-            unjudged.add(index)
-            continue
+            return UNJUDGED
+        shadow = self.shadow
         app = shadow.app(app) if shadow is not None else app
-        problem = _first_failure(launch, app, composer, runs)
-        if problem is not None:
-            reading, override, message = problem
-            where = f"{override.prefix}{override.key}: " if override is not None else ""
-            message = shadow.originals(message) if shadow is not None else message
-            message = in_repository_terms(message, context.root)
-            failing[index] = f"line {line}{describe(reading)}: {where}{message}"
-    return len(found), failing, unjudged
+        self.composed += 1
+        problem = _first_failure(launch, app, self.context.composer, runs)
+        if problem is None:
+            return None
+        reading, override, message = problem
+        where = f"{override.prefix}{override.key}: " if override is not None else ""
+        message = shadow.originals(message) if shadow is not None else message
+        message = in_repository_terms(message, self.context.root)
+        return f"line {line}{describe(reading)}: {where}{message}"
+
+
+def judged(context: ComposeContext, reader: LaunchReader, data: bytes, shadow: ConfigShadow | None = None) -> Judged:
+    """The launches of a file's bytes, as the judge asks Hydra about them (none composed yet)."""
+    return Judged(context, reader.kind, _launches(reader, data), shadow)
+
+
+def _same(before: Judged, after: Judged, index: int) -> bool:
+    """Whether the edits leave the launch as it was: its words, its overrides in every way through its branches,
+    its app, and none of its app's config files edited by the run (the shadow). Such a launch keeps its
+    verdict: it is not composed on either side."""
+    assert before.found is not None and after.found is not None
+    if launch_facts(before.found[index][0]) != launch_facts(after.found[index][0]):
+        return False
+    app = before.app(index)
+    if app != after.app(index):
+        return False
+    return isinstance(app, AppProblem) or after.shadow is None or after.shadow.app(app) is app
+
+
+def launch_facts(launch: Launch) -> tuple[object, ...]:
+    """What composing a launch reads of it, wherever it stands in the text: its entry, flags and words, and
+    the overrides of each way through its branches (positions left out, shared words kept as shared)."""
+    ways = launch.handle.ways() if launch.handle is not None else Ways([Way("", launch.overrides)], 1)
+    fixed = (launch.entry, launch.entry_kind, launch.launcher, launch.config_path, launch.config_name,
+             launch.config_dir, launch.config_names, launch.config_runtime, launch.config_path_dir, launch.workdir,
+             launch.entry_base, launch.source_path, launch.console_target, launch.multirun, launch.caller_args,
+             launch.args, launch.branch, launch.function)
+    return fixed, _overrides(launch.overrides), ways.total, tuple(
+        (way.label, _overrides(way.overrides), tuple(sorted(way.variables.items())),
+         tuple(way.variable_of.get(id(o)) for o in way.overrides)) for way in ways.items)
+
+
+def _overrides(overrides: list[Override]) -> tuple[object, ...]:
+    """The overrides as Hydra gets them; an override that shares its word with an earlier one (alternatives
+    of one word in the branches) is given as that one's index."""
+    first: dict[object, int] = {}
+    out: list[object] = []
+    for index, o in enumerate(overrides):
+        shared = first.setdefault(o.key_span, index) if o.key_span is not None else index
+        out.append((o.key, o.prefix, o.package, o.written, o.value_written, o.literal, o.text, repr(o.value),
+                    o.state, shared))
+    return tuple(out)
 
 
 def _first_failure(launch: Launch, app: HydraApp, composer: Composer,
@@ -146,13 +209,20 @@ def newly_failing(context: ComposeContext, reader: LaunchReader, before: bytes, 
     """Hydra's messages for the launches that compose with `before` and not with `after` (with the config
     as the run's edits leave it, given a `shadow`), read by the file's front end (`reader`). A launch not
     composed before is not judged: one whose entry point an edit moves ran nothing before, whatever it
-    composes to now."""
-    count, failing, unjudged = known if known is not None else _failures(context, reader, before)
-    count_after, failing_after, _ = _failures(context, reader, after, shadow)
-    if count_after != count:
+    composes to now. Only the launches the edits change (or whose config files the run edits) are composed:
+    the others keep their verdict. `known`: the launches of `before`, with what was asked of them already."""
+    old = known if known is not None else judged(context, reader, before)
+    new = judged(context, reader, after, shadow)
+    if new.count != old.count:
         return []  # the edits moved launches: nothing to pair them with (verify judges the shell)
-    return [message for index, message in sorted(failing_after.items())
-            if index not in failing and index not in unjudged]
+    out: list[str] = []
+    for index in range(new.count):
+        if _same(old, new, index):
+            continue
+        then = new.verdict(index)
+        if then is not None and then != UNJUDGED and old.verdict(index) is None:
+            out.append(then)
+    return out
 
 
 def keep_composing(context: ComposeContext, reader: LaunchReader, data: bytes, findings: list[Finding],
@@ -168,7 +238,7 @@ def keep_composing(context: ComposeContext, reader: LaunchReader, data: bytes, f
     fixable = [f for f in findings if f.status is Status.FIXABLE]
     if not any(f.edits for f in fixable) or not may_launch(data, context.consoles):
         return False
-    before = _failures(context, reader, data)
+    before = judged(context, reader, data)
     every = configs.shadow() if configs is not None else None
     if not newly_failing(context, reader, data, edited(findings), before, every):
         return True

@@ -6,7 +6,8 @@
     with initialize(config_path=args.config_path, version_base=None):
         cfg = compose(config_name=args.config_name, overrides=overrides)
 
-Read with libcst (nothing imported or run): the `initialize*` and `compose` calls, and for each of
+Read with the stdlib's `ast`, from the file's one tree of the scan (bot.hydra.python_file; nothing imported
+or run): the `initialize*` and `compose` calls, and for each of
 their arguments either a string literal or the argparse option it comes from (`args.config_name`
 -> `--config-name` / `--config_name`, with the option's default). `OmegaConf.load(args.config)` is
 recognised too, so a launch can say why it is not composed.
@@ -14,13 +15,15 @@ recognised too, so a launch can say why it is not composed.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import libcst as cst
+from bot.hydra.python_file import PythonFile, argument, called_name, in_order, python_file, string
 
-from bot.pyparse import parse_cst
+if TYPE_CHECKING:
+    from bot.context import ScanContext
 
 LOCATIONS = {"initialize": "config_path", "initialize_config_dir": "config_dir",
              "initialize_config_module": "config_module"}
@@ -47,97 +50,69 @@ class ApiApp:
 @dataclass
 class _Reading:
     options: dict[str, tuple[tuple[str, ...], str | None]] = field(default_factory=dict)  # dest -> (flags, default)
-    location: tuple[str, cst.BaseExpression] | None = None
-    others: list[tuple[str, cst.BaseExpression]] = field(default_factory=list)
-    name: cst.BaseExpression | None = None
-    loads: cst.BaseExpression | None = None
+    location: tuple[str, ast.expr] | None = None
+    others: list[tuple[str, ast.expr]] = field(default_factory=list)
+    name: ast.expr | None = None
+    loads: ast.expr | None = None
 
-
-def compose_api_app(path: Path) -> ApiApp | None:
-    """The compose-API app of a Python file, or None when it does not call `initialize*` and `compose`."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    return _api_app(text)
-
-
-@lru_cache(maxsize=256)
-def _api_app(text: str) -> ApiApp | None:
-    """The compose-API app of one Python text (cached by the text, never by a path)."""
-    if "compose" not in text and "OmegaConf" not in text:
-        return None
-    try:
-        module = parse_cst(text)
-        reading = _Reading()
-        module.visit(_Finder(reading))
-    except (cst.ParserSyntaxError, RecursionError):  # not Python, or nested deeper than the bot reads
-        return None
-
-    def source(node: cst.BaseExpression | None) -> Source | None:
-        if isinstance(node, cst.SimpleString):
-            value = _literal(node)
+    def source(self, node: ast.expr | None) -> Source | None:
+        """A literal, or the argparse option `args.x` is read from (with its default)."""
+        if isinstance(node, ast.Constant):
+            value = string(node)
             return Source(literal=value) if value is not None else None
-        if isinstance(node, cst.Attribute):
-            dest = node.attr.value
-            flags, default = reading.options.get(dest, ((f"--{dest}", f"--{dest.replace('_', '-')}"), None))
+        if isinstance(node, ast.Attribute):
+            dest = node.attr
+            flags, default = self.options.get(dest, ((f"--{dest}", f"--{dest.replace('_', '-')}"), None))
             return Source(options=flags, default=default)
         return None
 
+    def call(self, node: ast.Call) -> None:
+        """Collects argparse options, the first `initialize*` and `compose` calls, and `OmegaConf.load`."""
+        func = node.func
+        name = called_name(func)
+        if name == "add_argument":
+            flags = tuple(v for a in node.args for v in [string(a)] if v is not None and v.startswith("-"))
+            if flags:
+                dest = string(argument(node, "dest", -1))
+                longest = max(flags, key=len).lstrip("-").replace("-", "_")
+                self.options[dest or longest] = (flags, string(argument(node, "default", -1)))
+        elif name in LOCATIONS:
+            value = argument(node, LOCATIONS[name], 0)
+            if value is not None and self.location is None:
+                self.location = (LOCATIONS[name], value)
+            elif value is not None:
+                self.others.append((LOCATIONS[name], value))
+        elif name == "compose" and self.name is None:
+            self.name = argument(node, "config_name", 0)
+        elif name == "load" and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.value.id == "OmegaConf":
+            self.loads = self.loads or argument(node, "file_", 0)
+
+
+def compose_api_app(context: ScanContext, path: Path) -> ApiApp | None:
+    """The compose-API app of a Python file, or None when it does not call `initialize*` and `compose`."""
+    file = python_file(context, path)
+    return file.fact(("compose-api",), lambda: _api_app(file))  # type: ignore[no-any-return]
+
+
+def _api_app(file: PythonFile) -> ApiApp | None:
+    """The compose-API app of one Python text."""
+    text, tree = file.text, file.tree
+    if text is None or ("compose" not in text and "OmegaConf" not in text):
+        return None
+    if tree is None or file.too_deep is not None:  # not Python, or nested deeper than the bot reads
+        return None
+    reading = _Reading()
+    for call in in_order(tree, ast.Call):
+        reading.call(call)
     if reading.location is not None and reading.name is not None:
         kind, node = reading.location
-        location, name = source(node), source(reading.name)
+        location, name = reading.source(node), reading.source(reading.name)
         if location is not None and name is not None:
-            others = tuple((k, s) for k, n in reading.others for s in [source(n)] if s is not None)
+            others = tuple((k, s) for k, n in reading.others for s in [reading.source(n)] if s is not None)
             return ApiApp(kind, location, name, others=others)
     if reading.loads is not None:
-        loads = source(reading.loads)
+        loads = reading.source(reading.loads)
         if loads is not None:
             return ApiApp("", Source(), Source(), loads)
     return None
-
-
-def _literal(node: cst.BaseExpression | None) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
-def _argument(call: cst.Call, keyword: str, position: int) -> cst.BaseExpression | None:
-    for index, arg in enumerate(call.args):
-        if (arg.keyword is not None and arg.keyword.value == keyword) or (arg.keyword is None and index == position):
-            return arg.value
-    return None
-
-
-class _Finder(cst.CSTVisitor):
-    """Collects argparse options, the first `initialize*` and `compose` calls, and `OmegaConf.load`."""
-
-    def __init__(self, reading: _Reading) -> None:
-        super().__init__()
-        self.reading = reading
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else (
-            func.value if isinstance(func, cst.Name) else "")
-        reading = self.reading
-        if name == "add_argument":
-            flags = tuple(v for a in node.args if a.keyword is None
-                          for v in [_literal(a.value)] if v is not None and v.startswith("-"))
-            if flags:
-                dest = _literal(_argument(node, "dest", -1))
-                longest = max(flags, key=len).lstrip("-").replace("-", "_")
-                reading.options[dest or longest] = (flags, _literal(_argument(node, "default", -1)))
-        elif name in LOCATIONS:
-            value = _argument(node, LOCATIONS[name], 0)
-            if value is not None and reading.location is None:
-                reading.location = (LOCATIONS[name], value)
-            elif value is not None:
-                reading.others.append((LOCATIONS[name], value))
-        elif name == "compose" and reading.name is None:
-            reading.name = _argument(node, "config_name", 0)
-        elif name == "load" and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
-                and func.value.value == "OmegaConf":
-            reading.loads = reading.loads or _argument(node, "file_", 0)

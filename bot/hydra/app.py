@@ -1,28 +1,27 @@
 """A launch's Hydra app: the `@hydra.main(config_path=..., config_name=...)` of its entry point.
 
-Read with libcst from the target repository's source; nothing is imported or executed. The
-launch's own `--config-path` / `--config-name` flags win over the decorator, as they do in Hydra.
-Every path is resolved against the repository, never the bot's working directory: a relative
-`config_path` against the app's file, `--config-dir` and relative `file://` search paths against
-the repository root (where the repository's scripts are run from), `pkg://` search paths to the
-package's directory inside the repository. A path outside the repository is not followed.
+Read with the stdlib's `ast` from the target repository's source (bot.hydra.python_file, once per file
+and scan); nothing is imported or executed. The launch's own `--config-path` / `--config-name` flags win
+over the decorator, as they do in Hydra. Every path is resolved against the repository, never the bot's
+working directory (bot.hydra.search_path): a relative `config_path` against the app's file, `--config-dir`
+and relative `file://` search paths against the repository root (where the repository's scripts are run
+from), `pkg://` search paths to the package's directory inside the repository. A path outside the
+repository is not followed.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot import confined
-from bot.hydra.config_files import load_yaml
 from bot.hydra.decorator import COMPUTED, hydra_main_arguments, too_deep_to_read, version_base_of
-from bot.hydra.entry import entry_file, inside, missing_reason, repository_dir, run_dir, source_roots
+from bot.hydra.entry import entry_file, missing_reason, repository_dir, run_dir
 from bot.hydra.imported import imported_app
 from bot.hydra.markers import CWD
+from bot.hydra.search_path import app_search_path, not_there, primary_search_path, search_dir
 from bot.ir import SHELL_SCRIPT, Launch
 
 if TYPE_CHECKING:
@@ -62,35 +61,6 @@ def config_name(name: str | None) -> str | None:
     return name[: -len(".yaml")] if name.endswith(".yaml") else name
 
 
-def search_dir(context: ScanContext, entry: str, relative_to: Path) -> Path | None:
-    """A config directory named by a Hydra search path entry or config path, inside the repository (its links
-    resolved: bot.confined).
-
-    `pkg://a.b` is the package directory a/b of the repository; `file://d` and a plain `d` are
-    `d` relative to `relative_to` unless absolute. None when it is not a directory of the repository.
-    """
-    root = context.root
-    top = confined.real(root)
-    if entry.startswith("pkg://"):
-        parts = [p for p in entry.removeprefix("pkg://").replace("/", ".").split(".") if p]
-        for source_root in source_roots(context):
-            candidate = root.joinpath(source_root, *parts) if source_root else root.joinpath(*parts)
-            if confined.is_dir(top, candidate):
-                return candidate.resolve()
-        return None
-    path = entry.removeprefix("file://")
-    candidate = Path(path) if os.path.isabs(path) else relative_to / path
-    return candidate.resolve() if confined.is_dir(top, candidate) else None
-
-
-def not_there(root: Path, entry: str, relative_to: Path) -> str:
-    """How a config directory that search_dir did not find is not the repository's."""
-    path = entry.removeprefix("file://")
-    candidate = Path(path) if os.path.isabs(path) else relative_to / path
-    why = confined.why_absent(confined.real(root), candidate) if not entry.startswith("pkg://") else None
-    return f"is {why}: not followed" if why else "is not in the repository"
-
-
 def _found(context: ScanContext, key: tuple[object, ...], find: Callable[[], Any]) -> Any:
     """What this scan found of the repository's files (its entry points), looked for once per scan."""
     if key not in context.apps:
@@ -109,25 +79,57 @@ def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> H
         return AppProblem(missing_reason(context, launch) if explain else "not in the repository", OUTSIDE)
     if launch.entry_kind == SHELL_SCRIPT:
         return AppProblem(f"runs {path.relative_to(root).as_posix()}, which receives the overrides", SCRIPT)
+    main = _hydra_main(context, launch, path)
+    if isinstance(main, (HydraApp, AppProblem)):
+        return main
+    path, source, function, config_path, name = main
+    chosen = _config_path(context, launch, path, source, config_path, name)
+    if isinstance(chosen, AppProblem):
+        return chosen
+    config, name = chosen
+    directory = search_dir(context, config, path.parent)
+    if directory is None:
+        return AppProblem(f"config directory {config} of {source} {not_there(root, config, path.parent)}", OUTSIDE)
+    name = config_name(name)
+    dirs = app_search_path(context, launch, directory, name)
+    if isinstance(dirs, str):
+        return AppProblem(dirs, OUTSIDE)
+    return HydraApp(source, directory, name, dirs, version_base=version_base_of(context, path, function), root=root)
+
+
+Decorated = tuple[Path, str, str | None, str | None, str | None]  # file, source, function, config_path, config_name
+
+
+def _hydra_main(context: ScanContext, launch: Launch, path: Path) -> Decorated | HydraApp | AppProblem:
+    """Where the entry file's `@hydra.main` is (the file itself, or the one it imports its app from) and what it
+    says; else the compose-API app the file is, or why it is no app."""
+    root = context.root
     source = path.relative_to(root).as_posix()
     function = launch.console_target.partition(":")[2] if launch.console_target else None
     function_read = function or None
-    config_path, name, found = hydra_main_arguments(path, function_read)
+    config_path, name, found = hydra_main_arguments(context, path, function_read)
     if not found and (imported := imported_app(context, path, function_read)) is not None:
         path = imported[0]  # Hydra reads the decorator, and its config_path, where the function is defined
         source = f"{os.path.relpath(path, root)} (imported by {source})"
         function_read = imported[1] or None
-        config_path, name, found = hydra_main_arguments(path, function_read)
-    if not found:
-        from bot.hydra.api_app import compose_api_app  # libcst, only for files without the decorator
+        config_path, name, found = hydra_main_arguments(context, path, function_read)
+    if found:
+        return path, source, function_read, config_path, name
+    from bot.hydra.api_app import compose_api_app
 
-        api = compose_api_app(path)
-        if api is None:
-            unread = too_deep_to_read(path)
-            if unread is not None:  # not known to be no app: not read
-                return AppProblem(f"{source} could not be read: {unread}", UNREADABLE)
-            return AppProblem(f"{source} has no @hydra.main decorator", NOT_HYDRA)
+    api = compose_api_app(context, path)
+    if api is not None:
         return api_app(context, launch, path, source, api)
+    unread = too_deep_to_read(context, path)
+    if unread is not None:  # not known to be no app: not read
+        return AppProblem(f"{source} could not be read: {unread}", UNREADABLE)
+    return AppProblem(f"{source} has no @hydra.main decorator", NOT_HYDRA)
+
+
+def _config_path(context: ScanContext, launch: Launch, path: Path, source: str, config_path: str | None,
+                 name: str | None) -> tuple[str, str | None] | AppProblem:
+    """The app's config_path and config_name as the launch runs it (its own flags win over the decorator), or
+    why they are not known here."""
     if launch.config_path is not None:
         config_path = launch.config_path
     if launch.config_name is not None:
@@ -137,15 +139,10 @@ def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> H
     if config_path == COMPUTED:
         return AppProblem(f"{source}: the app computes its config_path; it is known at run time", RUNTIME)
     if config_path is not None and config_path.startswith(CWD) and launch.config_path_dir is None:
-        here = run_dir(launch)  # `config_path=os.getcwd()`: where the launch runs
-        if here is not None and launch.entry_kind == "script" and not here.startswith("/") and os.path.realpath(
-                root / here / (launch.entry or "")) != os.path.realpath(path):
-            here = None  # the script was found beside the launching file, not where the launch was taken to run
-        if here is None or here.startswith("/"):
-            where = f"{here}, outside the repository" if here else "a directory known at run time"
-            return AppProblem(f"{source}: the app's config_path is the directory the launch runs in, {where}",
-                              OUTSIDE if here else RUNTIME)
-        config_path = os.path.normpath(os.path.join(root, here, config_path[len(CWD) + 1:]))
+        found = _at_run_dir(context, launch, path, source, config_path)
+        if isinstance(found, AppProblem):
+            return found
+        config_path = found
     if config_path is None:
         return AppProblem(f"{source}: the app declares no config_path: its config comes from Hydra's config store "
                           "(structured configs registered when it runs) or from the overrides alone", RUNTIME)
@@ -156,35 +153,22 @@ def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> H
         if named is None or named.startswith("/"):
             where = f"{named}, outside the repository" if named else "a directory known at run time"
             return AppProblem(f"--config-path {launch.config_path} is {where}", OUTSIDE if named else RUNTIME)
-        config_path = str(root / named)
-    directory = search_dir(context, config_path, path.parent)
-    if directory is None:
-        return AppProblem(f"config directory {config_path} of {source} {not_there(root, config_path, path.parent)}",
-                          OUTSIDE)
-    name = config_name(name)
-    entries = launch_search_path(launch)
-    if entries is None:
-        entries = primary_search_path(root, directory, name)
-    if launch.config_dir is not None:
-        entries = [*entries, launch.config_dir]
-    dirs: list[str] = []
+        config_path = str(context.root / named)
+    return config_path, name
+
+
+def _at_run_dir(context: ScanContext, launch: Launch, path: Path, source: str, config_path: str) -> str | AppProblem:
+    """`config_path=os.getcwd()`: the directory the launch runs in, if it is the repository's."""
+    root = context.root
     here = run_dir(launch)
-    for entry in entries:
-        at_run_dir = _PWD.sub(lambda _: str(root / here), entry) if here is not None and not here.startswith("/") \
-            else entry
-        found_dir = search_dir(context, at_run_dir, root)
-        if found_dir is None and at_run_dir != entry and "${" not in at_run_dir and inside(root, Path(
-                at_run_dir.removeprefix("file://"))):
-            continue  # `file://${oc.env:PWD}/configs` where the launch runs holds none: Hydra only warns
-        if found_dir is None:
-            return AppProblem(f"config search path {entry} {not_there(root, at_run_dir, root)}", OUTSIDE)
-        dirs.append(str(found_dir))
-    return HydraApp(source, directory, name, tuple(dirs), version_base=version_base_of(path, function_read),
-                    root=root)
-
-
-_PWD = re.compile(r"\$\{oc\.env:\s*PWD\s*(?:,[^}]*)?\}")  # the directory the launch runs in
-
+    if here is not None and launch.entry_kind == "script" and not here.startswith("/") and os.path.realpath(
+            root / here / (launch.entry or "")) != os.path.realpath(path):
+        here = None  # the script was found beside the launching file, not where the launch was taken to run
+    if here is None or here.startswith("/"):
+        where = f"{here}, outside the repository" if here else "a directory known at run time"
+        return AppProblem(f"{source}: the app's config_path is the directory the launch runs in, {where}",
+                          OUTSIDE if here else RUNTIME)
+    return os.path.normpath(os.path.join(root, here, config_path[len(CWD) + 1:]))
 
 
 def api_app(context: ScanContext, launch: Launch, path: Path, source: str, api: ApiApp) -> HydraApp | AppProblem:
@@ -246,29 +230,3 @@ def flag_value(launch: Launch, source: Source) -> str | Runtime | None:
             if value is not None:
                 return value[0] if value[1] else Runtime(value[0])
     return source.default
-
-
-def launch_search_path(launch: Launch) -> list[str] | None:
-    """The entries of a `hydra.searchpath=[...]` override of the launch, if it has a static one."""
-    from bot.hydra.grammar import HydraSyntaxError, parse_override
-
-    for override in launch.overrides:
-        if override.key == "hydra.searchpath" and override.value_written is not None:
-            if not override.literal:
-                return []
-            try:
-                value = parse_override(override.written).value
-            except HydraSyntaxError:
-                return []
-            return [str(v) for v in value] if isinstance(value, list) else []
-    return None
-
-
-def primary_search_path(root: Path, config_dir: Path, name: str | None) -> list[str]:
-    """`hydra.searchpath` of the primary config file, as written."""
-    if name is None:
-        return []
-    data = load_yaml(confined.real(root), config_dir / f"{name}.yaml")
-    hydra = data.get("hydra") if isinstance(data, dict) else None
-    entries = hydra.get("searchpath") if isinstance(hydra, dict) else None
-    return [str(e) for e in entries] if isinstance(entries, list) else []

@@ -1,25 +1,33 @@
-"""The arguments of a file's `@hydra.main(...)`, read with libcst (the file is never imported)."""
+"""The arguments of a file's `@hydra.main(...)`, read with the stdlib's `ast` (the file is never imported)."""
 
 from __future__ import annotations
 
+import ast
 import re
-from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.hydra.path_expr import PathReader
+from bot.hydra.python_file import PythonFile, call_arguments, in_order, python_file, string
+
+if TYPE_CHECKING:
+    from bot.context import ScanContext
 
 COMPUTED = "\0computed"  # a config_path or config_name given by an expression the bot does not evaluate
 UNDECLARED = "1.1"  # Hydra's behaviour for an app that declares no version_base (its 1.1 defaults)
 
 
-def version_base_of(path: Path, function: str | None = None) -> str | None:
+def version_base_of(context: ScanContext, path: Path, function: str | None = None) -> str | None:
     """The `version_base` of the file's `@hydra.main` (the one `hydra_main_arguments` reads): its string,
     None where it says None (the installed Hydra's own behaviour), "1.1" where it says nothing."""
-    return _read(_source(path), function)[3]
+    return main_arguments(python_file(context, path), function)[3]
 
 
-def hydra_main_arguments(path: Path, function: str | None = None) -> tuple[str | None, str | None, bool]:
+def hydra_main_arguments(context: ScanContext, path: Path,
+                         function: str | None = None) -> tuple[str | None, str | None, bool]:
     """(config_path, config_name, found) of the `@hydra.main(...)` on `function` (a console script's), else
     of the first in the file (the function may call it: `def cli_main(): hydra_main()`)."""
-    return _read(_source(path), function)[:3]
+    return main_arguments(python_file(context, path), function)[:3]
 
 
 Arguments = tuple[str | None, str | None, bool, str | None]  # config_path, config_name, found, version_base
@@ -48,90 +56,70 @@ def decorator_names(text: str) -> tuple[set[str], set[str]]:
     return names, owners
 
 
-def _source(path: Path) -> str | None:
-    """The file's text (None: not readable as UTF-8): what is read of it is cached by this text, never by its path."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+NOT_FOUND: Arguments = (None, None, False, None)
 
 
-@lru_cache(maxsize=256)
-def _read(text: str | None, function: str | None = None) -> Arguments:
-    import libcst as cst
+def main_arguments(file: PythonFile, function: str | None = None) -> Arguments:
+    """The arguments of the file's `@hydra.main` on `function`, else of the first one; read once per text."""
+    return file.fact(("hydra.main", function), lambda: _read(file, function))  # type: ignore[no-any-return]
 
-    from bot.hydra.path_expr import PathReader
-    from bot.pyparse import TooDeep, parse_cst
 
-    if text is None or "main" not in text:
-        return None, None, False, None
-    try:
-        module = parse_cst(text)
-    except (cst.ParserSyntaxError, TooDeep):
-        return None, None, False, None
+def _read(file: PythonFile, function: str | None) -> Arguments:
+    text, tree = file.text, file.tree
+    if text is None or tree is None or "main" not in text or file.too_deep is not None:
+        return NOT_FOUND
+    reader = _Decorators(PathReader(tree), decorator_names(text))
+    found: Arguments | None = None  # the first in the file
+    for node in in_order(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for decorator in node.decorator_list:
+            arguments = reader.arguments(decorator)
+            if arguments is None:
+                continue
+            if node.name == function:
+                return arguments  # the one on `function`
+            found = found or arguments
+    return found or NOT_FOUND
 
-    paths = PathReader(module)
-    names, owners = decorator_names(text)
 
-    def literal(node: cst.BaseExpression) -> str | None:
-        if isinstance(node, cst.SimpleString):
-            value = node.evaluated_value
-            return value if isinstance(value, str) else None
-        if isinstance(node, cst.Name) and node.value == "None":
+class _Decorators:
+    """Reads a decorator of one file as Hydra's main: `names` are decorator_names of the file."""
+
+    def __init__(self, paths: PathReader, names: tuple[set[str], set[str]]) -> None:
+        self.paths = paths
+        self.names = names
+
+    def arguments(self, node: ast.expr) -> Arguments | None:
+        if not isinstance(node, ast.Call):
             return None
-        found = paths.directory(node)  # `os.path.join("..", "conf")`, `Path(__file__).parent / "conf"`
-        return found if found is not None else COMPUTED
-
-    def version(node: cst.BaseExpression) -> str | None:
-        if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
-            return node.evaluated_value
-        return None  # None, or an expression: the installed Hydra's behaviour
-
-    def arguments(node: cst.Decorator) -> Arguments | None:
-        call = node.decorator
-        if not isinstance(call, cst.Call):
-            return None
-        func = call.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else (
-            func.value if isinstance(func, cst.Name) else "")
-        owner = func.value.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else ""
-        if not (name in names and owner == "") and not (name == "main" and owner in owners):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        owner = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else ""
+        if not (name in self.names[0] and owner == "") and not (name == "main" and owner in self.names[1]):
             return None
         values: dict[str, str | None] = {"config_path": None, "config_name": None, "version_base": UNDECLARED}
         positional = ["config_path", "config_name", "version_base"]
-        for index, arg in enumerate(call.args):
-            key = arg.keyword.value if arg.keyword else (positional[index] if index < 3 else "")
+        for index, (keyword, value) in enumerate(call_arguments(node)):
+            key = keyword if keyword else (positional[index] if index < 3 else "")
             if key == "version_base":
-                values[key] = version(arg.value)
+                values[key] = string(value)  # None, or an expression: the installed Hydra's behaviour
             elif key in values:
-                values[key] = literal(arg.value)
+                values[key] = self.literal(value)
         return values["config_path"], values["config_name"], True, values["version_base"]
 
-    class Finder(cst.CSTVisitor):
-        found: Arguments | None = None  # the first in the file
-        named: Arguments | None = None  # the one on `function`
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            for decorator in node.decorators:
-                found = arguments(decorator)
-                if found is None:
-                    continue
-                self.found = self.found or found
-                if node.name.value == function and self.named is None:
-                    self.named = found
-
-    finder = Finder()
-    try:
-        module.visit(finder)
-    except RecursionError:  # parsed, but nested deeper than a visit follows: read as no app
-        return None, None, False, None
-    return finder.named or finder.found or (None, None, False, None)
+    def literal(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes, type(None))):
+            return node.value if isinstance(node.value, str) else None
+        found = self.paths.directory(node)  # `os.path.join("..", "conf")`, `Path(__file__).parent / "conf"`
+        return found if found is not None else COMPUTED
 
 
-def too_deep_to_read(path: Path) -> str | None:
+def too_deep_to_read(context: ScanContext, path: Path) -> str | None:
     """Why the bot did not read the file's Python (bot.pyparse: nested deeper than it parses), or None."""
     from bot.pyparse import too_deep
 
+    file = python_file(context, path)
+    if file.text is not None:
+        return file.too_deep
     try:
         return too_deep(path.read_bytes())
     except OSError:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import ast
 import os
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.hydra.decorator import decorator_names
 from bot.hydra.entry import inside, source_roots
-from bot.pyparse import TooDeep, parse_ast
+from bot.hydra.python_file import python_file
 
 if TYPE_CHECKING:
     from bot.context import ScanContext
@@ -34,9 +33,9 @@ def imported_app(context: ScanContext, path: Path, function: str | None) -> tupl
             if current[0] in seen:
                 break
             seen.add(current[0])
-            definition = _definition(*current)
+            definition = _definition(context, *current)
             if definition is not None:
-                names = decorator_names(_text(current[0]))
+                names = decorator_names(python_file(context, current[0]).text or "")
                 if any(_is_hydra_main(d, names) for d in definition.decorator_list):
                     return current[0], current[1] or ""
                 break  # defined here without the decorator: not a Hydra app
@@ -47,29 +46,9 @@ def imported_app(context: ScanContext, path: Path, function: str | None) -> tupl
     return None
 
 
-def _text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
-
-
-def _parsed(path: Path) -> ast.Module | None:
-    """The file's tree, cached by its text (never by its path: the file may change between two scans)."""
-    text = _text(path)
-    return _tree(text) if text else None
-
-
-@lru_cache(maxsize=256)
-def _tree(text: str) -> ast.Module | None:
-    try:
-        return parse_ast(text)
-    except (SyntaxError, ValueError, TooDeep):
-        return None
-
-
-def _definition(path: Path, function: str | None) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    tree = _parsed(path)
+def _definition(context: ScanContext, path: Path,
+                function: str | None) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    tree = python_file(context, path).tree
     for node in tree.body if tree is not None else []:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
             return node
@@ -87,7 +66,7 @@ def _is_hydra_main(decorator: ast.expr, names: tuple[set[str], set[str]]) -> boo
 
 def _imported(context: ScanContext, path: Path, function: str | None) -> list[tuple[Path, str | None]]:
     """Where the names the file runs (`function`, else what its `__main__` block calls) are imported from."""
-    tree = _parsed(path)
+    tree = python_file(context, path).tree
     if tree is None:
         return []
     names: dict[str, tuple[int, str, str | None]] = {}  # local name -> (level, module, its name there)

@@ -8,12 +8,11 @@ depends on anything else (the working directory, the environment, another module
 
 from __future__ import annotations
 
+import ast
 import posixpath
-from typing import Any
-
-import libcst as cst
 
 from bot.hydra.markers import CWD
+from bot.hydra.python_file import dotted
 
 HERE = "."  # the app file's directory, the base of every path this module returns
 _FILE = "\0file"  # `__file__` itself: only its directory is a path
@@ -26,17 +25,9 @@ _JOIN = {"os.path.join", "osp.join", "path.join", "posixpath.join"}
 _SAME = {"resolve", "absolute", "expanduser", "as_posix"}  # methods that keep the directory a path names
 
 
-def _stores(code: str) -> dict[str, int]:
+def _stores(tree: ast.Module) -> dict[str, int]:
     """How many times each name is bound anywhere in the module (every assignment form, `global`
     declarations counting twice, as a function may rebind it)."""
-    import ast
-
-    from bot.pyparse import parse_ast
-
-    try:
-        tree = parse_ast(code)
-    except (SyntaxError, ValueError, RecursionError):  # RecursionError: bot.pyparse.TooDeep too
-        return {}
     counts: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -50,27 +41,22 @@ def _stores(code: str) -> dict[str, int]:
 class PathReader:
     """Reads path expressions of one module; `bound` are its module-level names assigned once."""
 
-    def __init__(self, module: cst.Module) -> None:
-        self.module = module
-        self.bound: dict[str, Any] = {}
+    def __init__(self, tree: ast.Module) -> None:
+        self.bound: dict[str, ast.expr] = {}
         seen: dict[str, int] = {}
-        for statement in module.body:
-            if not isinstance(statement, cst.SimpleStatementLine):
+        for statement in tree.body:
+            if not isinstance(statement, ast.Assign):
                 continue
-            for small in statement.body:
-                if not isinstance(small, cst.Assign):
-                    continue
-                for target in small.targets:
-                    if isinstance(target.target, cst.Name):
-                        name = target.target.value
-                        seen[name] = seen.get(name, 0) + 1
-                        self.bound[name] = small.value
-        stored = _stores(module.code)
+            for target in statement.targets:
+                if isinstance(target, ast.Name):
+                    seen[target.id] = seen.get(target.id, 0) + 1
+                    self.bound[target.id] = statement.value
+        stored = _stores(tree)
         for name, count in seen.items():
             if count > 1 or stored.get(name, 0) != 1:
                 del self.bound[name]  # assigned again (`+=`, in a block, a loop, a function's global): run time
 
-    def directory(self, node: cst.BaseExpression) -> str | None:
+    def directory(self, node: ast.expr) -> str | None:
         """The path, relative to the app file's directory (normalised), or None when it is not one."""
         found = self._read(node, 0)
         if found is None or found == _FILE:
@@ -79,45 +65,46 @@ class PathReader:
             return CWD + "/" + posixpath.normpath(found[len(CWD):].lstrip("/") or ".")
         return posixpath.normpath(found)
 
-    def _read(self, node: cst.BaseExpression, depth: int) -> str | None:
+    def _read(self, node: ast.expr, depth: int) -> str | None:
         if depth > 20:
             return None
-        if isinstance(node, cst.SimpleString):
-            value = node.evaluated_value
-            return value if isinstance(value, str) else None
-        if isinstance(node, cst.Name):
-            if node.value == "__file__":
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.Name):
+            if node.id == "__file__":
                 return _FILE
-            bound = self.bound.get(node.value)
+            bound = self.bound.get(node.id)
             return self._read(bound, depth + 1) if bound is not None else None
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Divide, cst.Add)):
-            left, right = self._read(node.left, depth + 1), self._read(node.right, depth + 1)
-            if left is None or right is None or left == _FILE or right == _FILE:
-                return None
-            if isinstance(node.operator, cst.Add):  # "conf" + "/x": strings joined as written
-                return left + right
-            return posixpath.join(left, right)
-        if isinstance(node, cst.Attribute) and node.attr.value == "parent":
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Add)):
+            return self._joined(node, depth)
+        if isinstance(node, ast.Attribute) and node.attr == "parent":
             return self._parent(self._read(node.value, depth + 1))
-        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) \
-                and node.value.attr.value == "parents" and len(node.slice) == 1:
-            index = node.slice[0].slice
-            if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer):
-                found = self._read(node.value.value, depth + 1)
-                for _ in range(int(index.value.value) + 1):
-                    found = self._parent(found)
-                return found
-            return None
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "parents":
+            index = node.slice
+            if not (isinstance(index, ast.Constant) and type(index.value) is int):
+                return None
+            found = self._read(node.value.value, depth + 1)
+            for _ in range(index.value + 1):
+                found = self._parent(found)
+            return found
+        if isinstance(node, ast.Call):
             return self._call(node, depth)
         return None
 
-    def _call(self, node: cst.Call, depth: int) -> str | None:
-        name = self.module.code_for_node(node.func)
-        args = [a.value for a in node.args if a.keyword is None and not a.star]
-        if name in _CWD_CALLS and not node.args:
+    def _joined(self, node: ast.BinOp, depth: int) -> str | None:
+        left, right = self._read(node.left, depth + 1), self._read(node.right, depth + 1)
+        if left is None or right is None or left == _FILE or right == _FILE:
+            return None
+        if isinstance(node.op, ast.Add):  # "conf" + "/x": strings joined as written
+            return left + right
+        return posixpath.join(left, right)
+
+    def _call(self, node: ast.Call, depth: int) -> str | None:
+        name = dotted(node.func)
+        args = [a for a in node.args if not isinstance(a, ast.Starred)]
+        if name in _CWD_CALLS and not node.args and not node.keywords:
             return CWD
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _SAME and not args:
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _SAME and not args:
             return self._read(node.func.value, depth + 1)
         if name in _PATH_CALLS and len(args) == 1:
             return self._read(args[0], depth + 1)
