@@ -36,7 +36,7 @@ from bot.commands.output import (
 from bot.engine.scan import scan
 from bot.errors import UserError
 from bot.publish.run import PublishOptions, publish
-from bot.upstream.watching import CONFIDENCE, InferPolicy, watch
+from bot.upstream.watching import CONFIDENCE, InferPolicy, WatchResult, watch
 
 if TYPE_CHECKING:
     from bot.config import RepoConfig
@@ -115,17 +115,7 @@ def main(args: argparse.Namespace) -> int:
     policy = InferPolicy(getattr(args, "infer_confidence", "high"), getattr(args, "inferred_as", "draft"))
     result = watch(repo, rules, span[0], span[1], options, args.dry_run, baseline_for(args), policy)
     if not result.rules:
-        print(f"no rule triggered by {result.change.before[:12]}..{result.change.after[:12]}, and the files it "
-              f"edits break none: nothing to do")
-        for line in result.suggestions:
-            print(f"suggested rule (not run): {line}")
-        for line in result.not_understood:
-            print(line)
-        if actions.in_actions():
-            actions.set_outputs({"findings": "0", "notes": "0", "pr-urls": "[]", "triggered": "[]",
-                                 "sarif-file": ""})
-            actions.write_summary("### followup-bot\n\nNo rule triggered by this change; nothing to do.\n")
-        return EXIT_OK
+        return nothing_triggered(result)
     report = result.report
     assert report is not None
     for rule_id, reason in sorted(result.reasons.items()):
@@ -135,6 +125,23 @@ def main(args: argparse.Namespace) -> int:
     if actions.in_actions():
         report_to_actions(args, report, sorted(result.reasons), annotate=True)
     return remaining_code(args, report, code)
+
+
+def nothing_triggered(result: WatchResult) -> int:
+    """Say that the change triggers no rule (with the rules it suggests and what it did not understand)."""
+    from bot import actions
+
+    print(f"no rule triggered by {result.change.before[:12]}..{result.change.after[:12]}, and the files it "
+          f"edits break none: nothing to do")
+    for line in result.suggestions:
+        print(f"suggested rule (not run): {line}")
+    for line in result.not_understood:
+        print(line)
+    if actions.in_actions():
+        actions.set_outputs({"findings": "0", "notes": "0", "pr-urls": "[]", "triggered": "[]",
+                             "sarif-file": ""})
+        actions.write_summary("### followup-bot\n\nNo rule triggered by this change; nothing to do.\n")
+    return EXIT_OK
 
 
 def full_run_in_actions(args: argparse.Namespace, repo: RepoConfig, rules: list[Rule], options: PublishOptions) -> int:
