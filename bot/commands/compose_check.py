@@ -11,7 +11,6 @@ from pathlib import Path
 from bot.commands.action import report_to_actions
 from bot.commands.output import (
     EXIT_INTERNAL,
-    FORMATS,
     baseline_for,
     baseline_options,
     commit_in,
@@ -22,6 +21,7 @@ from bot.commands.output import (
     remaining_code,
     sarif_option,
 )
+from bot.report import FORMATS
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from bot.rules.model import Rule
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-FORMATS = ("text", "markdown", "json", "sarif", "diff", "github")
 
 
 def rule_options(parser: argparse.ArgumentParser) -> None:

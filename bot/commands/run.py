@@ -13,7 +13,6 @@ from bot.commands.action import report_to_actions
 from bot.commands.output import (
     EXIT_INTERNAL,
     EXIT_OK,
-    FORMATS,
     baseline_for,
     baseline_options,
     emit,
@@ -31,6 +30,7 @@ from bot.commands.output import (
     write_baseline,
 )
 from bot.errors import UserError
+from bot.report import FORMATS
 from bot.secrets import redact
 
 if TYPE_CHECKING:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from bot.commands.action import report_to_actions
 from bot.commands.output import (
     EXIT_OK,
-    FORMATS,
     baseline_for,
     baseline_options,
     commit_in,
@@ -36,6 +35,7 @@ from bot.commands.output import (
 from bot.engine.scan import scan
 from bot.errors import UserError
 from bot.publish.run import PublishOptions, publish
+from bot.report import FORMATS
 from bot.upstream.watching import CONFIDENCE, InferPolicy, WatchResult, watch
 
 if TYPE_CHECKING:
