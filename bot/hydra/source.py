@@ -49,10 +49,13 @@ def entry(root: str, directory: str) -> str:
     return f"{SCHEME}://{root}//{rel}"
 
 
-def confined_source(refused: list[str]) -> type:
+def confined_source(refused: list[str], parsed: dict[str, Any] | None = None) -> type:
     """A config source class reading only the tree's own files, which notes in `refused` what it was asked for
-    and refused, as "path, why" (one per composer: what the composition under way was refused)."""
-    return type("ConfinedSource", (_source_class(),), {"refused": refused})
+    and refused, as "path, why" (one per composer: what the composition under way was refused). `parsed`: the
+    YAML data of each config text it has read, by the text (the composer's, so each of a run's config files is
+    parsed once however many bases read it; Hydra gets a config of its own made from the data each time)."""
+    return type("ConfinedSource", (_source_class(),), {"refused": refused,
+                                                       "parsed": {} if parsed is None else parsed})
 
 
 @contextmanager
@@ -86,12 +89,12 @@ def hydra_over(root: str, config_dir: str, version_base: str | None, source: typ
 def _source_class() -> type:
     """The source class, made once: hydra-core is imported only when something is composed."""
     from hydra._internal.core_plugins.file_config_source import FileConfigSource
-    from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
 
     class ConfinedSource(FileConfigSource):
         """Hydra's file source, reading only regular files and directories of one tree."""
 
         refused: list[str]  # what it was asked for and refused (a subclass per composer: confined_source)
+        parsed: dict[str, Any]  # YAML data by config text (a subclass per composer: confined_source)
 
         def __init__(self, provider: str, path: str) -> None:
             super().__init__(provider=provider, path=path)
@@ -117,41 +120,10 @@ def _source_class() -> type:
             return os.path.join(self.path, *[p for p in config_path.split("/") if p not in ("", ".")])
 
         def _there(self, config_path: str, directory: bool, note: bool = True) -> bool:
-            target = self._target(config_path)
-            if target is None:
-                return False
-            found = confined.is_dir(self.root, target) if directory else confined.is_file(self.root, target)
-            if not found and note:
-                why = confined.why_absent(self.root, target)
-                if why is not None and os.path.isdir(target) == directory:
-                    self.refused.append(f"{os.path.relpath(target, self.root)}, {why}")
-            return found
+            return _there(self, config_path, directory, note)
 
         def load_config(self, config_path: str) -> Any:
-            from omegaconf import OmegaConf
-
-            normalized = self._normalize_file_name(config_path)
-            target = self._target(normalized)
-            data = confined.read(self.root, target, MAX_BYTES) if target is not None else None
-            if target is not None and data is None and confined.is_file(self.root, target):
-                raise ConfigBroken(target, f"larger than {MAX_BYTES // (1024 * 1024)} MB: not read")
-            if data is None or target is None:
-                raise ConfigLoadError(f"Config not found : {target or normalized}")
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ConfigBroken(target, f"not UTF-8 (byte {exc.start})") from None
-            header = ConfigSource._get_header_dict(text[:512])
-            try:
-                cfg = OmegaConf.load(io.StringIO(text))
-            except RecursionError:
-                raise ConfigBroken(target, "nested too deeply to load") from None
-            except Exception as exc:  # a YAML error of the file's own (the loader's types vary)
-                if type(exc).__module__.split(".")[0] not in ("yaml", "ruamel"):
-                    raise
-                text = " ".join(str(exc).replace(' in "<file>"', "").split())
-                raise ConfigBroken(target, f"does not parse as YAML: {text}") from None
-            return ConfigResult(config=cfg, path=f"file://{self.path}", provider=self.provider, header=header)
+            return _load(self, config_path)
 
         def available(self) -> bool:
             return self._there("", directory=True)
@@ -163,19 +135,88 @@ def _source_class() -> type:
             return self._there(self._normalize_file_name(config_path), directory=False)
 
         def list(self, config_path: str, results_filter: ObjectType | None) -> list[str]:
-            from hydra.core.object_type import ObjectType
-
-            target = self._target(config_path)
-            found: list[str] = []
-            for name, is_directory in confined.entries(self.root, target) if target is not None else []:
-                if name in ("__pycache__", "__init__.py"):
-                    continue
-                inner = f"{config_path}/{name}" if config_path else name
-                if is_directory and results_filter in (None, ObjectType.GROUP):
-                    found.append(name)
-                if (not is_directory and results_filter in (None, ObjectType.CONFIG)
-                        and self._there(self._normalize_file_name(inner), directory=False, note=False)):
-                    found.append(name[: name.rfind(".")] if "." in name else name)
-            return sorted(set(found))
+            return _listed(self, config_path, results_filter)
 
     return ConfinedSource
+
+
+def _load(source: Any, config_path: str) -> Any:
+    """Hydra's ConfigResult of one config file of the tree (ConfigBroken for one too large, not UTF-8 or no YAML)."""
+    from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
+
+    normalized = source._normalize_file_name(config_path)
+    target = source._target(normalized)
+    data = confined.read(source.root, target, MAX_BYTES) if target is not None else None
+    if target is not None and data is None and confined.is_file(source.root, target):
+        raise ConfigBroken(target, f"larger than {MAX_BYTES // (1024 * 1024)} MB: not read")
+    if data is None or target is None:
+        raise ConfigLoadError(f"Config not found : {target or normalized}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigBroken(target, f"not UTF-8 (byte {exc.start})") from None
+    header = ConfigSource._get_header_dict(text[:512])
+    cfg = _config(source.parsed, target, text)
+    return ConfigResult(config=cfg, path=f"file://{source.path}", provider=source.provider, header=header)
+
+
+def _there(source: Any, config_path: str, directory: bool, note: bool) -> bool:
+    """Whether the source's config (or group: `directory`) is a file (directory) of the tree; what is there but
+    not the tree's is noted in the source's `refused` when `note`."""
+    target = source._target(config_path)
+    if target is None:
+        return False
+    found = confined.is_dir(source.root, target) if directory else confined.is_file(source.root, target)
+    if not found and note:
+        why = confined.why_absent(source.root, target)
+        if why is not None and os.path.isdir(target) == directory:
+            source.refused.append(f"{os.path.relpath(target, source.root)}, {why}")
+    return found
+
+
+def _listed(source: Any, config_path: str, results_filter: ObjectType | None) -> list[str]:
+    """The groups and configs of a group of the source, as Hydra's file source lists them."""
+    from hydra.core.object_type import ObjectType
+
+    target = source._target(config_path)
+    found: list[str] = []
+    for name, is_directory in confined.entries(source.root, target) if target is not None else []:
+        if name in ("__pycache__", "__init__.py"):
+            continue
+        inner = f"{config_path}/{name}" if config_path else name
+        if is_directory and results_filter in (None, ObjectType.GROUP):
+            found.append(name)
+        if (not is_directory and results_filter in (None, ObjectType.CONFIG)
+                and _there(source, source._normalize_file_name(inner), directory=False, note=False)):
+            found.append(name[: name.rfind(".")] if "." in name else name)
+    return sorted(set(found))
+
+
+def _config(parsed: dict[str, Any], target: str, text: str) -> Any:
+    """The config OmegaConf.load makes of a config file's text; ConfigBroken when it is no YAML or nests too
+    deeply. The text's data is parsed once per composer (`parsed`): OmegaConf.create copies it into nodes of
+    its own and never changes it."""
+    from omegaconf import OmegaConf
+
+    try:
+        return OmegaConf.create(_data(parsed, text))
+    except RecursionError:
+        raise ConfigBroken(target, "nested too deeply to load") from None
+    except Exception as exc:  # a YAML error of the file's own (the loader's types vary)
+        if type(exc).__module__.split(".")[0] not in ("yaml", "ruamel"):
+            raise
+        text = " ".join(str(exc).replace(' in "<file>"', "").split())
+        raise ConfigBroken(target, f"does not parse as YAML: {text}") from None
+
+
+def _data(parsed: dict[str, Any], text: str) -> Any:
+    """What OmegaConf.load reads from the text (an empty mapping for an empty file)."""
+    import yaml  # type: ignore[import-untyped]
+    from omegaconf._utils import get_yaml_loader
+
+    if text not in parsed:
+        data = yaml.load(io.StringIO(text), Loader=get_yaml_loader())
+        if data is not None and not isinstance(data, (list, dict, str)):
+            raise OSError(f"Invalid loaded object type: {type(data).__name__}")
+        parsed[text] = {} if data is None else data
+    return parsed[text]
