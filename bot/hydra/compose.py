@@ -82,7 +82,7 @@ class Composer:
         self._walks: dict[tuple[str, tuple[str, ...]], DefaultsWalk] = {}
         self._refused: list[str] = []  # what the composition under way was refused (bot.hydra.source)
         self._source: type | None = None  # Hydra's config source for this composer: made when it first composes
-        self._yaml: dict[str, Any] = {}  # YAML data by config text: each config file parsed once (bot.hydra.source)
+        self._yaml: dict[str, bytes] = {}  # each config text's config, pickled: parsed once (bot.hydra.source)
         self.stats = ComposeStats()
 
     @contextmanager
