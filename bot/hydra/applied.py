@@ -53,6 +53,7 @@ class Applied:
         self._answers: dict[tuple[int, tuple[str, ...]], list[tuple[int, str]]] = {}
         self._parsed: dict[str, list[Any]] = {}
         self._pickled: dict[int, bytes] = {}
+        self._plain: dict[int, bool] = {}  # the index's reading of the bases' mappings (kept, never changed)
         self._parser: Any = None
 
     def failures(self, base: Any, texts: list[str], line: int) -> list[tuple[int, str]]:
@@ -81,7 +82,7 @@ class Applied:
             parsed = [self._parse(text)[0] for text in texts]
         except (HydraException, IndexError):
             return UNSURE, None
-        return verdict(base, parsed)
+        return verdict(base, parsed, self._plain)
 
     def _apply(self, base: Any, texts: list[str]) -> list[tuple[int, str]]:
         """The overrides applied in turn to a copy of the base, as Hydra applies them."""

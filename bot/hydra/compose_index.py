@@ -26,9 +26,11 @@ _KEY = re.compile(r"[\w\-]+(?:\.[\w\-]+)*")
 _PRIMITIVES = (str, int, float, bool, type(None))
 
 
-def verdict(base: Any, overrides: list[Any]) -> tuple[str, str | None]:
+def verdict(base: Any, overrides: list[Any], plain: dict[int, bool] | None = None) -> tuple[str, str | None]:
     """(PASS, FAIL or UNSURE; the key that decided a FAIL or UNSURE) for Hydra's parsed overrides applied in
-    order to the composed config `base` (the composer sets its struct flag, as Hydra does)."""
+    order to the composed config `base` (the composer sets its struct flag, as Hydra does). `plain`: what is
+    known of the base's mappings, by id (the caller's while it keeps the base unchanged: bot.hydra.applied)."""
+    plain = {} if plain is None else plain
     keys: list[str] = []
     for override in overrides:
         key = override.key_or_group
@@ -42,7 +44,7 @@ def verdict(base: Any, overrides: list[Any]) -> tuple[str, str | None]:
         return UNSURE, tangled
     found: tuple[str, str | None] = (PASS, None)
     for override, key in zip(overrides, keys):
-        said = _one(base, override, key)
+        said = _one(base, override, key, plain)
         if said == UNSURE:
             return UNSURE, key
         if said == FAIL and found[0] == PASS:
@@ -120,7 +122,7 @@ def _plain_dict(node: Any, root: bool) -> bool:
     return root or _own_flag(node, "struct") is None
 
 
-def _one(base: Any, override: Any, key: str) -> str:
+def _one(base: Any, override: Any, key: str, plain: dict[int, bool]) -> str:
     """The verdict on one override applied to the base."""
     try:
         value = override.value()
@@ -129,7 +131,10 @@ def _one(base: Any, override: Any, key: str) -> str:
     parts = key.split(".")
     parent = base
     for depth, part in enumerate(parts):
-        if not _plain_dict(parent, root=depth == 0):
+        known = plain.get(id(parent))
+        if known is None:
+            known = plain[id(parent)] = _plain_dict(parent, root=depth == 0)
+        if not known:
             return UNSURE
         child = parent._get_node(part, validate_access=False)
         if child is None:
