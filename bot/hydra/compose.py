@@ -83,6 +83,9 @@ class Composer:
         self._refused: list[str] = []  # what the composition under way was refused (bot.hydra.source)
         self._source: type | None = None  # Hydra's config source for this composer: made when it first composes
         self._yaml: dict[str, bytes] = {}  # each config text's config, pickled: parsed once (bot.hydra.source)
+        # what the scan's trees hold, by path and key: config groups, and groups that are links out of the tree
+        self._groups: dict[tuple[object, ...], bool] = {}
+        self._refusals: dict[tuple[object, ...], str | None] = {}
         self.stats = ComposeStats()
 
     @contextmanager
@@ -97,9 +100,12 @@ class Composer:
 
     def is_group(self, app: HydraApp, key: str) -> bool:
         assert app.config_dir is not None and app.root is not None
-        relative = key.replace(".", "/")
-        return "/" in key or any(confined.is_dir(str(app.root), os.path.join(d, relative))
-                                 for d in (str(app.config_dir), *app.search_path))
+        ident = (app.root, app.config_dir, app.search_path, key)  # asked for each override of each launch
+        if ident not in self._groups:
+            relative = key.replace(".", "/")
+            self._groups[ident] = "/" in key or any(confined.is_dir(str(app.root), os.path.join(d, relative))
+                                                    for d in (str(app.config_dir), *app.search_path))
+        return self._groups[ident]
 
     def base(self, app: HydraApp, groups: tuple[str, ...]) -> Any:
         """The app's config with these group choices, Hydra reading only the repository's own files
@@ -191,9 +197,15 @@ class Composer:
                 str(app.root), os.path.join(directory, relative)) if not is_dir and name.endswith(".yaml"))
         return found
 
-    @staticmethod
-    def _refused_group(app: HydraApp, key: str) -> str | None:
+    def _refused_group(self, app: HydraApp, key: str) -> str | None:
         """A config group the key names that is there but not the repository's (a link out of it), as "path, why"."""
+        ident = (app.root, app.config_dir, app.search_path, key)
+        if ident not in self._refusals:
+            self._refusals[ident] = self._refused_in(app, key)
+        return self._refusals[ident]
+
+    @staticmethod
+    def _refused_in(app: HydraApp, key: str) -> str | None:
         root = str(app.root)
         for directory in (str(app.config_dir), *app.search_path):
             path = os.path.join(directory, *key.split("."))
