@@ -96,6 +96,7 @@ UNCERTAIN = [  # the index must leave these to Hydra (whatever Hydra says of the
     ["+trainer.must=1"], ["~trainer.epochs=3"], ["trainer.nested={a:1}"], ["trainer.nested.deep=1", "~trainer.nested"],
     ["+trainer.a=1", "trainer.a.b=2"], ["trainer.rows.0.a=2"], ["trainer.logger.0=x"], ["trainer.epochs=range(3)"],
     ["+trainer.epochs=1", "trainer.epochs=2"], ["trainer.ref.x=1"],
+    ["+extra.a=1", "extra.b=2"], ["++extra.deep.a=1", "~extra.deep.b"],  # a `+` adds the mapping the next one reads
 ]
 
 
@@ -214,11 +215,16 @@ def test_cross_check_applies_every_list_the_index_decides(tmp_path: Path, monkey
     from bot.hydra.applied import CROSS_CHECK
     from bot.hydra.compose import Composer
 
-    script = LAUNCHES + "python lab/train.py trainer.epochs=2 trainer.nonexistent=1\n"
-    plain, _ = _composed(_lab(tmp_path), script)
+    script = LAUNCHES + ("python lab/train.py trainer.epochs=2 trainer.nonexistent=1\n"
+                         "python lab/train.py trainer.absent=1 trainer.epochs=2 +trainer.name=x ~trainer.gone "
+                         "model.path=y trainer.nested.deep.er=3\n")
+    plain, counts = _composed(_lab(tmp_path), script)
+    assert (counts.applied, counts.indexed) == (2, 6)  # only the failing overrides of the last two applied
+    assert [(f.line, f.key) for f in plain] == [(7, "trainer.nonexistent"), (8, "trainer.absent"),
+                                                (8, "trainer.name"), (8, "trainer.gone"), (8, "trainer.nested.deep.er")]
     checked, counts = _composed(tmp_path / "lab", script, cross_check=True)
     assert [(f.line, f.key, f.message) for f in checked] == [(f.line, f.key, f.message) for f in plain]
-    assert (counts.applied, counts.indexed) == (7, 0)
+    assert (counts.applied, counts.indexed) == (9, 0)  # each list, and the failing overrides of the last alone
     monkeypatch.setenv(CROSS_CHECK, "1")
     assert Composer().applied.cross_check
     monkeypatch.delenv(CROSS_CHECK)

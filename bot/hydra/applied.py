@@ -1,8 +1,9 @@
 """A launch's overrides other than its config-group choices, applied to a composed base as Hydra applies them.
 
-The compose index (bot.hydra.compose_index) reads off the base whether the list composes; where it is
-certain the list does, nothing is copied or applied. Anywhere else (it is unsure, or it says the list fails)
-the list is applied in turn to a copy of the base with Hydra's own override logic, which gives the messages.
+The compose index (bot.hydra.compose_index) reads off the base whether each override composes; where it is
+certain every one does, nothing is copied or applied; where it is certain of each and some fail, those are
+applied to a copy of the base with Hydra's own override logic, which confirms them and gives the messages.
+Where it is not sure, the whole list is applied in turn, as Hydra applies it.
 Under CROSS_CHECK (dev only: the real-world check sets it) every list the index decides is applied as well,
 and a verdict Hydra does not share raises IndexDisagreement, which the run reports as an internal error of
 the file whose launch it is.
@@ -14,7 +15,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from bot.hydra.compose_index import PASS, UNSURE, verdict
+from bot.hydra.compose_index import FAIL, verdicts
 
 CROSS_CHECK = "BOT_COMPOSE_INDEX_CROSS_CHECK"  # dev only: "1" applies every list the index decides too
 
@@ -61,28 +62,46 @@ class Applied:
         for a disagreement's message."""
         ident = (id(base), tuple(texts))
         if ident not in self._answers:
-            said, key = self._indexed(base, texts)
-            if said == PASS and not self.cross_check:
+            said = self._indexed(base, texts)
+            if said is None or self.cross_check:
+                self._answers[ident] = self._apply(base, texts)
+                if said is not None:
+                    self._agree(said, base, texts, self._answers[ident], line)
+            elif FAIL not in said:
                 self.counts.indexed += 1
                 self._answers[ident] = []
             else:
-                self._answers[ident] = self._apply(base, texts)
-                if self.cross_check and said != UNSURE and (said == PASS) != (not self._answers[ident]):
-                    raised = "raises" if self._answers[ident] else "composes"
-                    raise IndexDisagreement(f"the compose index says {said} at {key} and Hydra {raised}: the "
-                                            f"launch at line {line}, {' '.join(texts)}")
+                self._answers[ident] = self._failing(said, base, texts)
         return self._answers[ident]
 
-    def _indexed(self, base: Any, texts: list[str]) -> tuple[str, str | None]:
-        """The compose index's verdict on the overrides; UNSURE for one Hydra's grammar does not parse
+    def _failing(self, said: list[str], base: Any, texts: list[str]) -> list[tuple[int, str]]:
+        """Only what the index says fails, applied: confirmed by Hydra, which words why."""
+        failing = [index for index, one in enumerate(said) if one == FAIL]
+        return [(failing[at], message) for at, message in self._apply(base, [texts[i] for i in failing])]
+
+    def _agree(self, said: list[str], base: Any, texts: list[str], failed: list[tuple[int, str]], line: int) -> None:
+        """IndexDisagreement where the index's verdict on an override is not Hydra's, or Hydra words a failure
+        applied alone otherwise than in the whole list."""
+        raised = {index for index, _ in failed}
+        for index, one in enumerate(said):
+            if (one == FAIL) != (index in raised):
+                hydra = "raises" if index in raised else "composes"
+                raise IndexDisagreement(f"the compose index says {one} and Hydra {hydra} for {texts[index]}: the "
+                                        f"launch at line {line}, {' '.join(texts)}")
+        if failed and self._failing(said, base, texts) != failed:
+            raise IndexDisagreement(f"Hydra words the failures of the launch at line {line} otherwise when only "
+                                    f"they are applied: {' '.join(texts)}")
+
+    def _indexed(self, base: Any, texts: list[str]) -> list[str] | None:
+        """The compose index's verdict on each override; None for one Hydra's grammar does not parse
         (applying it gives Hydra's message)."""
         from hydra.errors import HydraException
 
         try:
             parsed = [self._parse(text)[0] for text in texts]
         except (HydraException, IndexError):
-            return UNSURE, None
-        return verdict(base, parsed, self._plain)
+            return None
+        return verdicts(base, parsed, self._plain)[0]
 
     def _apply(self, base: Any, texts: list[str]) -> list[tuple[int, str]]:
         """The overrides applied in turn to a copy of the base, as Hydra applies them."""

@@ -28,28 +28,38 @@ _PRIMITIVES = (str, int, float, bool, type(None))
 
 def verdict(base: Any, overrides: list[Any], plain: dict[int, bool] | None = None) -> tuple[str, str | None]:
     """(PASS, FAIL or UNSURE; the key that decided a FAIL or UNSURE) for Hydra's parsed overrides applied in
-    order to the composed config `base` (the composer sets its struct flag, as Hydra does). `plain`: what is
-    known of the base's mappings, by id (the caller's while it keeps the base unchanged: bot.hydra.applied)."""
+    order to the composed config `base` (the composer sets its struct flag, as Hydra does)."""
+    said, key = verdicts(base, overrides, plain)
+    if said is None:
+        return UNSURE, key
+    failing = [o.key_or_group for o, one in zip(overrides, said) if one == FAIL]
+    return (FAIL, failing[0]) if failing else (PASS, None)
+
+
+def verdicts(base: Any, overrides: list[Any], plain: dict[int, bool] | None = None
+             ) -> tuple[list[str] | None, str | None]:
+    """PASS or FAIL for each override, or None and the key the index is not sure of. The keys of a list it
+    decides are unrelated, and a failing override changes nothing before Hydra raises, so each answers as it
+    would alone on the base. `plain`: what is known of the base's mappings, by id (the caller's while it keeps
+    the base unchanged: bot.hydra.applied)."""
     plain = {} if plain is None else plain
     keys: list[str] = []
     for override in overrides:
         key = override.key_or_group
-        if override.package is not None:
-            return FAIL, key  # a plain key with `@package`: Hydra raises for every one
         if not isinstance(key, str) or not _KEY.fullmatch(key):
-            return UNSURE, key
+            return None, str(key)
         keys.append(key)
-    tangled = _related(base, overrides, keys)
+    tangled = _related(base, overrides, keys) or _under_added(base, overrides, keys)
     if tangled is not None:
-        return UNSURE, tangled
-    found: tuple[str, str | None] = (PASS, None)
+        return None, tangled
+    said: list[str] = []
     for override, key in zip(overrides, keys):
-        said = _one(base, override, key, plain)
-        if said == UNSURE:
-            return UNSURE, key
-        if said == FAIL and found[0] == PASS:
-            found = (FAIL, key)
-    return found
+        # a plain key with `@package`: Hydra raises for every one, before it changes anything
+        one = FAIL if override.package is not None else _one(base, override, key, plain)
+        if one == UNSURE:
+            return None, key
+        said.append(one)
+    return said, None
 
 
 def _related(base: Any, overrides: list[Any], keys: list[str]) -> str | None:
@@ -65,6 +75,26 @@ def _related(base: Any, overrides: list[Any], keys: list[str]) -> str | None:
         for end in range(1, len(parts)):
             if ".".join(parts[:end]) in seen:
                 return key
+    return None
+
+
+def _under_added(base: Any, overrides: list[Any], keys: list[str]) -> str | None:
+    """A key under a mapping that another override's `+` or `++` adds on the way to its own key: whether (and
+    how) the key fails depends then on the order."""
+    added: dict[str, int] = {}  # the mapping added, by whose key
+    for index, (override, key) in enumerate(zip(overrides, keys)):
+        if override.is_add() or override.is_force_add():
+            parts = key.split(".")
+            node = base
+            for end in range(1, len(parts)):
+                node = node._get_node(parts[end - 1], validate_access=False) if hasattr(node, "_get_node") else None
+                if node is None:
+                    added.setdefault(".".join(parts[:end]), index)
+                    break
+    for index, key in enumerate(keys if added else ()):
+        parts = key.split(".")
+        if any(added.get(".".join(parts[:end]), index) != index for end in range(1, len(parts))):
+            return key
     return None
 
 
