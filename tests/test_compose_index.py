@@ -85,11 +85,12 @@ COMPOSE = [  # the index must say PASS and Hydra compose
     ["+trainer.fresh={a:1,b:x}"], ["++trainer.epochs=2"], ["++trainer.fresh=2"], ["++brand.new.key=[1,2]"],
     ["~trainer.name"], ["~trainer.nested"], ["~model"], ["trainer.epochs=1", "trainer.epochs=2"],
     ["trainer.epochs=1", "model.path=x", "+trainer.other=3", "~trainer.name"],
+    ["+extra.a=1", "++extra.b=2", "+extra.c.d=3"],  # each adds its key, whichever adds the mapping
 ]
 RAISE = [  # the index must say FAIL and Hydra raise
     ["trainer.nonexistent=1"], ["nothere.x=1"], ["trainer.nested.absent.deeper=1"], ["+trainer.epochs=3"],
     ["+trainer.name=x"], ["~trainer.absent"], ["~trainer.nothing"], ["~nothere.x"],
-    ["trainer.epochs=2", "trainer.absent=1"],
+    ["trainer.epochs=2", "trainer.absent=1"], ["extra.b=2", "+extra.a=1"],
 ]
 UNCERTAIN = [  # the index must leave these to Hydra (whatever Hydra says of them)
     ["trainer.epochs=${model.path}"], ["trainer.name=???"], ["+trainer.ref=1"], ["~trainer.ref"],

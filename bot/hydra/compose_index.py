@@ -79,8 +79,8 @@ def _related(base: Any, overrides: list[Any], keys: list[str]) -> str | None:
 
 
 def _under_added(base: Any, overrides: list[Any], keys: list[str]) -> str | None:
-    """A key under a mapping that another override's `+` or `++` adds on the way to its own key: whether (and
-    how) the key fails depends then on the order."""
+    """A key set or deleted under a mapping that an earlier `+` or `++` adds on the way to its own key: how it
+    fails depends then on the order (a `+` or `++` under it adds its key either way)."""
     added: dict[str, int] = {}  # the mapping added, by whose key
     for index, (override, key) in enumerate(zip(overrides, keys)):
         if override.is_add() or override.is_force_add():
@@ -92,8 +92,10 @@ def _under_added(base: Any, overrides: list[Any], keys: list[str]) -> str | None
                     added.setdefault(".".join(parts[:end]), index)
                     break
     for index, key in enumerate(keys if added else ()):
+        if overrides[index].is_add() or overrides[index].is_force_add():
+            continue
         parts = key.split(".")
-        if any(added.get(".".join(parts[:end]), index) != index for end in range(1, len(parts))):
+        if any(added.get(".".join(parts[:end]), index) < index for end in range(1, len(parts))):
             return key
     return None
 
