@@ -7,7 +7,8 @@ installed `bot`, in fresh processes and with no cache:
 - `bot run --dry-run --no-cache --format json` with every bundled rule (optional ones enabled) and the
   rule set of tests/realworld/rules/;
 - `bot compose-check --format json`, from outside the tree and (quick set) also as `--repo .` from
-  inside it, and from a subdirectory as `--repo ..`: the three reports must be identical;
+  inside it, and from a subdirectory as `--repo ..`: the three reports must be identical; each with the
+  compose index cross-checked by Hydra on every launch and branch (a disagreement is an internal error);
 - `bot launches --format json`: every launch and how it was understood, counted by class;
 - `bot watch --before C^ --after C --dry-run` on a clone of the history whose main is at C (in the
   quick set, only where the snapshot is marked quick:watch).
@@ -79,6 +80,9 @@ class Corpus:
         return out.stdout.strip() or None
 
 
+CROSS_CHECK = "BOT_COMPOSE_INDEX_CROSS_CHECK"  # bot.hydra.applied's (the bot measured may be another checkout's)
+
+
 class Bot:
     def __init__(self, executable: str, scratch: Path) -> None:
         self.executable = executable
@@ -90,9 +94,12 @@ class Bot:
 
     def __call__(self, *args: str, cwd: Path | None = None, timeout: float = 900) -> dict[str, Any]:
         start = time.perf_counter()
+        # compose-check cross-checks its compose index with Hydra on every launch and branch (bot.hydra.applied):
+        # a verdict Hydra does not share is an internal error, which this check reports
+        env = {**self.env, CROSS_CHECK: "1"} if args[:1] == ("compose-check",) else self.env
         try:
             # never this checkout's directory: `python -m bot` there would import its bot/ over the one measured
-            done = subprocess.run([self.executable, *args], cwd=cwd or self.scratch, env=self.env,
+            done = subprocess.run([self.executable, *args], cwd=cwd or self.scratch, env=env,
                                   capture_output=True, timeout=timeout)
             code, out, err = done.returncode, done.stdout, done.stderr
         except subprocess.TimeoutExpired as exc:

@@ -140,7 +140,7 @@ python3 -m lab.train $ARGS
 
 
 def test_the_fast_base_copy_answers_as_omegaconf_copy_does(repo: Path) -> None:
-    """Composer.fresh_copy (a pickling round trip) against OmegaConf's own copy, on every fixture launch."""
+    """Applied.fresh_copy (a pickling round trip) against OmegaConf's own copy, on every fixture launch."""
     from bot.compose.launches import check_script
     from bot.engine.context import scan_context
     from bot.hydra.compose import Composer

@@ -25,7 +25,11 @@ from bot.report import FORMATS
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    compose = commands.add_parser("compose-check", help="compose every launch against the repo's Hydra config")
+    compose = commands.add_parser(
+        "compose-check", help="compose every launch against the repo's Hydra config",
+        epilog="Dev only, not for everyday use: with BOT_COMPOSE_INDEX_CROSS_CHECK=1 in the environment, every "
+               "override list the compose index decides is also applied with Hydra, and a verdict Hydra does not "
+               "share is an internal error naming the launch and key (the real-world check sets it).")
     compose.add_argument("--repo", required=True, help="a local repository path")
     mode = compose.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="report only (the default)")

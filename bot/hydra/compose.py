@@ -18,6 +18,8 @@ from typing import Any
 
 from bot import confined
 from bot.hydra.app import HydraApp
+from bot.hydra.applied import Applied, ComposerCounts
+from bot.hydra.applied import message_of as _message
 from bot.hydra.defaults_bound import DefaultsWalk, launch_choices
 from bot.hydra.source import ConfigBroken, NotComposed, confined_source, hydra_over
 from bot.hydra.source import entry as search_entry
@@ -68,27 +70,22 @@ def _quoted(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _message(exc: BaseException) -> str:
-    text = str(exc)
-    cause = exc.__cause__
-    if cause is not None and str(cause) not in text:
-        text += " " + str(cause)
-    return " ".join(text.split())
-
-
 class Composer:
     """Keeps Hydra initialised per config dir and the composed bases in a cache."""
 
-    def __init__(self, plain_copies: bool = False) -> None:
-        self.plain_copies = plain_copies  # copy bases with OmegaConf's `copy()` (the reference for fresh_copy)
+    def __init__(self, plain_copies: bool = False, cross_check: bool | None = None) -> None:
+        self.counts = ComposerCounts()
+        # `plain_copies`: copy bases with OmegaConf's `copy()`, the reference for Applied.fresh_copy;
+        # `cross_check`: apply what the compose index decides too (None: the environment's CROSS_CHECK)
+        self.applied = Applied(self.counts, plain_copies, cross_check)
         self._bases: dict[tuple[Path, str | None, tuple[str, ...], tuple[str, ...], str | None], Any] = {}
-        self._applied: dict[tuple[int, tuple[str, ...]], list[tuple[int, str]]] = {}
-        self._parsed: dict[str, list[Any]] = {}
-        self._pickled: dict[int, bytes] = {}
-        self._parser: Any = None
         self._walks: dict[tuple[str, tuple[str, ...]], DefaultsWalk] = {}
         self._refused: list[str] = []  # what the composition under way was refused (bot.hydra.source)
         self._source: type | None = None  # Hydra's config source for this composer: made when it first composes
+        self._yaml: dict[str, bytes] = {}  # each config text's config, pickled: parsed once (bot.hydra.source)
+        # what the scan's trees hold, by path and key: config groups, and groups that are links out of the tree
+        self._groups: dict[tuple[object, ...], bool] = {}
+        self._refusals: dict[tuple[object, ...], str | None] = {}
         self.stats = ComposeStats()
 
     @contextmanager
@@ -103,9 +100,12 @@ class Composer:
 
     def is_group(self, app: HydraApp, key: str) -> bool:
         assert app.config_dir is not None and app.root is not None
-        relative = key.replace(".", "/")
-        return "/" in key or any(confined.is_dir(str(app.root), os.path.join(d, relative))
-                                 for d in (str(app.config_dir), *app.search_path))
+        ident = (app.root, app.config_dir, app.search_path, key)  # asked for each override of each launch
+        if ident not in self._groups:
+            relative = key.replace(".", "/")
+            self._groups[ident] = "/" in key or any(confined.is_dir(str(app.root), os.path.join(d, relative))
+                                                    for d in (str(app.config_dir), *app.search_path))
+        return self._groups[ident]
 
     def base(self, app: HydraApp, groups: tuple[str, ...]) -> Any:
         """The app's config with these group choices, Hydra reading only the repository's own files
@@ -145,9 +145,10 @@ class Composer:
         from hydra.errors import HydraException
         from omegaconf.errors import OmegaConfBaseException
 
+        self.counts.hydra_composes += 1
         refused = self._refused
         refused.clear()
-        self._source = self._source or confined_source(refused)
+        self._source = self._source or confined_source(refused, self._yaml)
         try:
             with warnings.catch_warnings():  # an app of Hydra 1.1's behaviour is warned about
                 warnings.simplefilter("ignore")
@@ -196,9 +197,15 @@ class Composer:
                 str(app.root), os.path.join(directory, relative)) if not is_dir and name.endswith(".yaml"))
         return found
 
-    @staticmethod
-    def _refused_group(app: HydraApp, key: str) -> str | None:
+    def _refused_group(self, app: HydraApp, key: str) -> str | None:
         """A config group the key names that is there but not the repository's (a link out of it), as "path, why"."""
+        ident = (app.root, app.config_dir, app.search_path, key)
+        if ident not in self._refusals:
+            self._refusals[ident] = self._refused_in(app, key)
+        return self._refusals[ident]
+
+    @staticmethod
+    def _refused_in(app: HydraApp, key: str) -> str | None:
         root = str(app.root)
         for directory in (str(app.config_dir), *app.search_path):
             path = os.path.join(directory, *key.split("."))
@@ -235,9 +242,7 @@ class Composer:
                  overrides: list[Override] | None = None) -> list[tuple[Override | None, str]]:
         """(override, Hydra's message) for each override that does not compose; None: the launch itself.
         Raises NotComposed when the config is not composed whatever the overrides (its reason says why)."""
-        from hydra._internal.config_loader_impl import ConfigLoaderImpl
         from hydra.errors import HydraException
-        from omegaconf import OmegaConf
         from omegaconf.errors import OmegaConfBaseException
 
         group_items, plain = self._split(app, launch, replaced, overrides)
@@ -253,37 +258,5 @@ class Composer:
                     culprit = override
                     break
             return [(culprit, _message(exc))]
-        ident = (id(base), tuple(t for _, t in plain))
-        if ident not in self._applied:  # the same texts on the same base: Hydra answers the same
-            cfg = self.fresh_copy(base)
-            OmegaConf.set_struct(cfg, True)
-            failed: list[tuple[int, str]] = []
-            for index, (_, text) in enumerate(plain):
-                try:
-                    ConfigLoaderImpl._apply_overrides_to_config(self._parse(text), cfg)
-                except (HydraException, OmegaConfBaseException) as exc:
-                    failed.append((index, _message(exc)))
-            self._applied[ident] = failed
-        return [(plain[index][0], message) for index, message in self._applied[ident]]
-
-    def fresh_copy(self, base: Any) -> Any:
-        """A copy of a composed base to apply overrides to. OmegaConf's own pickling round trip gives
-        the same config as `base.copy()` (flags, node types, parents) at a third of its cost; the
-        test suite compares the two on every fixture launch."""
-        import pickle
-
-        if self.plain_copies:
-            return base.copy()
-        blob = self._pickled.get(id(base))
-        if blob is None:
-            blob = self._pickled[id(base)] = pickle.dumps(base)
-        return pickle.loads(blob)
-
-    def _parse(self, text: str) -> list[Any]:
-        """Hydra's parse of one override; parsing is pure and applying does not change the result."""
-        from hydra.core.override_parser.overrides_parser import OverridesParser
-
-        if text not in self._parsed:
-            self._parser = self._parser or OverridesParser.create()
-            self._parsed[text] = self._parser.parse_overrides([text])
-        return self._parsed[text]
+        failed = self.applied.failures(base, [text for _, text in plain], launch.line)
+        return [(plain[index][0], message) for index, message in failed]

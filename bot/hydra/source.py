@@ -13,6 +13,7 @@ composer that composes sets it up for one composition and `hydra_over` puts it b
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 from collections.abc import Iterator
@@ -49,10 +50,13 @@ def entry(root: str, directory: str) -> str:
     return f"{SCHEME}://{root}//{rel}"
 
 
-def confined_source(refused: list[str]) -> type:
+def confined_source(refused: list[str], parsed: dict[str, bytes] | None = None) -> type:
     """A config source class reading only the tree's own files, which notes in `refused` what it was asked for
-    and refused, as "path, why" (one per composer: what the composition under way was refused)."""
-    return type("ConfinedSource", (_source_class(),), {"refused": refused})
+    and refused, as "path, why" (one per composer: what the composition under way was refused). `parsed`: the
+    config made of each config text it has read, pickled, by the text (the composer's, so each of a run's config
+    files is parsed once however many bases read it; Hydra gets a copy of its own each time)."""
+    return type("ConfinedSource", (_source_class(),), {"refused": refused,
+                                                       "parsed": {} if parsed is None else parsed})
 
 
 @contextmanager
@@ -86,12 +90,12 @@ def hydra_over(root: str, config_dir: str, version_base: str | None, source: typ
 def _source_class() -> type:
     """The source class, made once: hydra-core is imported only when something is composed."""
     from hydra._internal.core_plugins.file_config_source import FileConfigSource
-    from hydra.plugins.config_source import ConfigResult, ConfigSource
 
     class ConfinedSource(FileConfigSource):
         """Hydra's file source, reading only regular files and directories of one tree."""
 
         refused: list[str]  # what it was asked for and refused (a subclass per composer: confined_source)
+        parsed: dict[str, bytes]  # the config of each text, pickled (a subclass per composer: confined_source)
 
         def __init__(self, provider: str, path: str) -> None:
             super().__init__(provider=provider, path=path)
@@ -110,19 +114,17 @@ def _source_class() -> type:
             return f"file://{self.path}"
 
         def _target(self, config_path: str) -> str | None:
-            return _target(self.path, config_path)
+            """The path Hydra's file source would open (`critic/../engine/fsdp.yaml` too: resolved as Hydra
+            resolves it, and then it must be the tree's, bot.confined)."""
+            if config_path.startswith("/") or "\0" in config_path:
+                return None
+            return os.path.join(self.path, *[p for p in config_path.split("/") if p not in ("", ".")])
 
         def _there(self, config_path: str, directory: bool, note: bool = True) -> bool:
-            return _there(self.root, self._target(config_path), directory, self.refused if note else None)
+            return _there(self, config_path, directory, note)
 
         def load_config(self, config_path: str) -> Any:
-            normalized = self._normalize_file_name(config_path)
-            target = self._target(normalized)
-            text = _config_text(self.root, target, normalized)
-            assert target is not None
-            header = ConfigSource._get_header_dict(text[:512])
-            return ConfigResult(config=_loaded(target, text), path=f"file://{self.path}", provider=self.provider,
-                                header=header)
+            return _load(self, config_path)
 
         def available(self) -> bool:
             return self._there("", directory=True)
@@ -134,69 +136,77 @@ def _source_class() -> type:
             return self._there(self._normalize_file_name(config_path), directory=False)
 
         def list(self, config_path: str, results_filter: ObjectType | None) -> list[str]:
-            from hydra.core.object_type import ObjectType
-
-            groups, configs = results_filter in (None, ObjectType.GROUP), results_filter in (None, ObjectType.CONFIG)
-            found: list[str] = []
-            for name, is_directory in _entries(self.root, self._target(config_path)):
-                inner = f"{config_path}/{name}" if config_path else name
-                if is_directory and groups:
-                    found.append(name)
-                elif not is_directory and configs and self._there(self._normalize_file_name(inner), False, False):
-                    found.append(name[: name.rfind(".")] if "." in name else name)
-            return sorted(set(found))
+            return _listed(self, config_path, results_filter)
 
     return ConfinedSource
 
 
-def _target(path: str, config_path: str) -> str | None:
-    """The path Hydra's file source would open (`critic/../engine/fsdp.yaml` too: resolved as Hydra resolves it,
-    and then it must be the tree's, bot.confined)."""
-    if config_path.startswith("/") or "\0" in config_path:
-        return None
-    return os.path.join(path, *[p for p in config_path.split("/") if p not in ("", ".")])
+def _load(source: Any, config_path: str) -> Any:
+    """Hydra's ConfigResult of one config file of the tree (ConfigBroken for one too large, not UTF-8 or no YAML)."""
+    from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
 
-
-def _there(root: str, target: str | None, directory: bool, refused: list[str] | None) -> bool:
-    """Whether the tree has that directory or regular file; what is refused is noted in `refused` (if given)."""
-    if target is None:
-        return False
-    found = confined.is_dir(root, target) if directory else confined.is_file(root, target)
-    if not found and refused is not None:
-        why = confined.why_absent(root, target)
-        if why is not None and os.path.isdir(target) == directory:
-            refused.append(f"{os.path.relpath(target, root)}, {why}")
-    return found
-
-
-def _entries(root: str, target: str | None) -> list[tuple[str, bool]]:
-    """A directory's entries (name, is a directory) as Hydra lists them: no `__pycache__` or `__init__.py`."""
-    listed = confined.entries(root, target) if target is not None else []
-    return [(name, is_dir) for name, is_dir in listed if name not in ("__pycache__", "__init__.py")]
-
-
-def _config_text(root: str, target: str | None, normalized: str) -> str:
-    """A config file's text, read only if it is the tree's own; raises what Hydra's file source would (not found)
-    or ConfigBroken (too large, not UTF-8)."""
-    from hydra.plugins.config_source import ConfigLoadError
-
-    data = confined.read(root, target, MAX_BYTES) if target is not None else None
-    if target is not None and data is None and confined.is_file(root, target):
+    normalized = source._normalize_file_name(config_path)
+    target = source._target(normalized)
+    data = confined.read(source.root, target, MAX_BYTES) if target is not None else None
+    if target is not None and data is None and confined.is_file(source.root, target):
         raise ConfigBroken(target, f"larger than {MAX_BYTES // (1024 * 1024)} MB: not read")
     if data is None or target is None:
         raise ConfigLoadError(f"Config not found : {target or normalized}")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigBroken(target, f"not UTF-8 (byte {exc.start})") from None
+    header = ConfigSource._get_header_dict(text[:512])
+    cfg = _config(source.parsed, target, text)
+    return ConfigResult(config=cfg, path=f"file://{source.path}", provider=source.provider, header=header)
 
 
-def _loaded(target: str, text: str) -> Any:
-    """The config OmegaConf loads from the text; a YAML error of the file's own is ConfigBroken."""
+def _there(source: Any, config_path: str, directory: bool, note: bool) -> bool:
+    """Whether the source's config (or group: `directory`) is a file (directory) of the tree; what is there but
+    not the tree's is noted in the source's `refused` when `note`."""
+    target = source._target(config_path)
+    if target is None:
+        return False
+    found = confined.is_dir(source.root, target) if directory else confined.is_file(source.root, target)
+    if not found and note:
+        why = confined.why_absent(source.root, target)
+        if why is not None and os.path.isdir(target) == directory:
+            source.refused.append(f"{os.path.relpath(target, source.root)}, {why}")
+    return found
+
+
+def _listed(source: Any, config_path: str, results_filter: ObjectType | None) -> list[str]:
+    """The groups and configs of a group of the source, as Hydra's file source lists them."""
+    from hydra.core.object_type import ObjectType
+
+    target = source._target(config_path)
+    found: list[str] = []
+    for name, is_directory in confined.entries(source.root, target) if target is not None else []:
+        if name in ("__pycache__", "__init__.py"):
+            continue
+        inner = f"{config_path}/{name}" if config_path else name
+        if is_directory and results_filter in (None, ObjectType.GROUP):
+            found.append(name)
+        if (not is_directory and results_filter in (None, ObjectType.CONFIG)
+                and _there(source, source._normalize_file_name(inner), directory=False, note=False)):
+            found.append(name[: name.rfind(".")] if "." in name else name)
+    return sorted(set(found))
+
+
+def _config(parsed: dict[str, bytes], target: str, text: str) -> Any:
+    """The config OmegaConf.load makes of a config file's text; ConfigBroken when it is no YAML or nests too
+    deeply. Made once per composer (`parsed`: each text's config, pickled): Hydra changes the config it loads
+    (it takes the defaults list out), so each load gets a copy of its own, which OmegaConf's pickling round
+    trip makes at a tenth of the cost of making it from the YAML data."""
+    import pickle
+
     from omegaconf import OmegaConf
 
+    blob = parsed.get(text)
+    if blob is not None:
+        return pickle.loads(blob)
     try:
-        return OmegaConf.load(io.StringIO(text))
+        cfg = OmegaConf.create(_data(text))
     except RecursionError:
         raise ConfigBroken(target, "nested too deeply to load") from None
     except Exception as exc:  # a YAML error of the file's own (the loader's types vary)
@@ -204,3 +214,17 @@ def _loaded(target: str, text: str) -> Any:
             raise
         text = " ".join(str(exc).replace(' in "<file>"', "").split())
         raise ConfigBroken(target, f"does not parse as YAML: {text}") from None
+    with contextlib.suppress(RecursionError):  # else not kept: made from the text each time
+        parsed[text] = pickle.dumps(cfg)
+    return cfg
+
+
+def _data(text: str) -> Any:
+    """What OmegaConf.load reads from the text (an empty mapping for an empty file)."""
+    import yaml  # type: ignore[import-untyped]
+    from omegaconf._utils import get_yaml_loader
+
+    data = yaml.load(io.StringIO(text), Loader=get_yaml_loader())
+    if data is not None and not isinstance(data, (list, dict, str)):
+        raise OSError(f"Invalid loaded object type: {type(data).__name__}")
+    return {} if data is None else data
