@@ -4,6 +4,7 @@ loader allows exactly the fields it declares."""
 from __future__ import annotations
 
 import json
+import re
 
 from bot.rules import fields
 from bot.rules.schema import SCHEMA, fields_of, schema_text
@@ -24,3 +25,20 @@ def test_the_loader_reads_its_fields_from_the_schema() -> None:
 
 def test_the_schema_text_is_json_of_the_declaration() -> None:
     assert json.loads(schema_text()) == SCHEMA
+
+
+def _field_names(node: object) -> set[str]:
+    """Every property name the schema declares, at any depth (sections, their items, the shared definitions)."""
+    if isinstance(node, list):
+        return set().union(*(_field_names(item) for item in node)) if node else set()
+    if not isinstance(node, dict):
+        return set()
+    names = set(node.get("properties") or {})
+    return names.union(*(_field_names(value) for value in node.values()))
+
+
+def test_the_rule_reference_documents_every_field_the_schema_declares() -> None:
+    doc = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    names = _field_names(SCHEMA)
+    assert len(names) > 30
+    assert [name for name in sorted(names) if not re.search(rf"\b{re.escape(name)}\b", doc)] == []
