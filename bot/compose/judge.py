@@ -97,12 +97,14 @@ def _same(before: Judged, after: Judged, index: int) -> bool:
     its app, and none of its app's config files edited by the run (the shadow). Such a launch keeps its
     verdict: it is not composed on either side."""
     assert before.found is not None and after.found is not None
-    if launch_facts(before.found[index][0]) != launch_facts(after.found[index][0]):
-        return False
     app = before.app(index)
     if app != after.app(index):
         return False
-    return isinstance(app, AppProblem) or after.shadow is None or after.shadow.app(app) is app
+    if isinstance(app, AppProblem):
+        return True  # no app on either side: neither is composed, whatever the edits did to its words
+    if launch_facts(before.found[index][0]) != launch_facts(after.found[index][0]):
+        return False
+    return after.shadow is None or after.shadow.app(app) is app
 
 
 def launch_facts(launch: Launch) -> tuple[object, ...]:
