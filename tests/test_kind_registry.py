@@ -61,7 +61,9 @@ def test_the_shell_family_named_in_kinds_is_the_registered_one() -> None:
 
 def test_the_scan_batches_and_memo_ask_the_registry_not_the_kind_names() -> None:
     for module in ("engine/scan.py", "engine/batches.py", "engine/checker.py", "engine/check.py",
-                   "engine/wanted.py", "engine/run_configs.py", "cache/reuse.py"):
+                   "engine/wanted.py", "engine/run_configs.py", "engine/launches.py", "cache/reuse.py",
+                   *(f"compose/{path.name}" for path in (ROOT / "bot" / "compose").glob("*.py")),
+                   *(f"hydra/{path.name}" for path in (ROOT / "bot" / "hydra").glob("*.py"))):
         tree = ast.parse((ROOT / "bot" / module).read_text(encoding="utf-8"))
         imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                     and node.module == "bot.lang.kinds" for alias in node.names}

@@ -19,16 +19,15 @@ from bot.hydra.compose import Composer
 from bot.hydra.grammar import format_value
 from bot.hydra.sweeps import Sweep
 from bot.ir import Launch, Override, Way, Ways
-from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST
+from bot.lang import is_document
 
 MAX_CHOICES = 8  # group options composed for one reading whose choice the branches leave open
 ELISIONS = ("...", "\u2026")  # a doc's "and the rest of the arguments": the config they choose is unknown
-DOC_KINDS = (MARKDOWN, RST, NOTEBOOK)
 
 
 def elided(kind: str, launch: Launch) -> bool:
     """A doc's launch that leaves some of its arguments out (`python -m m ... a=1`): not composed."""
-    return kind in DOC_KINDS and any(text in ELISIONS for text, _ in launch.args)
+    return is_document(kind) and any(text in ELISIONS for text, _ in launch.args)
 
 
 def sweeps(launch: Launch) -> bool:

@@ -21,8 +21,7 @@ from bot.engine.context import scan_context
 from bot.engine.isolation import DEFAULT_SECONDS, isolated
 from bot.hydra.app import HYDRA, AppProblem, resolve_app
 from bot.ir import CUT_BLANK, CUT_COMMENT, CUT_LINE_END, Launch, Override
-from bot.lang import launch_reader
-from bot.lang.kinds import SHELL_FAMILY
+from bot.lang import launch_reader, shell_family
 from bot.model import FileError, Skipped
 
 if TYPE_CHECKING:
@@ -77,7 +76,7 @@ def collect(root: Path, label: str, paths: set[str] | None = None, seconds: floa
     root = root.resolve()
     out = Launches(label)
     packaging: list[str] = []
-    listed = list(sources(root, out.skipped, SHELL_FAMILY, packaging=packaging))
+    listed = list(sources(root, out.skipped, shell_family(), packaging=packaging))
     context = scan_context(root, listed, packaging)
     for done, source in enumerate(listed):
         if progress is not None:

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.ir import CONSOLE, DORA, ROOT, Launch, Workdir, moved_entry
-from bot.lang import kind_for_path
-from bot.lang.kinds import MARKDOWN, NOTEBOOK, RST
+from bot.lang import is_document, kind_for_path
 
 if TYPE_CHECKING:
     from bot.context import ScanContext
@@ -119,7 +118,7 @@ def script_file(root: Path, launch: Launch) -> Path | None:
 
 
 def _in_docs(launch: Launch) -> bool:
-    return launch.source_path is not None and kind_for_path(launch.source_path) in (MARKDOWN, RST, NOTEBOOK)
+    return launch.source_path is not None and is_document(kind_for_path(launch.source_path))
 
 
 def entry_file(context: ScanContext, launch: Launch) -> Path | None:

@@ -175,6 +175,9 @@ class Registration:
     # every config's defaults list), and a run's edits of it change what the launches compose
     hydra_config: bool = False
     hydra_apps: bool = False  # may define Hydra apps (their config directories: the config schema check)
+    # a document: its launches illustrate (one whose arguments `...` leaves out is not composed), and an entry
+    # it names may be a path beside it
+    document: bool = False
 
 
 _YAML_SUFFIXES = (".yaml", ".yml")
@@ -183,11 +186,12 @@ FRONT_ENDS: dict[str, Registration] = {
     kinds.SHELL: Registration(_script, (".sh", ".bash", ".slurm", ".zsh", ".ksh"), shell=_SCRIPT,
                               comments_in=kinds.SHELL),
     kinds.MARKDOWN: Registration(_markdown, (".md", ".markdown"), shell=ShellFamily(_markdown_views),
-                                 more_comments=_markdown_blocks),
-    kinds.RST: Registration(_rst, (".rst",), shell=ShellFamily(_rst_views), more_comments=_rst_blocks),
+                                 more_comments=_markdown_blocks, document=True),
+    kinds.RST: Registration(_rst, (".rst",), shell=ShellFamily(_rst_views), more_comments=_rst_blocks,
+                             document=True),
     kinds.NOTEBOOK: Registration(_notebook, (".ipynb",), shell=ShellFamily(_notebook_views,
                                                                          host_problem=_notebook_problem),
-                                 more_comments=_notebook_cells),
+                                 more_comments=_notebook_cells, document=True),
     kinds.WORKFLOW: Registration(_shell, _YAML_SUFFIXES, within=".github/workflows/",
                                  shell=ShellFamily(_workflow_views, all_exported=True, whole_file=True,
                                                    host_errors=_workflow_errors),
@@ -264,6 +268,12 @@ def shell_family() -> frozenset[str]:
 def is_shell_family(kind: str) -> bool:
     registration = FRONT_ENDS.get(kind)
     return registration is not None and registration.shell is not None
+
+
+def is_document(kind: str | None) -> bool:
+    """A kind whose launches illustrate (Registration.document): Markdown, reStructuredText, notebooks."""
+    registration = FRONT_ENDS.get(kind) if kind is not None else None
+    return registration is not None and registration.document
 
 
 def is_config(kind: str) -> bool:
