@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
+from bot.errors import UserError
 from bot.rules import fields
 from bot.rules.schema import SCHEMA, fields_of, schema_text
 from tests.conftest import ROOT
@@ -42,3 +44,22 @@ def test_the_rule_reference_documents_every_field_the_schema_declares() -> None:
     names = _field_names(SCHEMA)
     assert len(names) > 30
     assert [name for name in sorted(names) if not re.search(rf"\b{re.escape(name)}\b", doc)] == []
+
+
+def test_the_loader_takes_exactly_the_values_the_schema_allows(tmp_path: Path) -> None:
+    """A severity or commit type is accepted by the loader exactly when the published schema allows it."""
+    from bot.rules.loader import load_rules
+
+    body = "match: {key: a.b, value: [false]}\nfix: {set: true}\n"
+    for field, allowed in [("severity", SCHEMA["properties"]["severity"]["enum"]),
+                           ("type", SCHEMA["properties"]["type"]["enum"])]:
+        for value in sorted({*allowed, "error", "warning", "note", "fix", "chore", "refactor", "feat", "fatal"}):
+            folder = tmp_path / f"{field}-{value}"
+            folder.mkdir()
+            (folder / "r.yaml").write_text(f"id: r\ntitle: t\n{field}: {value}\n{body}", encoding="utf-8")
+            try:
+                load_rules([folder])
+                accepted = True
+            except UserError:
+                accepted = False
+            assert accepted == (value in allowed), (field, value)

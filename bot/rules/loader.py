@@ -13,10 +13,9 @@ from typing import Any
 
 from bot.errors import UserError
 from bot.rules.fields import MATCH_FIELDS, TOP_FIELDS, TRIGGER_FIELDS, WHEN_FIELDS, FieldChecker, kind
-from bot.rules.model import Rule
+from bot.rules.model import CHANGE_TYPES, SEVERITIES, Rule
 from bot.rules.sections import list_items, parse_ensure, parse_fix, parse_relation, when_value
 
-CHANGE_TYPES = ("fix", "chore", "refactor")
 RULE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 # the id ends the branch name (<prefix><id>): what git check-ref-format refuses in a name's last part
 _NOT_A_BRANCH = re.compile(r"\.\.|\.lock$|\.$")
@@ -64,8 +63,8 @@ def parse_rule(data: Any, path: Path) -> Rule:
     if rule_id != path.stem:
         raise c.fail("id", f"expected the file name's stem {path.stem!r}, got {rule_id!r}")
     severity = doc.get("severity", "error")
-    if severity not in ("error", "warning", "note"):
-        raise c.fail("severity", f"expected error, warning or note, got {severity!r}")
+    if severity not in SEVERITIES:
+        raise c.fail("severity", f"expected {', '.join(SEVERITIES[:-1])} or {SEVERITIES[-1]}, got {severity!r}")
 
     change_type = doc.get("type", "fix" if severity == "error" else "chore")
     if change_type not in CHANGE_TYPES:

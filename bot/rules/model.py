@@ -8,6 +8,8 @@ from typing import Any
 from bot.rules.globs import Glob
 
 PREFIXES = ("", "+", "++", "~")
+SEVERITIES = ("error", "warning", "note")  # note: never fails --check, never a problem in a pull request
+CHANGE_TYPES = ("fix", "chore", "refactor")  # the commit type of a rule's pull request
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.rules.model import PREFIXES
+from bot.rules.model import CHANGE_TYPES, PREFIXES, SEVERITIES
 
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -50,9 +50,9 @@ SCHEMA: dict[str, Any] = {
         "title": {"type": "string", "minLength": 1},
         "description": {"type": "string", "description": "Markdown, shown in reports and pull request bodies."},
         "upstream": {"type": "string", "minLength": 1, "examples": ["verl-project/verl#4528"]},
-        "severity": {"enum": ["error", "warning"], "default": "error"},
+        "severity": {"enum": list(SEVERITIES), "default": "error"},
         "type": {
-            "enum": ["fix", "chore", "refactor"],
+            "enum": list(CHANGE_TYPES),
             "description": "The follow-up pull request's commit type: fix (a launch fails "
             "without the edit; the default for severity error) or chore (a "
             "change in behaviour nothing requires; the default otherwise). Rules "
