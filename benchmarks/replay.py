@@ -1,6 +1,7 @@
 """Replay issue 21's migrations with today's bot and compare its diff with the humans'.
 
     python benchmarks/replay.py [--corpus ../shared/corpus] [--only NAME ...] [--json FILE] [--keep DIR]
+                                [--at parent|framework | --watch]
 
 (`--json` rows also list each missed denominator line and each bot line not counted right.)
 
@@ -21,7 +22,14 @@ and its diff is compared with the human commit's (`git diff -M parent sha`):
 With `--at framework` the tree is the parent's with the human commit's framework part applied (every
 changed file the denominator does not count: the upstream change landed, the scripts not yet migrated),
 which is where the bot stands in use; the bot's Hydra judge refuses an edit to a key the parent's config
-does not have yet. A rule marked `proposed` is reported as not expressible yet (0 covered). The table goes to stdout in
+does not have yet. With `--watch` (issue 42: the baseline of migration inference) no rule of the set runs:
+a scratch repository of two commits, the parent's tree and then the framework part, is handed to
+
+    bot watch --repo SCRATCH --before HEAD~1 --after HEAD --no-bundled --dry-run --format diff
+
+so the bot sees the upstream change and nothing of the humans' script edits (the scored lines), and its
+diff is scored as above. A rule marked `proposed` is reported as not expressible yet (0 covered) by
+`bot run`. The table goes to stdout in
 Markdown (docs/dev/realworld.md, "Replay set (issue 21), fixed before the code").
 """
 
@@ -56,10 +64,8 @@ from replay_denominator import (  # noqa: E402  (a script next door, not a packa
 Key = tuple[str, str, str]  # path at the parent, sign, text without trailing blanks
 
 
-def framework_tree(corpus: Corpus, entry: dict[str, Any], human: list[FileDiff], into: Path) -> Path:
-    """A copy of the parent's tree with the human commit's framework part applied (no counted file)."""
-    tree = into / "tree"
-    shutil.copytree(corpus.tree(entry["parent"]), tree, symlinks=True)
+def framework_patch(corpus: Corpus, entry: dict[str, Any]) -> bytes:
+    """The human commit's framework part as a binary patch: every changed file the denominator does not count."""
     # from git's list, not the parsed diff: a file moved without a change has no hunk (`recipe/dapo/{src => }`)
     listed = corpus.git("diff", "-M", "--name-status", "-z", entry["parent"], entry["sha"]).split("\0")
     changed: list[tuple[str, ...]] = []
@@ -71,33 +77,77 @@ def framework_tree(corpus: Corpus, entry: dict[str, Any], human: list[FileDiff],
     paths = sorted({p for names in changed for p in names if all(counted_kind(n) is None for n in names)})
     # a path that became a submodule (`recipe`) names a directory: keep the counted files under it out
     counted = sorted({f":(exclude,literal){p}" for names in changed for p in names if p not in paths})
-    if paths:
-        patch = subprocess.run(["git", "-C", str(corpus.history), "diff", "-M", "--binary", entry["parent"],
-                                entry["sha"], "--", *paths, *counted], check=True, capture_output=True).stdout
+    if not paths:
+        return b""
+    return subprocess.run(["git", "-C", str(corpus.history), "diff", "-M", "--binary", entry["parent"],
+                           entry["sha"], "--", *paths, *counted], check=True, capture_output=True).stdout
+
+
+def apply_patch(tree: Path, patch: bytes) -> None:
+    if patch:
         subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], cwd=tree, input=patch, check=True,
                        capture_output=True)
+
+
+def framework_tree(corpus: Corpus, entry: dict[str, Any], into: Path) -> Path:
+    """A copy of the parent's tree with the human commit's framework part applied (no counted file)."""
+    tree = into / "tree"
+    shutil.copytree(corpus.tree(entry["parent"]), tree, symlinks=True)
+    apply_patch(tree, framework_patch(corpus, entry))
     return tree
 
 
-def bot_diff(corpus: Corpus, entry: dict[str, Any], human: list[FileDiff], at: str,
-             keep: Path | None) -> tuple[list[FileDiff], float, str]:
-    with tempfile.TemporaryDirectory(prefix="replay-") as tmp:
-        tree = corpus.tree(entry["parent"]) if at == "parent" else framework_tree(corpus, entry, human, Path(tmp))
-        rules = Path(tmp) / "rules"
-        rules.mkdir()
-        shutil.copy(REPLAY / entry["rule"], rules / entry["rule"])
-        cmd = ["bot", "run", "--repo", str(tree), "--dry-run", "--format", "diff", "--no-bundled",
-               "--rules", str(rules), "--no-cache", "--no-baseline"]
-        start = time.monotonic()
-        out = subprocess.run(cmd, capture_output=True, text=True, errors="surrogateescape")
-        seconds = time.monotonic() - start
+def watch_repository(corpus: Corpus, entry: dict[str, Any], into: Path) -> Path:
+    """A scratch repository of two commits: the parent's tree (the corpus's one-commit tree), then the human
+    commit's framework part on top. Its work tree is the second commit; no counted line is in either."""
+    repo = into / "repo"
+    shutil.copytree(corpus.tree(entry["parent"]), repo, symlinks=True)
+    apply_patch(repo, framework_patch(corpus, entry))
+    git = ["git", "-C", str(repo), "-c", "user.name=replay", "-c", "user.email=replay@localhost"]
+    subprocess.run([*git, "add", "-A"], check=True, capture_output=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", f"framework part of {entry['sha']}"], check=True,
+                   capture_output=True)
+    return repo
+
+
+def bot_command(corpus: Corpus, entry: dict[str, Any], at: str, tmp: Path) -> list[str]:
+    """The bot's command for one migration: the rule alone over a tree (`run`), or `watch` over a scratch
+    repository whose last commit is the framework part, with no rule at all (`--at watch`)."""
+    if at == "watch":
+        repo = watch_repository(corpus, entry, tmp)
+        return ["bot", "watch", "--repo", str(repo), "--before", "HEAD~1", "--after", "HEAD", *WATCH_FLAGS]
+    tree = corpus.tree(entry["parent"]) if at == "parent" else framework_tree(corpus, entry, tmp)
+    rules = tmp / "rules"
+    rules.mkdir()
+    shutil.copy(REPLAY / entry["rule"], rules / entry["rule"])
+    return ["bot", "run", "--repo", str(tree), "--dry-run", "--format", "diff", "--no-bundled",
+            "--rules", str(rules), "--no-cache", "--no-baseline"]
+
+
+WATCH_FLAGS = ("--no-bundled", "--dry-run", "--format", "diff")
+
+
+def run_bot(name: str, cmd: list[str], keep: Path | None, label: str) -> tuple[list[FileDiff], float, str]:
+    """Run the bot; its diff parsed, the seconds it took, and its summary line."""
+    start = time.monotonic()
+    out = subprocess.run(cmd, capture_output=True, text=True, errors="surrogateescape")
+    seconds = time.monotonic() - start
     if out.returncode not in (0, 1):
-        raise SystemExit(f"{entry['name']}: bot exited {out.returncode}: {out.stderr.strip()[-2000:]}")
+        raise SystemExit(f"{name}: bot exited {out.returncode}: {out.stderr.strip()[-2000:]}")
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
-        (keep / f"{entry['name']}.{at}.diff").write_text(out.stdout, encoding="utf-8", errors="surrogateescape")
+        (keep / f"{name}.{label}.diff").write_text(out.stdout, encoding="utf-8", errors="surrogateescape")
+        (keep / f"{name}.{label}.stderr").write_text(out.stderr, encoding="utf-8", errors="surrogateescape")
     summary = next((ln for ln in out.stderr.splitlines() if ln.startswith("read ")), "")
+    if not summary and out.stdout.startswith("no rule triggered"):
+        summary = "no rule triggered"
     return parse_diff(out.stdout), seconds, summary
+
+
+def bot_diff(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -> tuple[list[FileDiff], float, str]:
+    with tempfile.TemporaryDirectory(prefix="replay-") as tmp:
+        cmd = bot_command(corpus, entry, at, Path(tmp))
+        return run_bot(entry["name"], cmd, keep, at)
 
 
 def later_changes(corpus: Corpus, sha: str, paths: list[str]) -> list[tuple[Counter[str], Counter[str]]]:
@@ -159,7 +209,7 @@ def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -
     row: dict[str, Any] = {"name": entry["name"], "sha": entry["sha"], "format": entry["format"]}
     den = counted_lines(corpus, entry)
     row["denominator"] = len(den)
-    if entry["format"] == "proposed":
+    if entry["format"] == "proposed" and at in ("parent", "framework"):  # watch runs no rule of the set
         row.update(covered=0, bot_lines=0, right=0, later=0, deleted=0, seconds=None,
                    missed=dict(Counter(c.where for c in den)))
         return row
@@ -174,7 +224,7 @@ def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -
             renamed[f.old] = f.new
         for line in f.lines:
             human_lines[f.path, line.sign, line.text.rstrip()] += 1
-    files, seconds, summary = bot_diff(corpus, entry, human, at, keep)
+    files, seconds, summary = bot_diff(corpus, entry, at, keep)
     bot_lines: Counter[Key] = Counter()
     blocks: dict[tuple[str, int], list[Key]] = {}
     for f in files:
@@ -202,15 +252,18 @@ def pct(a: int, b: int) -> str:
     return f"{100 * a / b:.1f}%" if b else "-"
 
 
-def table(rows: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> str:
+def table(rows: list[dict[str, Any]], entries: dict[str, dict[str, Any]], at: str) -> str:
     out = ["| migration | human commit | kind / gap | denominator | covered | bot lines | right (later) | "
            "missed, by place |",
            "|---|---|---|---:|---:|---:|---:|---|"]
     for r in rows:
         e = entries[r["name"]]
-        gap = e["kind"] + ("; " + ", ".join(e["gaps"]) if e["gaps"] else "")
+        if "upstream" in e:  # a follow-up pair: the upstream change U, F's commit in the next column
+            gap = f"U {e['upstream'][:10]}"
+        else:
+            gap = e["kind"] + ("; " + ", ".join(e["gaps"]) if e["gaps"] else "")
         missed = ", ".join(f"{k} {v}" for k, v in r["missed"].items()) or "none"
-        if r["format"] == "proposed":
+        if r["seconds"] is None:
             out.append(f"| {r['name']} | {r['sha'][:10]} | {gap} | {r['denominator']} | not expressible yet (0) "
                        f"| - | - | {missed} |")
             continue
@@ -220,7 +273,8 @@ def table(rows: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> str
                    + (f" ({r['deleted']} in deleted files)" if r["deleted"] else "")
                    + f" | {r['right']} ({r['later']}) = {pct(r['right'], bot)} | {missed} |")
     cur = [r for r in rows if r["format"] != "proposed"]
-    for label, rs in (("current format", cur), ("all", rows)):
+    totals = [("current format", cur)] if at in ("parent", "framework") else []
+    for label, rs in (*totals, ("all", rows)):
         den = sum(r["denominator"] for r in rs)
         cov = sum(r["covered"] for r in rs)
         bot = sum(r["bot_lines"] - r["deleted"] for r in rs)
@@ -239,7 +293,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--at", choices=["parent", "framework"], default="parent",
                     help="the tree the bot runs on: the parent (default), or the parent with the human commit's "
                          "framework part applied (every changed file that is not counted: the upstream change)")
+    ap.add_argument("--watch", action="store_true",
+                    help="no rule: `bot watch` over a scratch repository whose last commit is the framework part")
     args = ap.parse_args(argv)
+    at = "watch" if args.watch else args.at
     if shutil.which("bot") is None:
         raise SystemExit("bot is not on PATH: activate the venv (.venv/bin) first")
     corpus = Corpus(args.corpus.resolve())
@@ -249,11 +306,11 @@ def main(argv: list[str] | None = None) -> int:
     for e in data["migrations"]:
         if args.only and e["name"] not in args.only:
             continue
-        row = measure(corpus, e, args.at, args.keep)
+        row = measure(corpus, e, at, args.keep)
         rows.append(row)
         print(f"{e['name']}: {row['covered']}/{row['denominator']} covered, {row['right']}/{row['bot_lines']} right"
               f" ({row['seconds']} s)", file=sys.stderr)
-    print(table(rows, entries))
+    print(table(rows, entries, at))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return 0
