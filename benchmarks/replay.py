@@ -1,7 +1,7 @@
 """Replay issue 21's migrations with today's bot and compare its diff with the humans'.
 
     python benchmarks/replay.py [--corpus ../shared/corpus] [--only NAME ...] [--json FILE] [--keep DIR]
-                                [--at parent|framework | --watch]
+                                [--at parent|framework | --watch | --followups]
 
 (`--json` rows also list each missed denominator line and each bot line not counted right.)
 
@@ -28,9 +28,17 @@ a scratch repository of two commits, the parent's tree and then the framework pa
     bot watch --repo SCRATCH --before HEAD~1 --after HEAD --no-bundled --dry-run --format diff
 
 so the bot sees the upstream change and nothing of the humans' script edits (the scored lines), and its
-diff is scored as above. A rule marked `proposed` is reported as not expressible yet (0 covered) by
-`bot run`. The table goes to stdout in
-Markdown (docs/dev/realworld.md, "Replay set (issue 21), fixed before the code").
+diff is scored as above. With `--followups` the pairs of tests/realworld/followups/set.json (issue 42, set b)
+are replayed instead: an upstream change U and a later human commit F that fixed launches U missed, as
+
+    bot watch --repo SCRATCH --before HEAD~2 --after HEAD~1 --no-bundled --dry-run --format diff
+
+on a scratch repository of three commits (U's parent, U, F's parent: its work tree), scored against F's
+counted lines (the pair's tokens; F is `sha`, its parent `parent`); the set's rules directory
+(tests/realworld/followups/rules) is passed with `--rules` only once it holds a rule file.
+A rule marked `proposed` is reported as not expressible yet (0 covered) by `bot run`. The table goes to
+stdout in Markdown (docs/dev/realworld.md, "Replay set (issue 21), fixed before the code", and "Migration
+inference: evaluation sets, fixed before the code").
 """
 
 from __future__ import annotations
@@ -60,6 +68,8 @@ from replay_denominator import (  # noqa: E402  (a script next door, not a packa
     load_set,
     parse_diff,
 )
+
+FOLLOWUPS = HERE / "tests" / "realworld" / "followups"
 
 Key = tuple[str, str, str]  # path at the parent, sign, text without trailing blanks
 
@@ -110,12 +120,41 @@ def watch_repository(corpus: Corpus, entry: dict[str, Any], into: Path) -> Path:
     return repo
 
 
+def followup_repository(corpus: Corpus, entry: dict[str, Any], into: Path) -> Path:
+    """A scratch repository of three commits: U's parent, U (the upstream change, whole), F's parent (its work
+    tree). F, whose lines are scored, is not in it."""
+    repo = into / "repo"
+    shutil.copytree(corpus.tree(entry["upstream_parent"]), repo, symlinks=True)
+    git = ["git", "-C", str(repo), "-c", "user.name=replay", "-c", "user.email=replay@localhost"]
+    for commit, message in ((entry["upstream"], "the upstream change"), (entry["parent"], "the follow-up's parent")):
+        for child in repo.iterdir():
+            if child.name == ".git":
+                continue
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+        archive = subprocess.run(["git", "-C", str(corpus.history), "archive", commit], check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(repo)], input=archive, check=True, capture_output=True)
+        subprocess.run([*git, "add", "-A"], check=True, capture_output=True)
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", f"{message} {commit}"], check=True,
+                       capture_output=True)
+    return repo
+
+
 def bot_command(corpus: Corpus, entry: dict[str, Any], at: str, tmp: Path) -> list[str]:
-    """The bot's command for one migration: the rule alone over a tree (`run`), or `watch` over a scratch
-    repository whose last commit is the framework part, with no rule at all (`--at watch`)."""
+    """The bot's command for one migration: the rule alone over a tree (`run`); `watch` over a scratch
+    repository whose last commit is the framework part, with no rule at all (`watch`); or `watch` over U in a
+    scratch repository whose work tree is F's parent (`followups`)."""
     if at == "watch":
         repo = watch_repository(corpus, entry, tmp)
         return ["bot", "watch", "--repo", str(repo), "--before", "HEAD~1", "--after", "HEAD", *WATCH_FLAGS]
+    if at == "followups":
+        repo = followup_repository(corpus, entry, tmp)
+        rules = sorted(p for p in (FOLLOWUPS / "rules").glob("*.y*ml"))  # none while the set is the baseline's
+        extra = ["--rules", str(FOLLOWUPS / "rules")] if rules else []
+        return ["bot", "watch", "--repo", str(repo), "--before", "HEAD~2", "--after", "HEAD~1", *WATCH_FLAGS, *extra]
     tree = corpus.tree(entry["parent"]) if at == "parent" else framework_tree(corpus, entry, tmp)
     rules = tmp / "rules"
     rules.mkdir()
@@ -295,15 +334,18 @@ def main(argv: list[str] | None = None) -> int:
                          "framework part applied (every changed file that is not counted: the upstream change)")
     ap.add_argument("--watch", action="store_true",
                     help="no rule: `bot watch` over a scratch repository whose last commit is the framework part")
+    ap.add_argument("--followups", action="store_true",
+                    help="the follow-up pairs (tests/realworld/followups/set.json): `bot watch` over U at F's parent")
     args = ap.parse_args(argv)
-    at = "watch" if args.watch else args.at
+    at = "followups" if args.followups else "watch" if args.watch else args.at
     if shutil.which("bot") is None:
         raise SystemExit("bot is not on PATH: activate the venv (.venv/bin) first")
     corpus = Corpus(args.corpus.resolve())
-    data = load_set()
-    entries = {e["name"]: e for e in data["migrations"]}
+    data = load_set(FOLLOWUPS / "set.json") if at == "followups" else load_set()
+    listed = data["pairs"] if at == "followups" else data["migrations"]
+    entries = {e["name"]: e for e in listed}
     rows = []
-    for e in data["migrations"]:
+    for e in listed:
         if args.only and e["name"] not in args.only:
             continue
         row = measure(corpus, e, at, args.keep)

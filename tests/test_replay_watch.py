@@ -94,3 +94,51 @@ def test_watch_mode_runs_watch_and_scores_its_diff(tmp_path: Path, monkeypatch: 
     cmd = replay.bot_command(corpus, entry, "watch", tmp_path / "again")
     assert cmd[:2] == ["bot", "watch"] and "--rules" not in cmd
     assert cmd[-4:] == ["--no-bundled", "--dry-run", "--format", "diff"]
+
+
+def followup_corpus(root: Path) -> tuple[Corpus, dict[str, Any]]:
+    """U renames the key and migrates one script; a later commit F migrates the other one, which U missed."""
+    corpus, _ = corpus_of(root)  # its history: the parent, then U (the rename, examples/run.sh migrated)
+    history = corpus.history
+    upstream = git(history, "rev-parse", "HEAD").strip()
+    upstream_parent = git(history, "rev-parse", "HEAD~1").strip()
+    (history / "examples/late.sh").write_text(SCRIPT_BEFORE.replace("steps=20", "steps=30"))
+    git(history, "add", "-A")
+    git(history, "commit", "-qm", "add a launch written in the old form")
+    parent = git(history, "rev-parse", "HEAD").strip()
+    (history / "examples/late.sh").write_text(SCRIPT_AFTER.replace("steps=20", "steps=30"))
+    git(history, "commit", "-qam", "fix: the late launch uses trainer.warmup_steps")
+    sha = git(history, "rev-parse", "HEAD").strip()
+    entry = {"name": "warm-steps-late", "upstream": upstream, "upstream_parent": upstream_parent, "sha": sha,
+             "parent": parent, "format": "watch",
+             "tokens": {"old": [r"\bwarm_steps\s*[=:]"], "new": [r"\bwarmup_steps\s*[=:]"]}}
+    return corpus, entry
+
+
+def test_a_followup_is_replayed_as_watch_over_u_at_fs_parent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus, entry = followup_corpus(tmp_path)
+    repo = replay.followup_repository(corpus, entry, tmp_path / "scratch")
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "3"
+    # HEAD~2..HEAD~1 is U whole (its own launch edit too); the work tree is F's parent; F is nowhere
+    assert git(repo, "diff", "--name-only", "HEAD~2", "HEAD~1").split() == ["examples/run.sh", "lab/conf/train.yaml"]
+    assert (repo / "examples/late.sh").read_text() == SCRIPT_BEFORE.replace("steps=20", "steps=30")
+    assert git(repo, "status", "--porcelain") == ""
+    assert "warmup_steps" not in git(repo, "log", "-p", "--all", "--", "examples/late.sh")
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("BOT_CACHE_DIR", str(tmp_path / "cache"))
+    row = replay.measure(corpus, entry, "followups", tmp_path / "keep")
+    # scored against F's lines only: the late launch's removed and added line, both in the bot's diff
+    assert (row["denominator"], row["covered"], row["bot_lines"], row["right"]) == (2, 2, 2, 2)
+    cmd = replay.bot_command(corpus, entry, "followups", tmp_path / "again")
+    assert cmd[:2] == ["bot", "watch"] and cmd[cmd.index("--before") + 1] == "HEAD~2" and "--rules" not in cmd
+
+
+def test_the_followup_set_is_fixed_with_no_rules() -> None:
+    """The set's rules directory is empty: the evaluation runs no hand-written rule."""
+    rules = ROOT / "tests" / "realworld" / "followups" / "rules"
+    assert [p.name for p in rules.iterdir()] == [".gitkeep"]
+    data = replay.load_set(replay.FOLLOWUPS / "set.json")
+    assert len(data["pairs"]) >= 8
+    for pair in data["pairs"]:
+        assert pair["upstream"] != pair["sha"] and pair["tokens"]["old"] and pair["tokens"]["new"] and pair["why"]
+        assert pair["denominator"] == len(pair["counted"]) > 0
