@@ -1,6 +1,7 @@
 """Replay issue 21's migrations with today's bot and compare its diff with the humans'.
 
     python benchmarks/replay.py [--corpus ../shared/corpus] [--only NAME ...] [--json FILE] [--keep DIR]
+                                [--at parent|framework | --watch | --followups]
 
 (`--json` rows also list each missed denominator line and each bot line not counted right.)
 
@@ -21,8 +22,23 @@ and its diff is compared with the human commit's (`git diff -M parent sha`):
 With `--at framework` the tree is the parent's with the human commit's framework part applied (every
 changed file the denominator does not count: the upstream change landed, the scripts not yet migrated),
 which is where the bot stands in use; the bot's Hydra judge refuses an edit to a key the parent's config
-does not have yet. A rule marked `proposed` is reported as not expressible yet (0 covered). The table goes to stdout in
-Markdown (docs/dev/realworld.md, "Replay set (issue 21), fixed before the code").
+does not have yet. With `--watch` (issue 42: the baseline of migration inference) no rule of the set runs:
+a scratch repository of two commits, the parent's tree and then the framework part, is handed to
+
+    bot watch --repo SCRATCH --before HEAD~1 --after HEAD --no-bundled --dry-run --format diff
+
+so the bot sees the upstream change and nothing of the humans' script edits (the scored lines), and its
+diff is scored as above. With `--followups` the pairs of tests/realworld/followups/set.json (issue 42, set b)
+are replayed instead: an upstream change U and a later human commit F that fixed launches U missed, as
+
+    bot watch --repo SCRATCH --before HEAD~2 --after HEAD~1 --no-bundled --dry-run --format diff
+
+on a scratch repository of three commits (U's parent, U, F's parent: its work tree), scored against F's
+counted lines (the pair's tokens; F is `sha`, its parent `parent`); the set's rules directory
+(tests/realworld/followups/rules) is passed with `--rules` only once it holds a rule file.
+A rule marked `proposed` is reported as not expressible yet (0 covered) by `bot run`. The table goes to
+stdout in Markdown (docs/dev/realworld.md, "Replay set (issue 21), fixed before the code", and "Migration
+inference: evaluation sets, fixed before the code").
 """
 
 from __future__ import annotations
@@ -53,13 +69,13 @@ from replay_denominator import (  # noqa: E402  (a script next door, not a packa
     parse_diff,
 )
 
+FOLLOWUPS = HERE / "tests" / "realworld" / "followups"
+
 Key = tuple[str, str, str]  # path at the parent, sign, text without trailing blanks
 
 
-def framework_tree(corpus: Corpus, entry: dict[str, Any], human: list[FileDiff], into: Path) -> Path:
-    """A copy of the parent's tree with the human commit's framework part applied (no counted file)."""
-    tree = into / "tree"
-    shutil.copytree(corpus.tree(entry["parent"]), tree, symlinks=True)
+def framework_patch(corpus: Corpus, entry: dict[str, Any]) -> bytes:
+    """The human commit's framework part as a binary patch: every changed file the denominator does not count."""
     # from git's list, not the parsed diff: a file moved without a change has no hunk (`recipe/dapo/{src => }`)
     listed = corpus.git("diff", "-M", "--name-status", "-z", entry["parent"], entry["sha"]).split("\0")
     changed: list[tuple[str, ...]] = []
@@ -71,33 +87,106 @@ def framework_tree(corpus: Corpus, entry: dict[str, Any], human: list[FileDiff],
     paths = sorted({p for names in changed for p in names if all(counted_kind(n) is None for n in names)})
     # a path that became a submodule (`recipe`) names a directory: keep the counted files under it out
     counted = sorted({f":(exclude,literal){p}" for names in changed for p in names if p not in paths})
-    if paths:
-        patch = subprocess.run(["git", "-C", str(corpus.history), "diff", "-M", "--binary", entry["parent"],
-                                entry["sha"], "--", *paths, *counted], check=True, capture_output=True).stdout
+    if not paths:
+        return b""
+    return subprocess.run(["git", "-C", str(corpus.history), "diff", "-M", "--binary", entry["parent"],
+                           entry["sha"], "--", *paths, *counted], check=True, capture_output=True).stdout
+
+
+def apply_patch(tree: Path, patch: bytes) -> None:
+    if patch:
         subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], cwd=tree, input=patch, check=True,
                        capture_output=True)
+
+
+def framework_tree(corpus: Corpus, entry: dict[str, Any], into: Path) -> Path:
+    """A copy of the parent's tree with the human commit's framework part applied (no counted file)."""
+    tree = into / "tree"
+    shutil.copytree(corpus.tree(entry["parent"]), tree, symlinks=True)
+    apply_patch(tree, framework_patch(corpus, entry))
     return tree
 
 
-def bot_diff(corpus: Corpus, entry: dict[str, Any], human: list[FileDiff], at: str,
-             keep: Path | None) -> tuple[list[FileDiff], float, str]:
-    with tempfile.TemporaryDirectory(prefix="replay-") as tmp:
-        tree = corpus.tree(entry["parent"]) if at == "parent" else framework_tree(corpus, entry, human, Path(tmp))
-        rules = Path(tmp) / "rules"
-        rules.mkdir()
-        shutil.copy(REPLAY / entry["rule"], rules / entry["rule"])
-        cmd = ["bot", "run", "--repo", str(tree), "--dry-run", "--format", "diff", "--no-bundled",
-               "--rules", str(rules), "--no-cache", "--no-baseline"]
-        start = time.monotonic()
-        out = subprocess.run(cmd, capture_output=True, text=True, errors="surrogateescape")
-        seconds = time.monotonic() - start
+def watch_repository(corpus: Corpus, entry: dict[str, Any], into: Path) -> Path:
+    """A scratch repository of two commits: the parent's tree (the corpus's one-commit tree), then the human
+    commit's framework part on top. Its work tree is the second commit; no counted line is in either."""
+    repo = into / "repo"
+    shutil.copytree(corpus.tree(entry["parent"]), repo, symlinks=True)
+    apply_patch(repo, framework_patch(corpus, entry))
+    git = ["git", "-C", str(repo), "-c", "user.name=replay", "-c", "user.email=replay@localhost"]
+    subprocess.run([*git, "add", "-A"], check=True, capture_output=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", f"framework part of {entry['sha']}"], check=True,
+                   capture_output=True)
+    return repo
+
+
+def followup_repository(corpus: Corpus, entry: dict[str, Any], into: Path) -> Path:
+    """A scratch repository of three commits: U's parent, U (the upstream change, whole), F's parent (its work
+    tree). F, whose lines are scored, is not in it."""
+    repo = into / "repo"
+    shutil.copytree(corpus.tree(entry["upstream_parent"]), repo, symlinks=True)
+    git = ["git", "-C", str(repo), "-c", "user.name=replay", "-c", "user.email=replay@localhost"]
+    for commit, message in ((entry["upstream"], "the upstream change"), (entry["parent"], "the follow-up's parent")):
+        for child in repo.iterdir():
+            if child.name == ".git":
+                continue
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+        archive = subprocess.run(["git", "-C", str(corpus.history), "archive", commit], check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(repo)], input=archive, check=True, capture_output=True)
+        subprocess.run([*git, "add", "-A"], check=True, capture_output=True)
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", f"{message} {commit}"], check=True,
+                       capture_output=True)
+    return repo
+
+
+def bot_command(corpus: Corpus, entry: dict[str, Any], at: str, tmp: Path) -> list[str]:
+    """The bot's command for one migration: the rule alone over a tree (`run`); `watch` over a scratch
+    repository whose last commit is the framework part, with no rule at all (`watch`); or `watch` over U in a
+    scratch repository whose work tree is F's parent (`followups`)."""
+    if at == "watch":
+        repo = watch_repository(corpus, entry, tmp)
+        return ["bot", "watch", "--repo", str(repo), "--before", "HEAD~1", "--after", "HEAD", *WATCH_FLAGS]
+    if at == "followups":
+        repo = followup_repository(corpus, entry, tmp)
+        rules = sorted(p for p in (FOLLOWUPS / "rules").glob("*.y*ml"))  # none while the set is the baseline's
+        extra = ["--rules", str(FOLLOWUPS / "rules")] if rules else []
+        return ["bot", "watch", "--repo", str(repo), "--before", "HEAD~2", "--after", "HEAD~1", *WATCH_FLAGS, *extra]
+    tree = corpus.tree(entry["parent"]) if at == "parent" else framework_tree(corpus, entry, tmp)
+    rules = tmp / "rules"
+    rules.mkdir()
+    shutil.copy(REPLAY / entry["rule"], rules / entry["rule"])
+    return ["bot", "run", "--repo", str(tree), "--dry-run", "--format", "diff", "--no-bundled",
+            "--rules", str(rules), "--no-cache", "--no-baseline"]
+
+
+WATCH_FLAGS = ("--no-bundled", "--dry-run", "--format", "diff")
+
+
+def run_bot(name: str, cmd: list[str], keep: Path | None, label: str) -> tuple[list[FileDiff], float, str]:
+    """Run the bot; its diff parsed, the seconds it took, and its summary line."""
+    start = time.monotonic()
+    out = subprocess.run(cmd, capture_output=True, text=True, errors="surrogateescape")
+    seconds = time.monotonic() - start
     if out.returncode not in (0, 1):
-        raise SystemExit(f"{entry['name']}: bot exited {out.returncode}: {out.stderr.strip()[-2000:]}")
+        raise SystemExit(f"{name}: bot exited {out.returncode}: {out.stderr.strip()[-2000:]}")
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
-        (keep / f"{entry['name']}.{at}.diff").write_text(out.stdout, encoding="utf-8", errors="surrogateescape")
+        (keep / f"{name}.{label}.diff").write_text(out.stdout, encoding="utf-8", errors="surrogateescape")
+        (keep / f"{name}.{label}.stderr").write_text(out.stderr, encoding="utf-8", errors="surrogateescape")
     summary = next((ln for ln in out.stderr.splitlines() if ln.startswith("read ")), "")
+    if not summary and out.stdout.startswith("no rule triggered"):
+        summary = "no rule triggered"
     return parse_diff(out.stdout), seconds, summary
+
+
+def bot_diff(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -> tuple[list[FileDiff], float, str]:
+    with tempfile.TemporaryDirectory(prefix="replay-") as tmp:
+        cmd = bot_command(corpus, entry, at, Path(tmp))
+        return run_bot(entry["name"], cmd, keep, at)
 
 
 def later_changes(corpus: Corpus, sha: str, paths: list[str]) -> list[tuple[Counter[str], Counter[str]]]:
@@ -159,7 +248,7 @@ def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -
     row: dict[str, Any] = {"name": entry["name"], "sha": entry["sha"], "format": entry["format"]}
     den = counted_lines(corpus, entry)
     row["denominator"] = len(den)
-    if entry["format"] == "proposed":
+    if entry["format"] == "proposed" and at in ("parent", "framework"):  # watch runs no rule of the set
         row.update(covered=0, bot_lines=0, right=0, later=0, deleted=0, seconds=None,
                    missed=dict(Counter(c.where for c in den)))
         return row
@@ -174,7 +263,7 @@ def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -
             renamed[f.old] = f.new
         for line in f.lines:
             human_lines[f.path, line.sign, line.text.rstrip()] += 1
-    files, seconds, summary = bot_diff(corpus, entry, human, at, keep)
+    files, seconds, summary = bot_diff(corpus, entry, at, keep)
     bot_lines: Counter[Key] = Counter()
     blocks: dict[tuple[str, int], list[Key]] = {}
     for f in files:
@@ -202,15 +291,18 @@ def pct(a: int, b: int) -> str:
     return f"{100 * a / b:.1f}%" if b else "-"
 
 
-def table(rows: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> str:
+def table(rows: list[dict[str, Any]], entries: dict[str, dict[str, Any]], at: str) -> str:
     out = ["| migration | human commit | kind / gap | denominator | covered | bot lines | right (later) | "
            "missed, by place |",
            "|---|---|---|---:|---:|---:|---:|---|"]
     for r in rows:
         e = entries[r["name"]]
-        gap = e["kind"] + ("; " + ", ".join(e["gaps"]) if e["gaps"] else "")
+        if "upstream" in e:  # a follow-up pair: the upstream change U, F's commit in the next column
+            gap = f"U {e['upstream'][:10]}"
+        else:
+            gap = e["kind"] + ("; " + ", ".join(e["gaps"]) if e["gaps"] else "")
         missed = ", ".join(f"{k} {v}" for k, v in r["missed"].items()) or "none"
-        if r["format"] == "proposed":
+        if r["seconds"] is None:
             out.append(f"| {r['name']} | {r['sha'][:10]} | {gap} | {r['denominator']} | not expressible yet (0) "
                        f"| - | - | {missed} |")
             continue
@@ -220,7 +312,8 @@ def table(rows: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> str
                    + (f" ({r['deleted']} in deleted files)" if r["deleted"] else "")
                    + f" | {r['right']} ({r['later']}) = {pct(r['right'], bot)} | {missed} |")
     cur = [r for r in rows if r["format"] != "proposed"]
-    for label, rs in (("current format", cur), ("all", rows)):
+    totals = [("current format", cur)] if at in ("parent", "framework") else []
+    for label, rs in (*totals, ("all", rows)):
         den = sum(r["denominator"] for r in rs)
         cov = sum(r["covered"] for r in rs)
         bot = sum(r["bot_lines"] - r["deleted"] for r in rs)
@@ -239,21 +332,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--at", choices=["parent", "framework"], default="parent",
                     help="the tree the bot runs on: the parent (default), or the parent with the human commit's "
                          "framework part applied (every changed file that is not counted: the upstream change)")
+    ap.add_argument("--watch", action="store_true",
+                    help="no rule: `bot watch` over a scratch repository whose last commit is the framework part")
+    ap.add_argument("--followups", action="store_true",
+                    help="the follow-up pairs (tests/realworld/followups/set.json): `bot watch` over U at F's parent")
     args = ap.parse_args(argv)
+    at = "followups" if args.followups else "watch" if args.watch else args.at
     if shutil.which("bot") is None:
         raise SystemExit("bot is not on PATH: activate the venv (.venv/bin) first")
     corpus = Corpus(args.corpus.resolve())
-    data = load_set()
-    entries = {e["name"]: e for e in data["migrations"]}
+    data = load_set(FOLLOWUPS / "set.json") if at == "followups" else load_set()
+    listed = data["pairs"] if at == "followups" else data["migrations"]
+    entries = {e["name"]: e for e in listed}
     rows = []
-    for e in data["migrations"]:
+    for e in listed:
         if args.only and e["name"] not in args.only:
             continue
-        row = measure(corpus, e, args.at, args.keep)
+        row = measure(corpus, e, at, args.keep)
         rows.append(row)
         print(f"{e['name']}: {row['covered']}/{row['denominator']} covered, {row['right']}/{row['bot_lines']} right"
               f" ({row['seconds']} s)", file=sys.stderr)
-    print(table(rows, entries))
+    print(table(rows, entries, at))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return 0
