@@ -160,9 +160,10 @@ def test_hydra_agrees_with_every_plain_verdict(tmp_path: Path) -> None:
 
 
 QUICK = ["a.b=1", "+a=x/y", "++a.b_c=3.5", "~a", "a=null", "a-b.c=True", "a=1e-5", "a=-1", "x=./a:b", "a=inf",
-         "a=.5", "data.files=/d/x.parquet"]
-LEFT_TO_HYDRA = ["~a=1", "a=Null", "a=NULL", "a=", "a=1,2", "a.0=1", "a@p=1", "a='x y'", "a=${b}", "a=???",
-                 "a=[1,2]", "a={b:1}", "a=choice(1,2)", "a=x*"]
+         "a=.5", "data.files=/d/x.parquet", "a=", "a=[]", "a=[x,y]", "a=[ 1 , 2.5 ]", "a=['p', 'q']", 'a=["p","q"]',
+         "a=[1,null]"]
+LEFT_TO_HYDRA = ["~a=1", "a=Null", "a=NULL", "a=1,2", "a.0=1", "a@p=1", "a='x y'", "a=${b}", "a=???",
+                 "a={b:1}", "a=choice(1,2)", "a=x*", "a=[a b]", "a=[[1]]", "a=[NULL]", "a=['x y']", "a=[${b}]"]
 
 
 @pytest.mark.parametrize("text", QUICK)
@@ -176,6 +177,11 @@ def test_a_quick_override_reads_as_hydras_parse(text: str) -> None:
     assert mine is not None
     assert (mine.key_or_group, mine.is_add(), mine.is_force_add(), mine.is_delete(), mine.value() is None) == (
         hydra.key_or_group, hydra.is_add(), hydra.is_force_add(), hydra.is_delete(), hydra.value() is None)
+    theirs = hydra.value()
+    if isinstance(theirs, list):  # the items as written: what tells them apart for the index is the same
+        assert [None if i == "null" else i for i in mine.value()] == [None if i is None else str(i) for i in theirs]
+    else:
+        assert isinstance(mine.value(), (str, type(None))) and not isinstance(theirs, (list, dict))
 
 
 @pytest.mark.parametrize("text", LEFT_TO_HYDRA)
@@ -189,7 +195,8 @@ DATA = {"a": {"b": 1, "c": [1, 2], "d": None, "e": "???", "f": "${a.b}", "g": {"
 LISTS = [["a.b=2"], ["a.x=1"], ["+a.x=1"], ["+a.b=1"], ["++a.b=1"], ["~a.b"], ["~a.d"], ["~a.zz"], ["~a.e"],
          ["+a.f=1"], ["a.c=[3]"], ["a.c=5"], ["a.g=5"], ["a.g=null"], ["a.g={h:y}"], ["a.d=[1]"], ["a.b.z=1"],
          ["a.c.z=1"], ["a.b=1", "a.b=2"], ["a=1", "a.b=2"], ["+n.m=1", "n.m=2"], ["+n.m=1", "+n.k=2"],
-         ["a.b=${top}"], ["a.b=???"], ["top=null"], ["a.e=1"], ["a.f=2"], ["x@p=1"], ["a.b=1,2"]]
+         ["a.b=${top}"], ["a.b=???"], ["top=null"], ["a.e=1"], ["a.f=2"], ["x@p=1"], ["a.b=1,2"], ["a.c=[]"],
+         ["a.b=[x,y]"], ["+a.new=[1,2]"], ["a.g=[1]"], ["a.b="], ["~a.c"]]
 
 
 @pytest.mark.parametrize("texts", LISTS, ids=" ".join)

@@ -17,11 +17,14 @@ from bot.hydra.compose_index import _KEY, FAIL, PASS, UNSURE, _simple, _simple_c
 from bot.hydra.plain_compose import MISSING
 
 _ABSENT = object()
-# `key=value`, `+key=value`, `++key=value` or `~key` with a dotted key of names and a bare value of letters,
-# digits and `_-./:` (no quote, bracket, brace, comma, `$`, `?`, `@`, `*`, `%`, escape or blank): what Hydra's
-# grammar reads as one primitive, a string, number or bool, or null when it is `null`
+# `key=value`, `+key=value`, `++key=value` or `~key` with a dotted key of names and a value that is bare (letters,
+# digits and `_-./:`: no quote, bracket, brace, comma, `$`, `?`, `@`, `*`, `%`, escape or blank), empty, or a
+# flat list of bare items (each may be quoted): what Hydra's grammar reads as one primitive (a string, number,
+# bool, or null when it is `null`), an empty string, or a list of them
+_BARE = r"[A-Za-z0-9_\-./:]+"
+_ITEM = rf"\s*(?:{_BARE}|'{_BARE}'|\"{_BARE}\")\s*"
 _QUICK = re.compile(r"(?P<prefix>~|\+\+|\+)?(?P<key>[A-Za-z_][\w\-]*(?:\.[A-Za-z_][\w\-]*)*)"
-                    r"(?:=(?P<value>[A-Za-z0-9_\-./:]+))?")
+                    rf"(?:=(?P<value>{_BARE}|\[(?:{_ITEM}(?:,{_ITEM})*)?\]|))?")
 
 
 @dataclass(frozen=True)
@@ -43,8 +46,14 @@ class QuickOverride:
         return self.prefix == "~"
 
     def value(self) -> Any:
-        """The value, as far as the index tells values apart: None for `null` or none, else the text."""
-        return None if self.written is None or self.written == "null" else self.written
+        """The value, as far as the index tells values apart: None for `null` or none, a list of the items' texts
+        for a list, else the text."""
+        if self.written is None or self.written == "null":
+            return None
+        if self.written.startswith("["):
+            inner = self.written[1:-1].strip()
+            return [item.strip().strip("'\"") for item in inner.split(",")] if inner else []
+        return self.written
 
 
 def quick_override(text: str) -> QuickOverride | None:
@@ -54,9 +63,15 @@ def quick_override(text: str) -> QuickOverride | None:
     if found is None:
         return None
     prefix, value = found["prefix"] or "", found["value"]
-    if (value is None) != (prefix == "~") or (value is not None and value.lower() == "null" and value != "null"):
+    if (value is None) != (prefix == "~") or (value is not None and _null_otherwise(value)):
         return None
     return QuickOverride(found["key"], prefix, value)
+
+
+def _null_otherwise(value: str) -> bool:
+    """`Null`, `NULL` and the like, alone or as an item: left to Hydra's parser."""
+    items = value[1:-1].split(",") if value.startswith("[") else [value]
+    return any(i.strip().lower() == "null" and i.strip() != "null" for i in items)
 
 
 def plain_verdicts(base: dict[str, Any], overrides: list[Any]) -> list[str] | None:
