@@ -231,3 +231,20 @@ def test_hydras_steps_are_put_back_after_composing(tmp_path: Path) -> None:
     composer.base(_app(_tree(tmp_path)), ("store=cloud",))
     assert defaults_list._create_interpolation_map is made
     assert SourcesRegistry.instance().types["pkg"] is package
+
+
+def test_the_defaults_outline_tells_hydra_the_config_has_content(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Working out the defaults list, Hydra reads only an outline of each config; whether a primary config has
+    content of its own still reaches it (with SELF_WARNING_AS_ERROR, a missing `_self_` is then Hydra's error,
+    and the plain composition says so as Hydra's would)."""
+    from bot.hydra.compose import Composer
+
+    main = CONF["main.yaml"].replace("  - _self_\n", "")
+    conf = {**CONF, "main.yaml": main[: main.index("hydra:")]}
+    root = _tree(tmp_path, conf)
+    assert Composer().plain_base(_app(root), ()) is not None
+    monkeypatch.setenv("SELF_WARNING_AS_ERROR", "1")
+    assert Composer().plain_base(_app(root), ()) is None
+    with pytest.raises(Exception, match="missing `_self_`"):
+        Composer().base(_app(root), ())

@@ -54,7 +54,9 @@ def merged(found: Any, repo: Any, source_class: type, data_of: Any) -> dict[str,
     schema = repo.get_schema_source()
     out: dict[str, Any] = {}
     for default in found.defaults:
-        package = default.package or ""
+        if default.package is None:
+            raise NotPlain("a config placed by its header alone")
+        package = default.package
         source = repo.delegate._find_object_source(default.config_path, ObjectType.CONFIG)
         if package == "hydra" or package.startswith("hydra."):
             if isinstance(source, source_class):

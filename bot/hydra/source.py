@@ -223,12 +223,17 @@ def _listed(source: Any, config_path: str, results_filter: ObjectType | None) ->
 
 def _outline(source: Any, target: str, text: str) -> Any:
     """What Hydra reads of a config while it works out a defaults list: its `defaults` and `hydra` keys (the
-    search path); the rest is merged from the YAML data (bot.hydra.plain_compose)."""
+    search path), and whether it has content of its own (a key besides `defaults` that is not `???`: one such
+    key stands for them all); the rest is merged from the YAML data (bot.hydra.plain_compose)."""
     from omegaconf import OmegaConf
 
     data = _yaml(source, target, text)
     if isinstance(data, dict):
-        data = {key: data[key] for key in ("defaults", "hydra") if key in data}
+        outline = {key: data[key] for key in ("defaults", "hydra") if key in data}
+        content = next((k for k, v in data.items() if k != "defaults" and v != "???"), None)
+        if content is not None and "hydra" not in outline:
+            outline[content] = None
+        data = outline
     return OmegaConf.create(data)
 
 
