@@ -59,7 +59,8 @@ def confined_source(refused: list[str], parsed: dict[str, bytes] | None = None,
     files is parsed once however many bases read it; Hydra gets a copy of its own each time)."""
     return type("ConfinedSource", (_source_class(),), {"refused": refused,
                                                        "parsed": {} if parsed is None else parsed,
-                                                       "data": {} if data is None else data})
+                                                       "data": {} if data is None else data,
+                                                       "outlines": {}})
 
 
 @contextmanager
@@ -103,6 +104,7 @@ def _source_class() -> type:
         parsed: dict[str, bytes]  # the config of each text, pickled (a subclass per composer: confined_source)
         data: dict[str, Any]  # the YAML data of each text (never changed: bot.hydra.plain_compose merges copies)
         outline = False  # load only what a defaults list is worked out from (bot.hydra.plain_compose)
+        outlines: dict[str, bytes]  # each text's outline, pickled (a subclass per composer: confined_source)
 
         def __init__(self, provider: str, path: str) -> None:
             super().__init__(provider=provider, path=path)
@@ -225,8 +227,13 @@ def _outline(source: Any, target: str, text: str) -> Any:
     """What Hydra reads of a config while it works out a defaults list: its `defaults` and `hydra` keys (the
     search path), and whether it has content of its own (a key besides `defaults` that is not `???`: one such
     key stands for them all); the rest is merged from the YAML data (bot.hydra.plain_compose)."""
+    import pickle
+
     from omegaconf import OmegaConf
 
+    blob = source.outlines.get(text)
+    if blob is not None:
+        return pickle.loads(blob)  # a copy of its own: Hydra takes the defaults list out
     data = _yaml(source, target, text)
     if isinstance(data, dict):
         outline = {key: data[key] for key in ("defaults", "hydra") if key in data}
@@ -234,7 +241,10 @@ def _outline(source: Any, target: str, text: str) -> Any:
         if content is not None and "hydra" not in outline:
             outline[content] = None
         data = outline
-    return OmegaConf.create(data)
+    made = OmegaConf.create(data)
+    with contextlib.suppress(RecursionError):
+        source.outlines[text] = pickle.dumps(made)
+    return made
 
 
 def _config(source: Any, target: str, text: str) -> Any:
