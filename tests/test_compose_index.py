@@ -196,10 +196,11 @@ LAUNCHES = "".join(f"python lab/train.py trainer.epochs={n} model.path=/m/{n} +t
 
 
 def test_launches_sharing_a_base_with_leaf_overrides_compose_it_once(tmp_path: Path) -> None:
-    """Six launches, one base, only leaf overrides: Hydra composes once, nothing is copied or applied."""
+    """Six launches, one base, only leaf overrides: the base is composed once as plain data (Hydra works out
+    its defaults list, bot.hydra.plain_compose), nothing is copied or applied."""
     findings, counts = _composed(_lab(tmp_path), LAUNCHES)
     assert findings == []
-    assert (counts.hydra_composes, counts.applied, counts.indexed) == (1, 0, 6)
+    assert (counts.hydra_composes, counts.plain_composes, counts.applied, counts.indexed) == (0, 1, 0, 6)
 
 
 def test_a_failing_launch_is_confirmed_by_hydra_with_its_message(tmp_path: Path) -> None:
@@ -207,7 +208,8 @@ def test_a_failing_launch_is_confirmed_by_hydra_with_its_message(tmp_path: Path)
     findings, counts = _composed(_lab(tmp_path), script)
     assert [(f.line, f.key) for f in findings] == [(7, "trainer.nonexistent")]
     assert "Could not override 'trainer.nonexistent'" in findings[0].message
-    assert (counts.hydra_composes, counts.applied, counts.indexed) == (1, 1, 6)
+    # the failing launch's base composed by Hydra too, to confirm it and word why
+    assert (counts.hydra_composes, counts.plain_composes, counts.applied, counts.indexed) == (1, 1, 1, 6)
 
 
 def test_cross_check_applies_every_list_the_index_decides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -247,6 +249,6 @@ def test_each_config_file_is_parsed_once_across_bases(tmp_path: Path) -> None:
     context = replace(scan_context(root), composer=composer)
     (view,) = launch_reader("run.sh", "shell").launch_views(script.encode())
     assert check_script("run.sh", context, view.launches) == []
-    assert composer.counts.hydra_composes == 2
-    texts = sorted(composer._yaml)
+    assert (composer.counts.hydra_composes, composer.counts.plain_composes) == (0, 2)
+    texts = sorted(composer._data)
     assert texts == sorted(CONF.values())  # each file's text once; pg's and mysql's both read

@@ -30,11 +30,13 @@ PURE_CACHES = {
     "bot.lang.shell.settings:_env_inputs": "the inputs of a called script: its bytes, its path and the "
                                            "console-script table, all arguments",
     "bot.hydra.config_files:_parse_yaml": "the data of one YAML text",
+    "bot.hydra.hydra_steps:_package_source": "the class reading Hydra's own package configs once: Hydra's class",
 }
 
 # "module.NAME" -> why a module-level container that functions change holds no repository's fact
 PROCESS_STATE = {
     "bot.secrets._SECRETS": "the tokens this process was given, removed from everything it prints: the process's own",
+    "bot.hydra.hydra_steps._read": "Hydra's own configs as its installed package holds them: no repository's",
 }
 
 _CACHES = {"lru_cache", "cache"}

@@ -102,20 +102,26 @@ def _same(before: Judged, after: Judged, index: int) -> bool:
         return False
     if isinstance(app, AppProblem):
         return True  # no app on either side: neither is composed, whatever the edits did to its words
-    if launch_facts(before.found[index][0]) != launch_facts(after.found[index][0]):
-        return False
+    old, new = before.found[index][0], after.found[index][0]
+    if launch_words(old) != launch_words(new) or launch_ways(old) != launch_ways(new):
+        return False  # the ways through the branches, dearer to work out, only for launches of the same words
     return after.shadow is None or after.shadow.app(app) is app
 
 
-def launch_facts(launch: Launch) -> tuple[object, ...]:
-    """What composing a launch reads of it, wherever it stands in the text: its entry, flags and words, and
-    the overrides of each way through its branches (positions left out, shared words kept as shared)."""
-    ways = launch.handle.ways() if launch.handle is not None else Ways([Way("", launch.overrides)], 1)
+def launch_words(launch: Launch) -> tuple[object, ...]:
+    """What composing a launch reads of its own words, wherever it stands in the text: its entry, flags and
+    words, and its overrides (positions left out, shared words kept as shared)."""
     fixed = (launch.entry, launch.entry_kind, launch.launcher, launch.config_path, launch.config_name,
              launch.config_dir, launch.config_names, launch.config_runtime, launch.config_path_dir, launch.workdir,
              launch.entry_base, launch.source_path, launch.console_target, launch.multirun, launch.caller_args,
              launch.args, launch.branch, launch.function)
-    return fixed, _overrides(launch.overrides), ways.total, tuple(
+    return fixed, _overrides(launch.overrides)
+
+
+def launch_ways(launch: Launch) -> tuple[object, ...]:
+    """The overrides of each way through the launch's branches, and the variables they read."""
+    ways = launch.handle.ways() if launch.handle is not None else Ways([Way("", launch.overrides)], 1)
+    return ways.total, tuple(
         (way.label, _overrides(way.overrides), tuple(sorted(way.variables.items())),
          tuple(way.variable_of.get(id(o)) for o in way.overrides)) for way in ways.items)
 

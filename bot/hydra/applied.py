@@ -30,6 +30,7 @@ class ComposerCounts:
     applied to a copy of a base, and lists the compose index passed without one."""
 
     hydra_composes: int = 0
+    plain_composes: int = 0  # bases composed as plain data (bot.hydra.plain_compose)
     applied: int = 0
     indexed: int = 0
 
@@ -74,10 +75,35 @@ class Applied:
                 self._answers[ident] = self._failing(said, base, texts)
         return self._answers[ident]
 
+    def passes(self, base: dict[str, Any] | None, texts: list[str]) -> bool:
+        """Whether every override is certain to compose on a base composed as plain data (bot.hydra.plain_index);
+        False when some may fail, or the base is not plain: Hydra's composed base decides then."""
+        from hydra.errors import HydraException
+
+        from bot.hydra.plain_index import plain_verdicts, quick_override
+
+        if base is None:
+            return False
+        try:
+            parsed = [quick_override(text) or self._parse(text)[0] for text in texts]
+        except (HydraException, IndexError):
+            return False
+        said = plain_verdicts(base, parsed)
+        return said is not None and FAIL not in said
+
     def _failing(self, said: list[str], base: Any, texts: list[str]) -> list[tuple[int, str]]:
-        """Only what the index says fails, applied: confirmed by Hydra, which words why."""
-        failing = [index for index, one in enumerate(said) if one == FAIL]
-        return [(failing[at], message) for at, message in self._apply(base, [texts[i] for i in failing])]
+        """Only what the index says fails, each applied alone (once per base: the index's keys are unrelated and
+        a failing override changes nothing, so it fails alone as in the list): confirmed by Hydra, which words
+        why (the real-world check holds the words equal to those of the whole list: _agree)."""
+        failed: list[tuple[int, str]] = []
+        for index, one in enumerate(said):
+            if one != FAIL:
+                continue
+            ident = (id(base), (texts[index],))
+            if ident not in self._answers:
+                self._answers[ident] = self._apply(base, [texts[index]])
+            failed.extend((index, message) for _, message in self._answers[ident])
+        return failed
 
     def _agree(self, said: list[str], base: Any, texts: list[str], failed: list[tuple[int, str]], line: int) -> None:
         """IndexDisagreement where the index's verdict on an override is not Hydra's, or Hydra words a failure

@@ -13,12 +13,11 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from bot import confined
 from bot.hydra.app import HydraApp
-from bot.hydra.applied import Applied, ComposerCounts
+from bot.hydra.applied import Applied, ComposerCounts, IndexDisagreement
 from bot.hydra.applied import message_of as _message
 from bot.hydra.defaults_bound import DefaultsWalk, launch_choices
 from bot.hydra.source import ConfigBroken, NotComposed, confined_source, hydra_over
@@ -78,11 +77,13 @@ class Composer:
         # `plain_copies`: copy bases with OmegaConf's `copy()`, the reference for Applied.fresh_copy;
         # `cross_check`: apply what the compose index decides too (None: the environment's CROSS_CHECK)
         self.applied = Applied(self.counts, plain_copies, cross_check)
-        self._bases: dict[tuple[Path, str | None, tuple[str, ...], tuple[str, ...], str | None], Any] = {}
+        self._bases: dict[tuple[object, ...], Any] = {}  # Hydra's composed bases (or what it raised), by _ident
         self._walks: dict[tuple[str, tuple[str, ...]], DefaultsWalk] = {}
         self._refused: list[str] = []  # what the composition under way was refused (bot.hydra.source)
         self._source: type | None = None  # Hydra's config source for this composer: made when it first composes
         self._yaml: dict[str, bytes] = {}  # each config text's config, pickled: parsed once (bot.hydra.source)
+        self._data: dict[str, Any] = {}  # each config text's YAML data (bot.hydra.source)
+        self._plain: dict[tuple[object, ...], dict[str, Any] | None] = {}  # bases as plain data, where they are
         # what the scan's trees hold, by path and key: config groups, and groups that are links out of the tree
         self._groups: dict[tuple[object, ...], bool] = {}
         self._refusals: dict[tuple[object, ...], str | None] = {}
@@ -114,7 +115,7 @@ class Composer:
         compose, NotComposed (ConfigBroken) when it is not asked to or cannot compose it whatever the
         launch says (remembered, like the configs that do)."""
         assert app.config_dir is not None and app.root is not None
-        ident = (app.config_dir, app.config_name, groups, app.search_path, app.version_base)
+        ident = self._ident(app, groups)
         if ident not in self._bases:
             root = str(app.root)
             search = "hydra.searchpath=[" + ",".join(_quoted(search_entry(root, d)) for d in app.search_path) + "]"
@@ -138,6 +139,68 @@ class Composer:
             raise found
         return found
 
+    def plain_base(self, app: HydraApp, groups: tuple[str, ...]) -> dict[str, Any] | None:
+        """The app's config with these group choices as plain data (bot.hydra.plain_compose), or None where
+        Hydra is to compose it (or it does not compose): only the base's Hydra composes then."""
+        assert app.config_dir is not None and app.root is not None
+        ident = self._ident(app, groups)
+        if ident not in self._plain:
+            self._plain[ident] = None if ident in self._bases else self._compose_plain(app, groups)
+        return self._plain[ident]
+
+    def _agree_plain(self, app: HydraApp, groups: tuple[str, ...], texts: list[str], line: int) -> None:
+        """Under CROSS_CHECK: IndexDisagreement unless Hydra composes the base the plain one came from to the same
+        config (its `hydra` node aside) and applies every override the plain index passed."""
+        from omegaconf import OmegaConf
+
+        try:
+            base = self.base(app, groups)
+        except Exception as exc:
+            raise IndexDisagreement(f"composed as plain data, but Hydra raises for the launch at line {line}: "
+                                    f"{_message(exc)}") from None
+        whole = OmegaConf.to_container(base, resolve=False)
+        assert isinstance(whole, dict)
+        whole.pop("hydra", None)
+        if whole != self._plain[self._ident(app, groups)]:
+            raise IndexDisagreement(f"Hydra composes the base of the launch at line {line} otherwise than the plain "
+                                    f"composition: {app.config_name} {' '.join(groups)}")
+        if self.applied.failures(base, texts, line):
+            raise IndexDisagreement(f"the plain index passes the launch at line {line} and Hydra raises: "
+                                    f"{' '.join(texts)}")
+
+    @staticmethod
+    def _ident(app: HydraApp, groups: tuple[str, ...]) -> tuple[object, ...]:
+        return (app.config_dir, app.config_name, groups, app.search_path, app.version_base)
+
+    def _compose_plain(self, app: HydraApp, groups: tuple[str, ...]) -> dict[str, Any] | None:
+        from bot.hydra.plain_compose import defaults_list, merged
+        from bot.hydra.source import _source_class, yaml_data
+
+        root = str(app.root)
+        search = "hydra.searchpath=[" + ",".join(_quoted(search_entry(root, d)) for d in app.search_path) + "]"
+        refused = self._refused
+        refused.clear()
+        source: Any = self._source or confined_source(refused, self._yaml, self._data)
+        self._source = source
+        try:
+            self._bound(app, groups)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with hydra_over(root, str(app.config_dir), app.version_base, source):
+                    source.outline = True
+                    found, repo = defaults_list(app.config_name, [*groups, search])
+                    source.outline = False
+                    data = merged(found, repo, _source_class(), yaml_data)
+        except Exception:  # anything not plain, Hydra's error or the bot's refusal: Hydra's composition says
+            return None
+        finally:
+            source.outline = False
+        if refused:
+            return None
+        self.counts.plain_composes += 1
+        self.stats.base_composes += 1
+        return data
+
     def _compose(self, app: HydraApp, overrides: list[str]) -> Any:
         """Hydra's composed config, or what it raised (a failure whose config read a path refused as not the
         repository's is not composed; one Hydra cannot compose whatever the launch says is broken)."""
@@ -148,7 +211,7 @@ class Composer:
         self.counts.hydra_composes += 1
         refused = self._refused
         refused.clear()
-        self._source = self._source or confined_source(refused, self._yaml)
+        self._source = self._source or confined_source(refused, self._yaml, self._data)
         try:
             with warnings.catch_warnings():  # an app of Hydra 1.1's behaviour is warned about
                 warnings.simplefilter("ignore")
@@ -247,6 +310,13 @@ class Composer:
 
         group_items, plain = self._split(app, launch, replaced, overrides)
         self.stats.composed += 1
+        groups = tuple(t for _, t in group_items)
+        if self.applied.passes(self.plain_base(app, groups), [t for _, t in plain]):
+            if not self.applied.cross_check:
+                self.counts.indexed += 1
+                return []
+            self._agree_plain(app, groups, [t for _, t in plain], launch.line)
+            return []
         try:
             base = self.base(app, tuple(t for _, t in group_items))
         except (HydraException, OmegaConfBaseException, ValueError) as exc:

@@ -17,12 +17,15 @@ def load_yaml(root: object, path: object) -> Any:
 
 @lru_cache(maxsize=1024)
 def _parse_yaml(data: bytes) -> Any:
-    from ruamel.yaml import YAML
+    """What ruamel.yaml's safe loader reads of one document (composed by libyaml where it can vouch:
+    bot.lang.yaml.fast); None for a broken config (Hydra reports it when composing) or more than one document."""
+    from bot.lang.yaml.fast import safe_documents
 
     try:
-        return YAML(typ="safe", pure=True).load(data.decode("utf-8"))
-    except Exception:  # a broken config: Hydra reports it when composing; here it has no data
+        documents = list(safe_documents(data.decode("utf-8")))
+    except Exception:
         return None
+    return documents[0] if len(documents) == 1 else None
 
 
 MAX_CONFIG_BYTES = 4 * 1024 * 1024

@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from bot import confined
+from bot.hydra.hydra_steps import quicker_steps
 
 if TYPE_CHECKING:
     from hydra.core.object_type import ObjectType
@@ -50,13 +51,16 @@ def entry(root: str, directory: str) -> str:
     return f"{SCHEME}://{root}//{rel}"
 
 
-def confined_source(refused: list[str], parsed: dict[str, bytes] | None = None) -> type:
+def confined_source(refused: list[str], parsed: dict[str, bytes] | None = None,
+                    data: dict[str, Any] | None = None) -> type:
     """A config source class reading only the tree's own files, which notes in `refused` what it was asked for
     and refused, as "path, why" (one per composer: what the composition under way was refused). `parsed`: the
     config made of each config text it has read, pickled, by the text (the composer's, so each of a run's config
     files is parsed once however many bases read it; Hydra gets a copy of its own each time)."""
     return type("ConfinedSource", (_source_class(),), {"refused": refused,
-                                                       "parsed": {} if parsed is None else parsed})
+                                                       "parsed": {} if parsed is None else parsed,
+                                                       "data": {} if data is None else data,
+                                                       "outlines": {}})
 
 
 @contextmanager
@@ -76,8 +80,10 @@ def hydra_over(root: str, config_dir: str, version_base: str | None, source: typ
     global_hydra.clear()
     try:
         version.setbase(version_base)
-        Hydra.create_main_hydra2(task_name="app", config_search_path=create_config_search_path(entry(root, config_dir)))
-        yield
+        with quicker_steps():
+            Hydra.create_main_hydra2(task_name="app",
+                                     config_search_path=create_config_search_path(entry(root, config_dir)))
+            yield
     finally:
         if before[0] is None:
             registry.types.pop(SCHEME, None)
@@ -96,6 +102,9 @@ def _source_class() -> type:
 
         refused: list[str]  # what it was asked for and refused (a subclass per composer: confined_source)
         parsed: dict[str, bytes]  # the config of each text, pickled (a subclass per composer: confined_source)
+        data: dict[str, Any]  # the YAML data of each text (never changed: bot.hydra.plain_compose merges copies)
+        outline = False  # load only what a defaults list is worked out from (bot.hydra.plain_compose)
+        outlines: dict[str, bytes]  # each text's outline, pickled (a subclass per composer: confined_source)
 
         def __init__(self, provider: str, path: str) -> None:
             super().__init__(provider=provider, path=path)
@@ -143,7 +152,30 @@ def _source_class() -> type:
 
 def _load(source: Any, config_path: str) -> Any:
     """Hydra's ConfigResult of one config file of the tree (ConfigBroken for one too large, not UTF-8 or no YAML)."""
-    from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
+    from hydra.plugins.config_source import ConfigResult, ConfigSource
+
+    target, text = _text(source, config_path)
+    header = ConfigSource._get_header_dict(text[:512])
+    cfg = _outline(source, target, text) if source.outline else _config(source, target, text)
+    return ConfigResult(config=cfg, path=f"file://{source.path}", provider=source.provider, header=header)
+
+
+def yaml_data(source: Any, config_path: str) -> Any:
+    """The YAML data of one config file of the tree, as OmegaConf's loader reads it, parsed once per text for
+    the composer (never to be changed: bot.hydra.plain_compose merges copies); ConfigBroken as for Hydra's load."""
+    target, text = _text(source, config_path)
+    return _yaml(source, target, text)
+
+
+def _yaml(source: Any, target: str, text: str) -> Any:
+    if text not in source.data:
+        source.data[text] = _parsed(target, text)
+    return source.data[text]
+
+
+def _text(source: Any, config_path: str) -> tuple[str, str]:
+    """(the file, its text) of one config of the source's tree."""
+    from hydra.plugins.config_source import ConfigLoadError
 
     normalized = source._normalize_file_name(config_path)
     target = source._target(normalized)
@@ -156,9 +188,7 @@ def _load(source: Any, config_path: str) -> Any:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigBroken(target, f"not UTF-8 (byte {exc.start})") from None
-    header = ConfigSource._get_header_dict(text[:512])
-    cfg = _config(source.parsed, target, text)
-    return ConfigResult(config=cfg, path=f"file://{source.path}", provider=source.provider, header=header)
+    return target, text
 
 
 def _there(source: Any, config_path: str, directory: bool, note: bool) -> bool:
@@ -193,7 +223,31 @@ def _listed(source: Any, config_path: str, results_filter: ObjectType | None) ->
     return sorted(set(found))
 
 
-def _config(parsed: dict[str, bytes], target: str, text: str) -> Any:
+def _outline(source: Any, target: str, text: str) -> Any:
+    """What Hydra reads of a config while it works out a defaults list: its `defaults` and `hydra` keys (the
+    search path), and whether it has content of its own (a key besides `defaults` that is not `???`: one such
+    key stands for them all); the rest is merged from the YAML data (bot.hydra.plain_compose)."""
+    import pickle
+
+    from omegaconf import OmegaConf
+
+    blob = source.outlines.get(text)
+    if blob is not None:
+        return pickle.loads(blob)  # a copy of its own: Hydra takes the defaults list out
+    data = _yaml(source, target, text)
+    if isinstance(data, dict):
+        outline = {key: data[key] for key in ("defaults", "hydra") if key in data}
+        content = next((k for k, v in data.items() if k != "defaults" and v != "???"), None)
+        if content is not None and "hydra" not in outline:
+            outline[content] = None
+        data = outline
+    made = OmegaConf.create(data)
+    with contextlib.suppress(RecursionError):
+        source.outlines[text] = pickle.dumps(made)
+    return made
+
+
+def _config(source: Any, target: str, text: str) -> Any:
     """The config OmegaConf.load makes of a config file's text; ConfigBroken when it is no YAML or nests too
     deeply. Made once per composer (`parsed`: each text's config, pickled): Hydra changes the config it loads
     (it takes the defaults list out), so each load gets a copy of its own, which OmegaConf's pickling round
@@ -202,21 +256,29 @@ def _config(parsed: dict[str, bytes], target: str, text: str) -> Any:
 
     from omegaconf import OmegaConf
 
-    blob = parsed.get(text)
+    blob = source.parsed.get(text)
     if blob is not None:
         return pickle.loads(blob)
     try:
-        cfg = OmegaConf.create(_data(text))
+        cfg = OmegaConf.create(_yaml(source, target, text))
+    except RecursionError:
+        raise ConfigBroken(target, "nested too deeply to load") from None
+    with contextlib.suppress(RecursionError):  # else not kept: made from the text each time
+        source.parsed[text] = pickle.dumps(cfg)
+    return cfg
+
+
+def _parsed(target: str, text: str) -> Any:
+    """The YAML data of a config file's text; ConfigBroken when it is no YAML or nests too deeply."""
+    try:
+        return _data(text)
     except RecursionError:
         raise ConfigBroken(target, "nested too deeply to load") from None
     except Exception as exc:  # a YAML error of the file's own (the loader's types vary)
         if type(exc).__module__.split(".")[0] not in ("yaml", "ruamel"):
             raise
-        text = " ".join(str(exc).replace(' in "<file>"', "").split())
-        raise ConfigBroken(target, f"does not parse as YAML: {text}") from None
-    with contextlib.suppress(RecursionError):  # else not kept: made from the text each time
-        parsed[text] = pickle.dumps(cfg)
-    return cfg
+        message = " ".join(str(exc).replace(' in "<file>"', "").split())
+        raise ConfigBroken(target, f"does not parse as YAML: {message}") from None
 
 
 def _data(text: str) -> Any:
