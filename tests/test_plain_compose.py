@@ -248,3 +248,41 @@ def test_the_defaults_outline_tells_hydra_the_config_has_content(tmp_path: Path,
     assert Composer().plain_base(_app(root), ()) is None
     with pytest.raises(Exception, match="missing `_self_`"):
         Composer().base(_app(root), ())
+
+
+YAML_TEXTS = {
+    "mapping": "a: 1\nb: [x, 2.5, null]\nc: {d: true}\n",
+    "floats": "lr: 1e-5\nmin: .5\nbig: 1_000\nneg: -3e2\n",
+    "dates stay strings": "when: 2024-05-01\nat: 2024-05-01 10:00:00\n",
+    "anchors": "base: &b {x: 1}\nuse:\n  <<: *b\n  y: 2\n",
+    "interpolations": "a: ${b}\nb: '???'\nc: ???\n",
+    "empty": "",
+    "comments only": "# nothing here\n",
+    "duplicate key": "a: 1\na: 2\n",
+    "broken": "a: [1, 2\n",
+    "a tab": "a:\n\tb: 1\n",
+    "a list": "- 1\n- 2\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(YAML_TEXTS))
+def test_config_yaml_reads_as_omegaconfs_loader_reads_it(name: str) -> None:
+    """libyaml with OmegaConf's resolvers reads what OmegaConf's own loader reads, and refuses what it refuses
+    with its message (the text is then read by OmegaConf's loader)."""
+    import io
+
+    import yaml
+    from omegaconf._utils import get_yaml_loader
+
+    from bot.hydra.source import _data
+
+    text = YAML_TEXTS[name]
+    try:
+        theirs: Any = yaml.load(io.StringIO(text), Loader=get_yaml_loader())
+        theirs = {} if theirs is None else theirs
+    except Exception as exc:
+        with pytest.raises(type(exc), match=None) as raised:
+            _data(text)
+        assert str(raised.value) == str(exc)
+        return
+    assert _data(text) == theirs

