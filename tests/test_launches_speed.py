@@ -94,3 +94,35 @@ def test_bot_launches_json_is_json_dumps_of_its_data(tmp_path: Path) -> None:
     assert render(found, "json") == json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     script = next(launch for launch in data["launches"] if launch["path"] == "run.sh")
     assert "model.name=ünïcode-model" in [o["text"] for o in script["overrides"]]
+
+
+NOTEBOOK_TEXTS = ["", "plain ascii", "tab\\t and \\n and \\\\ and \\\" and \\/", "ünïcode ☃ 𝄞 mixed with ascii",
+                  "\\u00e9 and \\ud834\\udd1e, a pair", "é\\nü", "a\\u0041b", "\\\\\\\\", "end é"]
+
+
+@pytest.mark.parametrize("inner", NOTEBOOK_TEXTS)
+def test_a_json_string_is_read_with_each_characters_own_bytes(inner: str) -> None:
+    from bot.lang.embedded.json_spans import read_json
+
+    data = ('{"cells": ["x", "' + inner + '"]}').encode("utf-8")
+    node = read_json(data).members["cells"].items[1]
+    assert node.text == json.loads(data)["cells"][1]
+    assert len(node.chars) == len(node.text)
+    for char, (start, end) in zip(node.text, node.chars):
+        written = data[start:end]
+        assert (json.loads(b'"' + written + b'"') if written.startswith(b"\\") else written.decode()) == char
+    assert [a for a, _ in node.chars] == sorted(a for a, _ in node.chars)
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b'{"a": "never closed', "line 1: expected a closing quote"),
+    (b'{"a": "bad \\q escape"}', "line 1: expected a valid escape"),
+    (b'{"a":\n "cut \xc3"}', "line 2: expected valid JSON"),
+    (b'{"a": "lone \x80 byte"}', "line 1: expected valid JSON"),
+    (b'{"a": "ends in \xe2\x98', "line 1: expected valid JSON"),
+])
+def test_a_broken_json_string_gets_the_reason_it_got_before(data: bytes, message: str) -> None:
+    from bot.lang.embedded.json_spans import JSONPositionError, read_json
+
+    with pytest.raises(JSONPositionError, match=f"^{message}$"):
+        read_json(data)

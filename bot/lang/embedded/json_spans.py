@@ -7,6 +7,7 @@ source in place needs the bytes of each source line and the escape each characte
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,20 @@ class JObject:
 _ESCAPES = {ord('"'): '"', ord("\\"): "\\", ord("/"): "/", ord("b"): "\b", ord("f"): "\f", ord("n"): "\n",
             ord("r"): "\r", ord("t"): "\t"}
 _WS = b" \t\r\n"
+_PLAIN = re.compile(rb'[^"\\]*')  # a string's bytes up to its next quote or backslash
+
+
+def _char_spans(text: str, start: int, end: int) -> list[tuple[int, int]] | zip[tuple[int, int]]:
+    """The byte span of each character of `text`, the UTF-8 decoding of bytes [start, end)."""
+    if len(text) == end - start:  # ASCII: one byte each
+        return zip(range(start, end), range(start + 1, end + 1))
+    spans, pos = [], start
+    for char in text:
+        code = ord(char)
+        length = 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
+        spans.append((pos, pos + length))
+        pos += length
+    return spans
 
 
 class _Reader:
@@ -131,36 +146,40 @@ class _Reader:
         out: list[str] = []
         chars: list[tuple[int, int]] = []
         while True:
+            run = _PLAIN.match(data, pos).end()  # type: ignore[union-attr]  # always matches, maybe empty
+            if run > pos:  # the bytes up to the next quote or backslash, decoded at once
+                text = data[pos:run].decode("utf-8")
+                out.append(text)
+                chars.extend(_char_spans(text, pos, run))
+                pos = run
             if pos >= len(data):
                 raise self.fail("a closing quote")
-            byte = data[pos]
-            if byte == ord('"'):
+            if data[pos] == ord('"'):
                 pos += 1
                 break
-            if byte == ord("\\"):
-                code = data[pos + 1] if pos + 1 < len(data) else -1
-                if code == ord("u"):
-                    unit = int(data[pos + 2 : pos + 6], 16)
-                    end = pos + 6
-                    if 0xD800 <= unit < 0xDC00 and data[end : end + 2] == b"\\u":
-                        low = int(data[end + 2 : end + 6], 16)
-                        unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                        end += 6
-                    out.append(chr(unit))
-                elif code in _ESCAPES:
-                    out.append(_ESCAPES[code])
-                    end = pos + 2
-                else:
-                    raise self.fail("a valid escape")
-                chars.append((pos, end))
-                pos = end
-                continue
-            length = 1 if byte < 0x80 else 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
-            out.append(data[pos : pos + length].decode("utf-8"))
-            chars.append((pos, pos + length))
-            pos += length
+            pos = self._escape(pos, out, chars)
         self.pos = pos
         return JString(start, pos, "".join(out), chars)
+
+    def _escape(self, pos: int, out: list[str], chars: list[tuple[int, int]]) -> int:
+        """The escape at `pos` (a backslash): its character appended; where it ends."""
+        data = self.data
+        code = data[pos + 1] if pos + 1 < len(data) else -1
+        if code == ord("u"):
+            unit = int(data[pos + 2 : pos + 6], 16)
+            end = pos + 6
+            if 0xD800 <= unit < 0xDC00 and data[end : end + 2] == b"\\u":
+                low = int(data[end + 2 : end + 6], 16)
+                unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                end += 6
+            out.append(chr(unit))
+        elif code in _ESCAPES:
+            out.append(_ESCAPES[code])
+            end = pos + 2
+        else:
+            raise self.fail("a valid escape")
+        chars.append((pos, end))
+        return end
 
     def scalar(self) -> Any:
         start = self.pos
