@@ -126,3 +126,99 @@ def test_a_broken_json_string_gets_the_reason_it_got_before(data: bytes, message
 
     with pytest.raises(JSONPositionError, match=f"^{message}$"):
         read_json(data)
+
+
+NESTED = '''
+import hydra
+
+
+@hydra.main(config_path=(lambda: "conf")(), config_name="a")
+def first(cfg):
+    def inner():
+        async def deeper():
+            pass
+    class Local:
+        def method(self):
+            pass
+    return inner
+
+
+class Outer:
+    @staticmethod
+    def static():
+        pass
+
+
+if True:
+    def in_if():
+        pass
+else:
+    def in_else():
+        pass
+for x in []:
+    def in_for():
+        pass
+else:
+    def in_for_else():
+        pass
+while False:
+    async def in_while():
+        pass
+with open("f") as handle:
+    def in_with():
+        pass
+try:
+    def in_try():
+        pass
+except ValueError:
+    def in_except():
+        pass
+else:
+    def in_try_else():
+        pass
+finally:
+    def in_finally():
+        pass
+try:
+    pass
+except* OSError:
+    def in_except_star():
+        pass
+match x:
+    case 1:
+        def in_case():
+            pass
+    case _:
+        @hydra.main(config_path="other", config_name="b")
+        def in_default_case(cfg):
+            pass
+'''
+
+
+def test_functions_in_order_are_those_a_walk_of_every_node_finds() -> None:
+    import ast
+
+    from bot.hydra.python_file import in_order
+
+    tree = ast.parse(NESTED)
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+    everywhere = sorted((n for n in ast.walk(tree) if isinstance(n, kinds)),
+                        key=lambda n: (n.lineno, n.col_offset, -(n.end_lineno or 0), -(n.end_col_offset or 0)))
+    found = in_order(tree, kinds)
+    assert [n.name for n in found] == [n.name for n in everywhere]
+    assert len(found) == 18
+    assert [n.func.id for n in in_order(tree, ast.Call) if isinstance(n.func, ast.Name)] == ["open"]
+
+
+def test_each_launch_of_an_entry_gets_the_app_its_file_declares(tmp_path: Path) -> None:
+    """The app an entry file declares (itself, or the function it imports and runs) is read once per scan
+    and file; every launch of it still gets its own flags and its own config."""
+    pkg = {"pkg/__init__.py": "", "pkg/app.py": APP.replace('"conf"', '"../conf"'),
+           "pkg/__main__.py": "from pkg.app import main\n\nif __name__ == '__main__':\n    main()\n",
+           "conf/config.yaml": "a: 1\n", "conf/other.yaml": "a: 2\n"}
+    script = "python -m pkg a=1\npython -m pkg --config-name other a=2\npython -m pkg --config-path /abs a=3\n"
+    root = make_repo(tmp_path / "repo", {**pkg, "run.sh": script})
+    found = sorted(collect(root, "repo").launches, key=lambda info: info.line)
+    assert [(i.cls, i.app and i.app["config_name"]) for i in found] == [
+        ("hydra", "config"), ("hydra", "other"), ("outside", None)]
+    assert found[0].evidence == "@hydra.main in pkg/app.py (imported by pkg/__main__.py)"
