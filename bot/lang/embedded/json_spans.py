@@ -21,7 +21,16 @@ class JString:
     start: int  # the opening quote
     end: int  # after the closing quote
     text: str
-    chars: list[tuple[int, int]] = field(default_factory=list)  # host byte span of each decoded char
+    spans: list[tuple[int, int]] | None = None  # host byte span of each decoded char; None: one byte each
+
+    @property
+    def chars(self) -> list[tuple[int, int]]:
+        """The host byte span of each decoded character (made when asked: most strings of a notebook are
+        outputs and metadata, which nobody asks)."""
+        if self.spans is None:
+            first = self.start + 1
+            return list(zip(range(first, self.end - 1), range(first + 1, self.end)))
+        return self.spans
 
     @property
     def content_start(self) -> int:
@@ -48,7 +57,7 @@ class JObject:
 
 _ESCAPES = {ord('"'): '"', ord("\\"): "\\", ord("/"): "/", ord("b"): "\b", ord("f"): "\f", ord("n"): "\n",
             ord("r"): "\r", ord("t"): "\t"}
-_WS = b" \t\r\n"
+_BLANKS = re.compile(rb"[ \t\r\n]*")
 _PLAIN = re.compile(rb'[^"\\]*')  # a string's bytes up to its next quote or backslash
 
 
@@ -75,10 +84,7 @@ class _Reader:
         return JSONPositionError(f"line {line}: expected {expected}")
 
     def skip(self) -> None:
-        data, pos = self.data, self.pos
-        while pos < len(data) and data[pos] in _WS:
-            pos += 1
-        self.pos = pos
+        self.pos = _BLANKS.match(self.data, self.pos).end()  # type: ignore[union-attr]  # always matches
 
     def value(self) -> Any:
         self.skip()
@@ -143,6 +149,11 @@ class _Reader:
         data = self.data
         start = self.pos
         pos = start + 1
+        run = _PLAIN.match(data, pos).end()  # type: ignore[union-attr]  # always matches, maybe empty
+        if run < len(data) and data[run] == ord('"'):  # most strings: no escape
+            text = data[pos:run].decode("utf-8")
+            self.pos = run + 1
+            return JString(start, run + 1, text, None if len(text) == run - pos else list(_char_spans(text, pos, run)))
         out: list[str] = []
         chars: list[tuple[int, int]] = []
         while True:
