@@ -222,3 +222,34 @@ def test_each_launch_of_an_entry_gets_the_app_its_file_declares(tmp_path: Path) 
     assert [(i.cls, i.app and i.app["config_name"]) for i in found] == [
         ("hydra", "config"), ("hydra", "other"), ("outside", None)]
     assert found[0].evidence == "@hydra.main in pkg/app.py (imported by pkg/__main__.py)"
+
+
+EXPANSIONS_SCRIPT = b"""#!/bin/bash
+ARGS=(a=1 "b=${B:-2}")
+: ${C:=3}
+N=${#ARGS[@]}
+python train.py "${ARGS[@]}" c=$C d=${D:-4} e="${E:-$B}" f=${ARGS[1]}
+bash -c 'python train.py g=${G:-5} h=$H'
+"""
+
+
+def test_an_expansion_read_once_is_read_as_parse_expansion_reads_it() -> None:
+    """The walk and the expander share each node's parse_expansion (bot.lang.shell.expansion.Expander.form):
+    what they read is what parse_expansion reads, in the script and in a `bash -c` string's own tree."""
+    from bot.lang.shell.nodes import EXPANSIONS, descendants, parse_expansion
+    from bot.lang.shell.parse import analyse, parse_tree
+    from bot.lang.shell.walk import Walker
+
+    tree = parse_tree(EXPANSIONS_SCRIPT)
+    walker = Walker(EXPANSIONS_SCRIPT)
+    walker.run(tree.root_node)
+    forms = walker.expander._forms
+    nodes = descendants(tree.root_node, set(EXPANSIONS))
+    assert len([n for n in nodes if n in forms]) >= 8
+    for node in forms:
+        assert forms[node] == parse_expansion(node)
+        assert walker.expander.form(node) is forms[node]
+    script = analyse(EXPANSIONS_SCRIPT)
+    written = [[(o.key, o.value_text) for o in launch.overrides] for launch in script.launches]
+    assert written == [[("a", "1"), ("b", "2"), ("c", "3"), ("d", "4"), ("e", "$B"), ("f", "b=2")],
+                       [("g", "5"), ("h", "$H")]]
