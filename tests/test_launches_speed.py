@@ -253,3 +253,40 @@ def test_an_expansion_read_once_is_read_as_parse_expansion_reads_it() -> None:
     written = [[(o.key, o.value_text) for o in launch.overrides] for launch in script.launches]
     assert written == [[("a", "1"), ("b", "2"), ("c", "3"), ("d", "4"), ("e", "$B"), ("f", "b=2")],
                        [("g", "5"), ("h", "$H")]]
+
+
+def test_a_scan_collects_less_often_and_leaves_the_collector_as_it_found_it() -> None:
+    import gc
+    import weakref
+
+    from bot.collector import YOUNG, scanning
+
+    class Node:
+        other: object = None
+
+    thresholds, frozen = gc.get_threshold(), gc.get_freeze_count()
+    with scanning():
+        assert gc.get_threshold()[0] == max(YOUNG, thresholds[0])
+        with scanning():  # nested: the outer block keeps what it froze
+            pass
+        assert gc.get_threshold()[0] == max(YOUNG, thresholds[0])
+        first, second = Node(), Node()
+        first.other, second.other = second, first  # garbage only the cyclic collector frees
+        gone = weakref.ref(first)
+        del first, second
+        kept = [[] for _ in range(YOUNG * 12)]  # enough allocations for the collector to run on its own
+        assert gone() is None  # still collected inside the block
+        del kept
+    assert gc.get_threshold() == thresholds
+    assert gc.get_freeze_count() == frozen
+
+
+def test_a_failing_scan_leaves_the_collector_as_it_found_it() -> None:
+    import gc
+
+    from bot.collector import scanning
+
+    thresholds, frozen = gc.get_threshold(), gc.get_freeze_count()
+    with pytest.raises(RuntimeError), scanning():
+        raise RuntimeError("a file the scan could not read")
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (thresholds, frozen)

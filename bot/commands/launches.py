@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.collector import scanning
 from bot.commands.output import EXIT_OK, crash_header, file_timeout_option, local_repository, relative, write_out
 from bot.ir import DORA
 from bot.lang.shell.continuations import cut_words
@@ -35,7 +36,9 @@ def main(args: argparse.Namespace) -> int:
 
     with Progress("reading launches") as progress:
         found = collect(root, args.repo, only, args.file_timeout or None, progress)
-    write_out(args, render(found, args.format))
+    with scanning():
+        text = render(found, args.format)
+    write_out(args, text)
     if found.errors:
         from bot.engine.isolation import write_crash_log
 
