@@ -290,3 +290,18 @@ def test_a_failing_scan_leaves_the_collector_as_it_found_it() -> None:
     with pytest.raises(RuntimeError), scanning():
         raise RuntimeError("a file the scan could not read")
     assert (gc.get_threshold(), gc.get_freeze_count()) == (thresholds, frozen)
+
+
+def test_an_entry_file_changed_within_a_scan_is_read_again(tmp_path: Path) -> None:
+    """What an entry file declares is kept per text of the file, not per path: a file edited while its scan's
+    context lives (a fix written, then judged) is read as it now is."""
+    from bot.engine.context import scan_context
+    from bot.engine.launches import _file
+
+    root = make_repo(tmp_path / "repo", {"run.sh": "python train.py a=1\n", "train.py": APP,
+                                         "conf/config.yaml": "a: 1\n", "conf/other.yaml": "a: 2\n"})
+    context = scan_context(root.resolve(), [], [])
+    data = b"python train.py a=1\n"
+    assert [info.app and info.app["config_name"] for info in _file(context, "run.sh", "shell", data)] == ["config"]
+    (root / "train.py").write_text(APP.replace('config_name="config"', 'config_name="other"'), encoding="utf-8")
+    assert [info.app and info.app["config_name"] for info in _file(context, "run.sh", "shell", data)] == ["other"]
