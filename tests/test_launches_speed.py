@@ -274,7 +274,7 @@ def test_a_scan_collects_less_often_and_leaves_the_collector_as_it_found_it() ->
         first.other, second.other = second, first  # garbage only the cyclic collector frees
         gone = weakref.ref(first)
         del first, second
-        kept = [[] for _ in range(YOUNG * 12)]  # enough allocations for the collector to run on its own
+        kept: list[list[int]] = [[] for _ in range(YOUNG * 12)]  # enough for the collector to run on its own
         assert gone() is None  # still collected inside the block
         del kept
     assert gc.get_threshold() == thresholds
