@@ -305,3 +305,48 @@ def test_an_entry_file_changed_within_a_scan_is_read_again(tmp_path: Path) -> No
     assert [info.app and info.app["config_name"] for info in _file(context, "run.sh", "shell", data)] == ["config"]
     (root / "train.py").write_text(APP.replace('config_name="config"', 'config_name="other"'), encoding="utf-8")
     assert [info.app and info.app["config_name"] for info in _file(context, "run.sh", "shell", data)] == ["other"]
+
+
+BRANCHES = b"""#!/bin/bash
+LR=0.1
+if [ "$MODE" = fast ]; then
+  STEPS=10
+  if [ "$BIG" = 1 ]; then LR=0.5; fi
+elif [ "$MODE" = slow ]; then
+  STEPS=1000
+else
+  STEPS=100
+fi
+case "$ENGINE" in
+  fsdp) ENG="engine=fsdp" ;;
+  *) ENG="engine=megatron" ;;
+esac
+DROPPED=1
+DROPPED=2
+python train.py lr=$LR steps=$STEPS $ENG dropped=$DROPPED model=${MODEL:-small}
+"""
+
+
+def test_the_ways_of_a_launch_read_each_override_once() -> None:
+    """The arms an override depends on are read once per launch, not once per choice of arms
+    (bot.lang.shell.combinations); the ways are those the arms give."""
+    from bot.lang.shell.as_launch import as_launch
+    from bot.lang.shell.parse import analyse
+
+    script = analyse(BRANCHES)
+    (launch,) = [as_launch(shell, script) for shell in script.launches]
+    assert launch.handle is not None
+    ways = launch.handle.ways()
+    fast, big, fsdp = 'if [ "$MODE" = fast ]', 'if [ "$BIG" = 1 ]', 'case "$ENGINE" in fsdp)'
+    other, slow, rest = 'case "$ENGINE" in *)', 'elif [ "$MODE" = slow ]', 'if [ "$MODE" = fast ]: else'
+    tail = ["dropped=2", "model=small"]
+    assert ways.total == 8
+    assert [(way.label, [o.written for o in way.overrides]) for way in ways.items] == [
+        (f"{fast}; {big}; {fsdp}", ["lr=0.5", "steps=10", "engine=fsdp", *tail]),
+        (f"{fast}; {big}; {other}", ["lr=0.5", "steps=10", "engine=megatron", *tail]),
+        (f"{fast}; {big}: not taken; {fsdp}", ["lr=0.1", "steps=10", "engine=fsdp", *tail]),
+        (f"{fast}; {big}: not taken; {other}", ["lr=0.1", "steps=10", "engine=megatron", *tail]),
+        (f"{slow}; {fsdp}", ["lr=0.1", "steps=1000", "engine=fsdp", *tail]),
+        (f"{slow}; {other}", ["lr=0.1", "steps=1000", "engine=megatron", *tail]),
+        (f"{rest}; {fsdp}", ["lr=0.1", "steps=100", "engine=fsdp", *tail]),
+        (f"{rest}; {other}", ["lr=0.1", "steps=100", "engine=megatron", *tail])]
