@@ -350,3 +350,12 @@ def test_the_ways_of_a_launch_read_each_override_once() -> None:
         (f"{slow}; {other}", ["lr=0.1", "steps=1000", "engine=megatron", *tail]),
         (f"{rest}; {fsdp}", ["lr=0.1", "steps=100", "engine=fsdp", *tail]),
         (f"{rest}; {other}", ["lr=0.1", "steps=100", "engine=megatron", *tail])]
+
+
+def test_a_line_is_found_by_its_newlines_as_counting_finds_it() -> None:
+    from bot.lang.shell.launches import _INDEXED_FROM, line_of
+
+    for text in (b"", b"a\n", b"x=1 \\\n  y=2\n\n" * 300, b"\n" * (_INDEXED_FROM + 1), b"no newline" * 200):
+        for pos in range(0, len(text) + 1, 7):
+            assert line_of(text, pos) == text.count(b"\n", 0, pos) + 1
+        assert line_of(text, len(text)) == text.count(b"\n") + 1
