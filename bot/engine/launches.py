@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot.collector import scanning
 from bot.context import ScanContext
 from bot.discover import read_source, sources
 from bot.engine.context import scan_context
@@ -73,7 +74,12 @@ class Launches:
 def collect(root: Path, label: str, paths: set[str] | None = None, seconds: float | None = DEFAULT_SECONDS,
             progress: Callable[[int, int], None] | None = None) -> Launches:
     """Every launch of the repository's shell-family files (or only `paths`), each file isolated."""
-    root = root.resolve()
+    with scanning():  # millions of small objects made and dropped: the cyclic collector runs less often
+        return _collect(root.resolve(), label, paths, seconds, progress)
+
+
+def _collect(root: Path, label: str, paths: set[str] | None, seconds: float | None,
+             progress: Callable[[int, int], None] | None) -> Launches:
     out = Launches(label)
     packaging: list[str] = []
     listed = list(sources(root, out.skipped, shell_family(), packaging=packaging))

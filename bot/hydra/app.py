@@ -21,6 +21,7 @@ from bot.hydra.decorator import COMPUTED, hydra_main_arguments, too_deep_to_read
 from bot.hydra.entry import entry_file, missing_reason, repository_dir, run_dir
 from bot.hydra.imported import imported_app
 from bot.hydra.markers import CWD
+from bot.hydra.python_file import python_file
 from bot.hydra.search_path import app_search_path, not_there, primary_search_path, search_dir
 from bot.ir import SHELL_SCRIPT, Launch
 
@@ -106,15 +107,10 @@ def _hydra_main(context: ScanContext, launch: Launch, path: Path) -> Decorated |
     root = context.root
     source = path.relative_to(root).as_posix()
     function = launch.console_target.partition(":")[2] if launch.console_target else None
-    function_read = function or None
-    config_path, name, found = hydra_main_arguments(context, path, function_read)
-    if not found and (imported := imported_app(context, path, function_read)) is not None:
-        path = imported[0]  # Hydra reads the decorator, and its config_path, where the function is defined
-        source = f"{os.path.relpath(path, root)} (imported by {source})"
-        function_read = imported[1] or None
-        config_path, name, found = hydra_main_arguments(context, path, function_read)
-    if found:
-        return path, source, function_read, config_path, name
+    decorated: Decorated | None = python_file(context, path).fact(  # once per scan and text of the file
+        ("decorated", function or None), lambda: _decorated(context, path, function))
+    if decorated is not None:
+        return decorated
     from bot.hydra.api_app import compose_api_app
 
     api = compose_api_app(context, path)
@@ -124,6 +120,20 @@ def _hydra_main(context: ScanContext, launch: Launch, path: Path) -> Decorated |
     if unread is not None:  # not known to be no app: not read
         return AppProblem(f"{source} could not be read: {unread}", UNREADABLE)
     return AppProblem(f"{source} has no @hydra.main decorator", NOT_HYDRA)
+
+
+def _decorated(context: ScanContext, path: Path, function: str | None) -> Decorated | None:
+    """The entry file's `@hydra.main` on `function` (or its first), or the one of the function it imports and
+    runs, with what it says; None when there is none. The same for every launch of the file."""
+    source = path.relative_to(context.root).as_posix()
+    function_read = function or None
+    config_path, name, found = hydra_main_arguments(context, path, function_read)
+    if not found and (imported := imported_app(context, path, function_read)) is not None:
+        path = imported[0]  # Hydra reads the decorator, and its config_path, where the function is defined
+        source = f"{os.path.relpath(path, context.root)} (imported by {source})"
+        function_read = imported[1] or None
+        config_path, name, found = hydra_main_arguments(context, path, function_read)
+    return (path, source, function_read, config_path, name) if found else None
 
 
 def _config_path(context: ScanContext, launch: Launch, path: Path, source: str, config_path: str | None,

@@ -68,7 +68,7 @@ def _read(file: PythonFile, function: str | None) -> Arguments:
     text, tree = file.text, file.tree
     if text is None or tree is None or "main" not in text or file.too_deep is not None:
         return NOT_FOUND
-    reader = _Decorators(PathReader(tree), decorator_names(text))
+    reader = _Decorators(tree, decorator_names(text))
     found: Arguments | None = None  # the first in the file
     for node in in_order(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
         for decorator in node.decorator_list:
@@ -84,9 +84,10 @@ def _read(file: PythonFile, function: str | None) -> Arguments:
 class _Decorators:
     """Reads a decorator of one file as Hydra's main: `names` are decorator_names of the file."""
 
-    def __init__(self, paths: PathReader, names: tuple[set[str], set[str]]) -> None:
-        self.paths = paths
+    def __init__(self, tree: ast.Module, names: tuple[set[str], set[str]]) -> None:
+        self.tree = tree
         self.names = names
+        self._paths: PathReader | None = None  # made when a config_path is not a literal (it walks the module)
 
     def arguments(self, node: ast.expr) -> Arguments | None:
         if not isinstance(node, ast.Call):
@@ -109,7 +110,9 @@ class _Decorators:
     def literal(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes, type(None))):
             return node.value if isinstance(node.value, str) else None
-        found = self.paths.directory(node)  # `os.path.join("..", "conf")`, `Path(__file__).parent / "conf"`
+        if self._paths is None:
+            self._paths = PathReader(self.tree)
+        found = self._paths.directory(node)  # `os.path.join("..", "conf")`, `Path(__file__).parent / "conf"`
         return found if found is not None else COMPUTED
 
 

@@ -72,9 +72,29 @@ def python_file(context: ScanContext, path: Path) -> PythonFile:
     return found
 
 
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")  # the fields that hold statements
+
+
+def _statements(tree: ast.AST) -> list[ast.AST]:
+    """The tree's statements, at any depth, and the nodes that hold them (an `except` clause, a `case`):
+    a statement is never inside an expression, so the expressions are not walked."""
+    out: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        for name in _BLOCKS:
+            block = getattr(node, name, None)
+            if block:
+                todo.extend(block)
+    return out
+
+
 def in_order(tree: ast.AST, kinds: type | tuple[type, ...]) -> list[Any]:
     """The nodes of these kinds, in the order a walk of the source visits them (an enclosing node first)."""
-    nodes = [node for node in ast.walk(tree) if isinstance(node, kinds)]
+    wanted = kinds if isinstance(kinds, tuple) else (kinds,)
+    walk = _statements(tree) if all(issubclass(kind, ast.stmt) for kind in wanted) else ast.walk(tree)
+    nodes = [node for node in walk if isinstance(node, kinds)]
     return sorted(nodes, key=lambda n: (n.lineno, n.col_offset, -(n.end_lineno or 0), -(n.end_col_offset or 0)))
 
 

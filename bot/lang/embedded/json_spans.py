@@ -7,6 +7,7 @@ source in place needs the bytes of each source line and the escape each characte
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +21,16 @@ class JString:
     start: int  # the opening quote
     end: int  # after the closing quote
     text: str
-    chars: list[tuple[int, int]] = field(default_factory=list)  # host byte span of each decoded char
+    spans: list[tuple[int, int]] | None = None  # host byte span of each decoded char; None: one byte each
+
+    @property
+    def chars(self) -> list[tuple[int, int]]:
+        """The host byte span of each decoded character (made when asked: most strings of a notebook are
+        outputs and metadata, which nobody asks)."""
+        if self.spans is None:
+            first = self.start + 1
+            return list(zip(range(first, self.end - 1), range(first + 1, self.end)))
+        return self.spans
 
     @property
     def content_start(self) -> int:
@@ -47,7 +57,21 @@ class JObject:
 
 _ESCAPES = {ord('"'): '"', ord("\\"): "\\", ord("/"): "/", ord("b"): "\b", ord("f"): "\f", ord("n"): "\n",
             ord("r"): "\r", ord("t"): "\t"}
-_WS = b" \t\r\n"
+_BLANKS = re.compile(rb"[ \t\r\n]*")
+_PLAIN = re.compile(rb'[^"\\]*')  # a string's bytes up to its next quote or backslash
+
+
+def _char_spans(text: str, start: int, end: int) -> list[tuple[int, int]] | zip[tuple[int, int]]:
+    """The byte span of each character of `text`, the UTF-8 decoding of bytes [start, end)."""
+    if len(text) == end - start:  # ASCII: one byte each
+        return zip(range(start, end), range(start + 1, end + 1))
+    spans, pos = [], start
+    for char in text:
+        code = ord(char)
+        length = 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
+        spans.append((pos, pos + length))
+        pos += length
+    return spans
 
 
 class _Reader:
@@ -60,10 +84,7 @@ class _Reader:
         return JSONPositionError(f"line {line}: expected {expected}")
 
     def skip(self) -> None:
-        data, pos = self.data, self.pos
-        while pos < len(data) and data[pos] in _WS:
-            pos += 1
-        self.pos = pos
+        self.pos = _BLANKS.match(self.data, self.pos).end()  # type: ignore[union-attr]  # always matches
 
     def value(self) -> Any:
         self.skip()
@@ -128,39 +149,48 @@ class _Reader:
         data = self.data
         start = self.pos
         pos = start + 1
+        run = _PLAIN.match(data, pos).end()  # type: ignore[union-attr]  # always matches, maybe empty
+        if run < len(data) and data[run] == ord('"'):  # most strings: no escape
+            text = data[pos:run].decode("utf-8")
+            self.pos = run + 1
+            return JString(start, run + 1, text, None if len(text) == run - pos else list(_char_spans(text, pos, run)))
         out: list[str] = []
         chars: list[tuple[int, int]] = []
         while True:
+            run = _PLAIN.match(data, pos).end()  # type: ignore[union-attr]  # always matches, maybe empty
+            if run > pos:  # the bytes up to the next quote or backslash, decoded at once
+                text = data[pos:run].decode("utf-8")
+                out.append(text)
+                chars.extend(_char_spans(text, pos, run))
+                pos = run
             if pos >= len(data):
                 raise self.fail("a closing quote")
-            byte = data[pos]
-            if byte == ord('"'):
+            if data[pos] == ord('"'):
                 pos += 1
                 break
-            if byte == ord("\\"):
-                code = data[pos + 1] if pos + 1 < len(data) else -1
-                if code == ord("u"):
-                    unit = int(data[pos + 2 : pos + 6], 16)
-                    end = pos + 6
-                    if 0xD800 <= unit < 0xDC00 and data[end : end + 2] == b"\\u":
-                        low = int(data[end + 2 : end + 6], 16)
-                        unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                        end += 6
-                    out.append(chr(unit))
-                elif code in _ESCAPES:
-                    out.append(_ESCAPES[code])
-                    end = pos + 2
-                else:
-                    raise self.fail("a valid escape")
-                chars.append((pos, end))
-                pos = end
-                continue
-            length = 1 if byte < 0x80 else 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
-            out.append(data[pos : pos + length].decode("utf-8"))
-            chars.append((pos, pos + length))
-            pos += length
+            pos = self._escape(pos, out, chars)
         self.pos = pos
         return JString(start, pos, "".join(out), chars)
+
+    def _escape(self, pos: int, out: list[str], chars: list[tuple[int, int]]) -> int:
+        """The escape at `pos` (a backslash): its character appended; where it ends."""
+        data = self.data
+        code = data[pos + 1] if pos + 1 < len(data) else -1
+        if code == ord("u"):
+            unit = int(data[pos + 2 : pos + 6], 16)
+            end = pos + 6
+            if 0xD800 <= unit < 0xDC00 and data[end : end + 2] == b"\\u":
+                low = int(data[end + 2 : end + 6], 16)
+                unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                end += 6
+            out.append(chr(unit))
+        elif code in _ESCAPES:
+            out.append(_ESCAPES[code])
+            end = pos + 2
+        else:
+            raise self.fail("a valid escape")
+        chars.append((pos, end))
+        return end
 
     def scalar(self) -> Any:
         start = self.pos

@@ -16,7 +16,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from bot.lang.shell.launches import line_column
+from bot.lang.shell.launches import line_column, line_of
 from bot.model import Edit, Finding
 
 
@@ -42,7 +42,7 @@ class ShellView:
 
     def file_line(self, pos: int, host: bytes) -> int:
         """The file's line of view byte `pos`."""
-        return line_column(host, self.host(pos))[0]
+        return line_of(host, self.host(pos))
 
     def encode(self, host_pos: int, text: str) -> str:
         """Inserted text as it must be written at `host_pos` of the file."""
@@ -101,7 +101,7 @@ class ShellView:
         return start + len(row[: column - 1].encode("utf-8"))
 
     def host_line(self, line: int, host: bytes) -> int:
-        return line_column(host, self.host(self.offset_of(line, 1)))[0]
+        return line_of(host, self.host(self.offset_of(line, 1)))
 
     def host_lines(self, numbers: str, host: bytes) -> str:
         if any(int(n) > self.text.count(b"\n") + 1 for n in numbers.split(", ")):

@@ -28,14 +28,15 @@ def _written(override: ShellOverride) -> Span | None:
 def override_setting(override: ShellOverride) -> Override:
     """The override as a setting (its handle: the shell's override and what its value is)."""
     info = read_value(override)
+    origin = info.origin()
     if info.state == "none":
         came_from = "deletion"
     elif info.state == "dynamic":
-        came_from = f"run time: {info.origin()}"
+        came_from = f"run time: {origin}"
     else:
-        came_from = info.origin() or "literal"
+        came_from = origin or "literal"
     return Override(override.key, override.prefix, info.text, info.value, info.state, override.line, override.column,
-                    reason=info.reason, origin=info.origin() if info.state == State.STATIC else "",
+                    reason=info.reason, origin=origin if info.state == State.STATIC else "",
                     site=override.key_span or id(override), identity=(*info.identity(), _written(override)),
                     keyed=override.key_span is not None, handle=(override, info), rejected=info.state == "invalid",
                     package=override.package, written=override.text, value_written=override.value_text,

@@ -64,7 +64,16 @@ class Combinations:
 
 
 def value_names(override: Override) -> list[str]:
-    """The variables an override's whole value comes through (`${V}`, `${V:-x}`, `$V` where V=${W:-x})."""
+    """The variables an override's whole value comes through (`${V}`, `${V:-x}`, `$V` where V=${W:-x}).
+
+    Read once per override (its field never changes once read): every way of every launch asks again."""
+    known = override.__dict__.get("_value_names")
+    if known is None:
+        known = override.__dict__["_value_names"] = tuple(_value_names(override))
+    return list(known)
+
+
+def _value_names(override: Override) -> list[str]:
     pieces = override.value_pieces
     if not pieces:
         return []
@@ -97,15 +106,26 @@ def _entailed(guard: Guard, chosen: dict[int, int]) -> bool:
     return all(chosen.get(statement) == arm for statement, arm in guard)
 
 
-def _present(via: Via, definition: Definition, chosen: dict[int, int],
-             reaching: dict[tuple[int, int], tuple[Definition, ...]]) -> bool:
-    """The definition is assigned in the chosen arms and no surely later assignment replaces it."""
-    if not _consistent(definition.guard, chosen):
-        return False
-    others = reaching.get((via.use.start, via.use.end), ())
-    later = [d for d in others if d is not definition and _entailed(d.guard, chosen)
-             and _order(d) > _order(definition)]
-    return not later
+Needs = list[tuple[Guard, list[Guard]]]  # per definition an override reads: its arms, and those of later ones
+
+
+def _needs(override: Override, reaching: dict[tuple[int, int], tuple[Definition, ...]]) -> Needs:
+    """What the override's presence in a combination depends on: for each definition it reads, the arms it is
+    assigned in, and the arms of each later definition reaching the same use (which would replace it)."""
+    out = []
+    for via, definition in _definitions(override):
+        order = _order(definition)
+        later = [d.guard for d in reaching.get((via.use.start, via.use.end), ())
+                 if d is not definition and _order(d) > order]
+        if definition.guard or later:  # else present in every combination
+            out.append((definition.guard, later))
+    return out
+
+
+def _present(needs: Needs, chosen: dict[int, int]) -> bool:
+    """Each definition is assigned in the chosen arms and no surely later assignment replaces it."""
+    return all(_consistent(guard, chosen) and not any(_entailed(other, chosen) for other in later)
+               for guard, later in needs)
 
 
 def _order(definition: Definition) -> tuple[int, int]:
@@ -131,8 +151,9 @@ def combinations(launch: Launch, statements: dict[int, Statement],
         if any(t.variable in names for arm in statement.arms for t in arm.tests):
             involved.add(ident)
     order = sorted(s for s in involved if s in statements and s not in site)
+    needs = [(o, _needs(o, reaching)) for o in launch.overrides]  # the same for every choice of arms
     if not order:
-        only = _combination(launch, site, statements, reaching, "")
+        only = _combination(needs, site, statements, "")
         return Combinations([only] if only is not None else [], 1)
     seen: dict[tuple[object, ...], Combination] = {}
     for tried, arms in enumerate(itertools.product(*(range(len(statements[s].arms)) for s in order))):
@@ -142,7 +163,7 @@ def combinations(launch: Launch, statements: dict[int, Statement],
         live = [s for s in order if _consistent(statements[s].guard, chosen)]  # nested in an arm taken
         chosen = {**site, **{s: chosen[s] for s in live}}
         label = "; ".join(statements[s].arms[chosen[s]].label for s in live if s in defining)
-        combination = _combination(launch, chosen, statements, reaching, label)
+        combination = _combination(needs, chosen, statements, label)
         if combination is None:
             continue
         key = (tuple(id(o) for o in combination.overrides), tuple(sorted(combination.variables.items())))
@@ -151,8 +172,8 @@ def combinations(launch: Launch, statements: dict[int, Statement],
     return Combinations(items[:MAX_COMBINATIONS], len(items))
 
 
-def _combination(launch: Launch, chosen: dict[int, int], statements: dict[int, Statement],
-                 reaching: dict[tuple[int, int], tuple[Definition, ...]], label: str) -> Combination | None:
+def _combination(needs: list[tuple[Override, Needs]], chosen: dict[int, int], statements: dict[int, Statement],
+                 label: str) -> Combination | None:
     variables: dict[str, Narrowed] = {}
     for statement, arm in chosen.items():
         if statement not in statements:
@@ -161,7 +182,6 @@ def _combination(launch: Launch, chosen: dict[int, int], statements: dict[int, S
             variables[test.variable] = variables.get(test.variable, Narrowed()).add(test)
     if any(n.impossible for n in variables.values()):
         return None
-    overrides = [o for o in launch.overrides
-                 if all(_present(via, d, chosen, reaching) for via, d in _definitions(o))]
+    overrides = [o for o, need in needs if not need or _present(need, chosen)]
     used = {n for o in overrides for n in value_names(o)}
     return Combination(label, overrides, {k: v for k, v in variables.items() if k in used})

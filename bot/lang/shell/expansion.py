@@ -27,6 +27,8 @@ from bot.model import Span
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+    from bot.lang.shell.nodes import Expansion
+
 MAX_ALTERNATIVES = 16
 MAX_NESTING = 40  # words inside words; deeper ones are read as run-time values, well within Python's stack
 LITERALS = frozenset({"word", "number", "extglob_pattern", "special_variable_name", "variable_name"})
@@ -42,6 +44,16 @@ class Expander:
     def __init__(self, src: bytes) -> None:
         self.src = src
         self.depth = 0  # words being expanded inside one another (`${A:-${B:-...}}`)
+        self._forms: dict[Node, Expansion | None] = {}  # parse_expansion of each expansion node, read once
+
+    def form(self, node: Node) -> Expansion | None:
+        """parse_expansion(node), read once per node: the walk reads a command's expansions when it records
+        their uses, and again when it expands the command's words."""
+        forms = self._forms
+        if node in forms:
+            return forms[node]
+        found = forms[node] = parse_expansion(node)
+        return found
 
     # ---- literal text --------------------------------------------------------------
     def _literal(self, start: int, end: int, ctx: str, quote: int) -> Piece:
@@ -157,7 +169,7 @@ class Expander:
 
     # ---- expansions ----------------------------------------------------------------
     def expansion(self, node: Node, env: Env, ctx: str) -> list[Items]:
-        form = parse_expansion(node)
+        form = self.form(node)
         quoted = ctx == DOUBLE
         if form is None:
             return [[self._dynamic(node, "a parameter expansion the bot does not evaluate", ctx)]]

@@ -248,7 +248,7 @@ def line_of(src: bytes, pos: int) -> int:
     return src.count(b"\n", 0, pos) + 1 if len(src) < _INDEXED_FROM else bisect_left(_newlines(src), pos) + 1
 
 
-_INDEXED_FROM = 16384  # bytes: in longer files, counting newlines from the start for each place is quadratic
+_INDEXED_FROM = 1024  # bytes: past this, counting newlines from the start for each place costs more than a search
 
 
 @lru_cache(maxsize=8)

@@ -124,7 +124,10 @@ class Field:
 
     @property
     def static(self) -> bool:
-        return all(p.dynamic is None for p in self.pieces)
+        pieces = self.pieces
+        if len(pieces) == 1:  # most words; read for every word of every launch
+            return pieces[0].dynamic is None
+        return all(p.dynamic is None for p in pieces)
 
     def chars(self, i: int, j: int) -> list[Piece]:
         """The pieces covering characters [i, j) of the field's text."""

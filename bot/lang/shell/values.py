@@ -34,7 +34,7 @@ class ValueInfo:
         return ""
 
     def identity(self) -> tuple[object, ...]:
-        return (self.state, self.text, tuple(id(v.definition) for v in self.extra))
+        return (self.state, self.text, tuple([id(v.definition) for v in self.extra]) if self.extra else ())
 
 
 def value_chain(override: Override, piece: Piece) -> tuple[Via, ...] | None:

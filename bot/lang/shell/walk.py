@@ -19,7 +19,7 @@ from bot.lang.shell.arms import Arm, Guard, Statement, Test, case_tests, conditi
 from bot.lang.shell.directories import ROOT, Workdir, change_dir, tilde
 from bot.lang.shell.expansion import Expander, as_default
 from bot.lang.shell.inline import InlineScript, inline_script
-from bot.lang.shell.nodes import command_name, descendants, line_of, parse_expansion, uses_in, variable_of
+from bot.lang.shell.nodes import command_name, descendants, line_of, uses_in, variable_of
 from bot.lang.shell.text import BREAK, Items, Piece, split_fields
 from bot.lang.shell.variables import Definition, Env, merge, reaching
 from bot.model import Span
@@ -221,7 +221,7 @@ class Walker:
         forms: list[tuple[Node, str, Expansion]] = []
         reached = self.result.reaching
         for sub, kind in expansions:
-            form = parse_expansion(sub)
+            form = self.expander.form(sub)
             if form is None:
                 continue
             forms.append((sub, kind, form))
@@ -456,7 +456,7 @@ class Walker:
             found: list[tuple[Node, Expansion | None]] = [(sub, form) for sub, kind, form in forms
                                                          if kind == "expansion"]
         else:
-            found = [(sub, parse_expansion(sub)) for sub in descendants(node, {"expansion"})]
+            found = [(sub, self.expander.form(sub)) for sub in descendants(node, {"expansion"})]
         for sub, form in found:
             if form is None or form[2] not in (":=", "="):
                 continue
