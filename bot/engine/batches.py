@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bot.collector import scanning
 from bot.compose.checker import Composed
 from bot.discover import SourceFile
 from bot.engine.checker import Checked, Setup, Waiting, check_one, compose_one
@@ -99,6 +100,11 @@ class Batches:
         not check (`--files`) and that no caller waits in leaves the scripts unknown, reading other files as
         if any might hold a token.
         """
+        with scanning():  # millions of small objects made and dropped (bot.collector); forked workers inherit it
+            return self._run(todo, known, listed, root, composing)
+
+    def _run(self, todo: list[SourceFile], known: dict[str, Outcome], listed: list[SourceFile], root: Path,
+             composing: Sequence[SourceFile]) -> tuple[dict[str, Outcome], Scripts | None, dict[str, Composed]]:
         pool = self._pool = self._start(len(todo) + len(composing))
         run = _Run(self, pool, todo, known, listed, root, composing)
         while True:
