@@ -6,6 +6,10 @@ meet the old config too). An override (file, key, value) that Hydra rejected the
 older than the change and is not reported as drift. Comparing the old script, not today's, keeps a
 change that edits a config and its scripts in one commit (new keys, an entry point switched) from
 hiding what it broke.
+
+In a scan that also runs rules (`watch`, publishing: drift_options) only the files holding a launch the
+change reaches are composed, on both sides (bot.hydra.inputs): the change is every path that differs
+between SHA and the working tree (bot.engine.changed).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ if TYPE_CHECKING:
 
     from bot.compose.checker import ComposeOptions, Key
     from bot.hydra.compose import ComposeStats
+    from bot.hydra.inputs import ChangedPaths
     from bot.model import Baseline, Report
 
 
@@ -42,17 +47,22 @@ def drift_options(root: Path, since: str, seconds: float | None = None) -> Compo
     """compose-check's options for what the config change since `since` broke (in a scan that also runs rules:
     `watch`, publishing): the keys it renamed, and the failures older than it."""
     from bot.compose.checker import ComposeOptions
+    from bot.engine.changed import changed_since
     from bot.hydra.renames import config_renames
 
     root = root.resolve()
-    known = failing_before(root, since, seconds)
-    return ComposeOptions(tuple(config_renames(root, since)), frozenset(known))
+    changed = changed_since(root, since)
+    known = failing_before(root, since, seconds, changed=changed)
+    return ComposeOptions(tuple(config_renames(root, since)), frozenset(known), changed)
 
 
-def failing_before(root: Path, since: str, seconds: float | None, jobs: int = 1) -> set[Key]:
-    """The overrides that already failed with the config at `since` (the working tree's scripts)."""
+def failing_before(root: Path, since: str, seconds: float | None, jobs: int = 1,
+                   changed: ChangedPaths | None = None) -> set[Key]:
+    """The overrides that already failed with the config at `since` (the working tree's scripts); with
+    `changed`, of the files holding a launch it reaches only."""
+    from bot.compose.checker import ComposeOptions
     from bot.discover import shell_sources
-    from bot.engine.scan import compose_scan
+    from bot.engine.scan import scan_all
 
     with tempfile.TemporaryDirectory(prefix="bot-drift-") as scratch:
         old = Path(scratch) / "tree"
@@ -63,7 +73,8 @@ def failing_before(root: Path, since: str, seconds: float | None, jobs: int = 1)
                 continue  # the script as it was at SHA
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source.absolute, target)
-        report, _ = compose_scan(old, seconds=seconds, jobs=jobs)
+        scanned = scan_all(old, [], jobs=jobs, seconds=seconds, compose=ComposeOptions(changed=changed), alone=True)
+    report = scanned.report
     return {(f.path, f.key, f.value) for f in report.findings + report.silenced}
 
 
