@@ -123,3 +123,34 @@ def test_files_git_does_not_track_count_as_changed(tmp_path: Path) -> None:
     assert changed is not None
     assert {"pkg/conf/engine/gamma.yaml", "ignored/local.yaml", "scripts/alpha.sh"} <= changed.paths
     assert "pkg/conf/engine/gamma.yaml" in changed.listed and "scripts/alpha.sh" not in changed.listed
+
+
+def _before_needed(repo: Path, before: str) -> bool:
+    """Whether watch's check of the repository's last commit exported the tree before it (a file failed now)."""
+    from bot.engine.before import FailingBefore
+    from bot.engine.drift import drift_options
+    from bot.engine.scan import scan
+
+    options = drift_options(repo, before)
+    assert isinstance(options.known, FailingBefore)
+    try:
+        scan(repo, [], compose=options)
+        return options.known.exported
+    finally:
+        options.known.close()
+
+
+def test_the_tree_before_the_change_is_read_only_when_a_launch_fails_now(tmp_path: Path) -> None:
+    repo, before = _change(tmp_path, WIDE)
+    assert _watched(tmp_path, repo, before) == []
+    assert not _before_needed(repo, before)  # nothing fails now: nothing to compare with
+    repo, before = _change(tmp_path / "broken", {"pkg/conf/engine/alpha.yaml": "kind: alpha\n"})
+    assert _before_needed(repo, before)
+
+
+def test_a_script_added_with_the_change_meets_the_old_config_too(tmp_path: Path) -> None:
+    """A script the change adds: what fails with the old config as well is older than the change."""
+    repo, before = _change(tmp_path, {
+        "pkg/conf/engine/alpha.yaml": "kind: alpha\n",
+        "scripts/added.sh": "python3 -m pkg.train engine.steps=5\npython3 -m pkg.train trainer.never=1\n"})
+    assert _watched(tmp_path, repo, before) == [("scripts/added.sh", 1), ("scripts/alpha.sh", 1)]

@@ -10,6 +10,7 @@ file's own (`Composer.counting`), so a worker sends it back with the file's resu
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass, field
 
 from bot.compose.context import ComposeContext
@@ -34,7 +35,7 @@ class ComposeOptions:
     compose the same before and after it (`watch`)."""
 
     renames: tuple[Rename, ...] = ()
-    known: frozenset[Key] | None = None
+    known: Container[Key] | None = None  # a set, or what finds them when asked (bot.engine.before)
     changed: ChangedPaths | None = None
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from bot.errors import UserError
 from bot.hydra.inputs import ChangedPaths
 from bot.lang.consoles import is_packaging
 
@@ -27,7 +28,10 @@ def changed_since(root: Path, since: str) -> ChangedPaths | None:
     import git
 
     repo = git.Repo(root)
-    commit = repo.commit(since).hexsha
+    try:
+        commit = repo.commit(since).hexsha
+    except (git.BadName, ValueError):
+        raise UserError(f"--since {since}: no such commit in {root}") from None
     edited: set[str] = set()
     listed: set[str] = set()
     fields = repo.git.diff("--no-renames", "--name-status", "-z", commit, "--").split("\0")
