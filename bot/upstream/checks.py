@@ -66,7 +66,7 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
         module = parse_cst(source)
     except cst.ParserSyntaxError:
         return [], {}, []
-    wrapper = cst.MetadataWrapper(module)
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)  # the module is this call's own: no copy
     visitor = _ChecksVisitor(module, wrapper.resolve(PositionProvider), path)
     wrapper.visit(visitor)
     return visitor.found, visitor.types, visitor.unread
