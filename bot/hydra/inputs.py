@@ -35,9 +35,11 @@ class ChangedPaths:
 
     paths: frozenset[str]
     listed: frozenset[str]
-    # what each app's configs reach, walked once per process: (dirs, config) -> (files, group directories)
-    _walks: dict[tuple[tuple[str, ...], str], tuple[set[str], set[str]]] = field(
+    # what each app's configs reach, walked once per process: (tree, dirs, config) -> (files, group directories)
+    _walks: dict[tuple[str, tuple[str, ...], str], tuple[set[str], set[str]]] = field(
         default_factory=dict, compare=False, hash=False, repr=False)
+    _is_group: dict[tuple[str, tuple[str, ...], str], bool] = field(default_factory=dict, compare=False, hash=False,
+                                                               repr=False)
 
     def reach(self, app: HydraApp, launch: Launch) -> bool:
         """Whether the change touches the app's entry file or what the launch's config is composed from."""
@@ -54,7 +56,7 @@ class ChangedPaths:
             if group is None:
                 continue
             groups.add(group + "/")
-            if any(confined.is_dir(root, _join(d, group)) for d in dirs):
+            if self._group_in(root, dirs, group):
                 names.update(_choices(root, dirs, group, override.value_written if override.literal else None))
         files: set[str] = set()
         for name in sorted(names):
@@ -64,9 +66,16 @@ class ChangedPaths:
         prefixes = tuple(_join(d, g) for d in dirs for g in groups)
         return bool(files & self.paths) or any(p.startswith(prefixes) for p in self.listed)
 
+    def _group_in(self, root: str, dirs: tuple[str, ...], group: str) -> bool:
+        """Whether a directory of the search path holds config group `group` (asked once per app and group)."""
+        key = (root, dirs, group)
+        if key not in self._is_group:
+            self._is_group[key] = any(confined.is_dir(root, _join(d, group)) for d in dirs)
+        return self._is_group[key]
+
     def _walk(self, root: str, dirs: tuple[str, ...], start: str) -> tuple[set[str], set[str]]:
         """The candidate files of every config reached from `start`, and the config groups named on the way."""
-        key = (dirs, start)
+        key = (root, dirs, start)
         if key not in self._walks:
             files: set[str] = set()
             groups: set[str] = set()
