@@ -154,3 +154,17 @@ def test_a_script_added_with_the_change_meets_the_old_config_too(tmp_path: Path)
         "pkg/conf/engine/alpha.yaml": "kind: alpha\n",
         "scripts/added.sh": "python3 -m pkg.train engine.steps=5\npython3 -m pkg.train trainer.never=1\n"})
     assert _watched(tmp_path, repo, before) == [("scripts/added.sh", 1), ("scripts/alpha.sh", 1)]
+
+
+def test_a_config_linked_from_elsewhere_in_the_tree_is_reached_through_its_link(tmp_path: Path) -> None:
+    """engine/alpha.yaml is a link to a shared file: a change to the shared file reaches the launches using it."""
+    repo = make_repo(tmp_path / "repo", {**APP, "shared/alpha.yaml": "kind: alpha\nsteps: 10\n"}, commit=False)
+    (repo / "pkg/conf/engine/alpha.yaml").unlink()
+    (repo / "pkg/conf/engine/alpha.yaml").symlink_to("../../../shared/alpha.yaml")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "initial")
+    before = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "shared/alpha.yaml").write_text("kind: alpha\n")
+    git(repo, "commit", "-qam", "the change")
+    assert _watched(tmp_path, repo, before) == [("scripts/alpha.sh", 1)]
+    assert _composed(repo, before) == 1

@@ -38,6 +38,8 @@ class ChangedPaths:
     # what each app's configs reach, walked once per process: (tree, dirs, config) -> (files, group directories)
     _walks: dict[tuple[str, tuple[str, ...], str], tuple[set[str], set[str]]] = field(
         default_factory=dict, compare=False, hash=False, repr=False)
+    _reals: dict[tuple[str, tuple[str, ...], str], tuple[str, ...]] = field(default_factory=dict, compare=False,
+                                                                            hash=False, repr=False)
     _is_group: dict[tuple[str, tuple[str, ...], str], bool] = field(default_factory=dict, compare=False, hash=False,
                                                                repr=False)
 
@@ -63,8 +65,16 @@ class ChangedPaths:
             found, listed = self._walk(root, dirs, name)
             files |= found
             groups |= listed
-        prefixes = tuple(_join(d, g) for d in dirs for g in groups)
+        prefixes = tuple(real for d in dirs for g in groups for real in self._real(root, _join(d, g)))
         return bool(files & self.paths) or any(p.startswith(prefixes) for p in self.listed)
+
+    def _real(self, root: str, group: str) -> tuple[str, ...]:
+        """A group directory as the change names the files in it: as written, and where its links lead."""
+        key = (root, (), group)
+        if key not in self._reals:
+            rel = confined.relative(root, group.rstrip("/"))
+            self._reals[key] = (group,) if rel is None or rel + "/" == group else (group, rel + "/")
+        return self._reals[key]
 
     def _group_in(self, root: str, dirs: tuple[str, ...], group: str) -> bool:
         """Whether a directory of the search path holds config group `group` (asked once per app and group)."""
@@ -86,6 +96,8 @@ class ChangedPaths:
                 candidates = [_join(d, name + suffix) for d in dirs for suffix in (".yaml", ".yml")]
                 files.update(candidates)
                 found = next((c for c in candidates if confined.is_file(root, c)), None)
+                if found is not None:  # a link to a config elsewhere in the tree: the change edits that file
+                    files.add(confined.relative(root, found) or found)
                 data = load_yaml(root, found) if found is not None else None
                 defaults = data.get("defaults") if isinstance(data, dict) else None
                 for entry in defaults if isinstance(defaults, list) else []:
