@@ -94,6 +94,8 @@ class _ChecksVisitor(cst.CSTVisitor):
         return self.module.code_for_node(node).strip().splitlines()[0]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.BaseExpression):  # no statement is inside one: a check's test is read from it
+            return False
         guard = self.after_return.get(id(node))
         if guard is not None:
             self.guards.append(guard)
