@@ -10,12 +10,15 @@ file's own (`Composer.counting`), so a worker sends it back with the file's resu
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass, field
 
 from bot.compose.context import ComposeContext
 from bot.compose.findings import compose_rule
 from bot.compose.launches import check_script
+from bot.hydra.app import HydraApp, resolve_app
 from bot.hydra.compose import ComposeStats
+from bot.hydra.inputs import ChangedPaths
 from bot.hydra.messages import in_repository_terms
 from bot.hydra.renames import Rename
 from bot.lang.front import LaunchReader, LaunchView
@@ -27,10 +30,13 @@ Key = tuple[str, str, str | None]  # path, key and value of a failing override
 @dataclass(frozen=True)
 class ComposeOptions:
     """What a compose-check is asked besides the launches: the keys a config change renamed (fixed to their
-    new names) and the failures older than that change, not reported (`--since`: bot.engine.drift)."""
+    new names) and the failures older than that change, not reported (`--since`: bot.engine.drift); with
+    `changed`, only the files holding a launch the change reaches are composed (bot.hydra.inputs): the others
+    compose the same before and after it (`watch`)."""
 
     renames: tuple[Rename, ...] = ()
-    known: frozenset[Key] | None = None
+    known: Container[Key] | None = None  # a set, or what finds them when asked (bot.engine.before)
+    changed: ChangedPaths | None = None
 
 
 @dataclass
@@ -65,7 +71,8 @@ class ComposeChecker:
 
     def read(self, data: bytes) -> FileResult:
         """The file's findings, launches and the parts its parser could not read (ValueError: not its kind)."""
-        findings, launches, partial = self._composed(data)
+        views = self.reader.launch_views(data)
+        findings, launches, partial = self._composed(data, views, self._reached(views))
         known = self.options.known
         if known is not None:  # --since: only what the config change broke (bot.engine.drift)
             drift = [f for f in findings if (self.path, f.key, f.value) not in known]
@@ -84,20 +91,40 @@ class ComposeChecker:
         launches not composed are not counted: they are the file's, counted once."""
         stats = self.context.composer.stats
         counted = (stats.launches, len(stats.unresolved), stats.readings)
-        try:
-            return self._composed(new)[0]
+        try:  # every launch of the edited text: the edits may reach one the change did not
+            return self._composed(new, self.reader.launch_views(new))[0]
         finally:
             stats.launches, stats.readings = counted[0], counted[2]
             del stats.unresolved[counted[1]:]
 
-    def _composed(self, data: bytes) -> tuple[list[Finding], int, list[LaunchView]]:
-        """(findings in the file's terms, launches composed, views partly parsed) of each of the file's views."""
+    def _reached(self, views: list[LaunchView]) -> bool:
+        """Whether the change (`options.changed`) reaches a launch of the file, or what one composes from; a
+        file whose launches it reaches none of is not composed, on either side of the change."""
+        changed = self.options.changed
+        if changed is None or self.path in changed.paths:
+            return True
+        for read in views:
+            for launch in read.launches:
+                app = resolve_app(self.context, launch)
+                if isinstance(app, HydraApp) and app.config_dir is not None and changed.reach(app, launch):
+                    return True
+        return False
+
+    def _composed(self, data: bytes, views: list[LaunchView], compose: bool = True
+                  ) -> tuple[list[Finding], int, list[LaunchView]]:
+        """(findings in the file's terms, launches, views partly parsed) of each of the file's views; their
+        launches composed unless `compose` is False."""
         composer = self.context.composer
         findings: list[Finding] = []
         launches = 0
         partial: list[LaunchView] = []
-        for read in self.reader.launch_views(data):
+        for read in views:
             view = read.view
+            launches += len(read.launches)
+            if read.partly_parsed:
+                partial.append(read)
+            if not compose:
+                continue
             first = len(composer.stats.unresolved)
             found = check_script(self.path, self.context, read.launches, list(self.options.renames), self.reader.kind)
             near = read.near_errors()
@@ -110,9 +137,6 @@ class ComposeChecker:
                     (p, view.host_line(line, data) if view.host_at is not None else line, view.restore(why))
                     for p, line, why in composer.stats.unresolved[first:]]
             findings.extend(view.to_host(f, data) for f in found)
-            launches += len(read.launches)
-            if read.partly_parsed:
-                partial.append(read)
         return findings, launches, partial
 
     def in_repository_terms(self, result: FileResult) -> None:

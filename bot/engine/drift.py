@@ -6,17 +6,18 @@ meet the old config too). An override (file, key, value) that Hydra rejected the
 older than the change and is not reported as drift. Comparing the old script, not today's, keeps a
 change that edits a config and its scripts in one commit (new keys, an entry point switched) from
 hiding what it broke.
+
+In a scan that also runs rules (`watch`, publishing: drift_options) only the files holding a launch the
+change reaches are composed (bot.hydra.inputs; the change: every path that differs between SHA and the
+working tree, bot.engine.changed), and the tree at SHA only for the files that fail now, when the scan
+asks (bot.engine.before): the others compose the same on both sides.
 """
 
 from __future__ import annotations
 
-import shutil
-import tarfile
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from bot.errors import UserError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,54 +43,22 @@ def drift_options(root: Path, since: str, seconds: float | None = None) -> Compo
     """compose-check's options for what the config change since `since` broke (in a scan that also runs rules:
     `watch`, publishing): the keys it renamed, and the failures older than it."""
     from bot.compose.checker import ComposeOptions
+    from bot.engine.before import FailingBefore
+    from bot.engine.changed import changed_since
     from bot.hydra.renames import config_renames
 
     root = root.resolve()
-    known = failing_before(root, since, seconds)
-    return ComposeOptions(tuple(config_renames(root, since)), frozenset(known))
+    changed = changed_since(root, since)
+    return ComposeOptions(tuple(config_renames(root, since)), FailingBefore(root, since, seconds), changed)
 
 
 def failing_before(root: Path, since: str, seconds: float | None, jobs: int = 1) -> set[Key]:
     """The overrides that already failed with the config at `since` (the working tree's scripts)."""
-    from bot.discover import shell_sources
+    from bot.engine.before import export_before
     from bot.engine.scan import compose_scan
 
     with tempfile.TemporaryDirectory(prefix="bot-drift-") as scratch:
         old = Path(scratch) / "tree"
-        export(root, since, old)
-        for source in shell_sources(root, []):
-            target = old / source.path
-            if target.exists() or target.is_symlink():
-                continue  # the script as it was at SHA
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source.absolute, target)
+        export_before(root, since, old)
         report, _ = compose_scan(old, seconds=seconds, jobs=jobs)
     return {(f.path, f.key, f.value) for f in report.findings + report.silenced}
-
-
-def export(root: Path, since: str, into: Path) -> None:
-    """The files of commit `since` (a name git resolves, never an option) written under `into`."""
-    import git
-
-    repo = git.Repo(root)
-    try:
-        commit = repo.commit(since)
-    except (git.BadName, ValueError):
-        raise UserError(f"--since {since}: no such commit in {root}") from None
-    into.mkdir(parents=True)
-    archive = into.parent / "tree.tar"
-    with archive.open("wb") as handle:
-        repo.archive(handle, treeish=commit.hexsha, format="tar")
-    with tarfile.open(archive) as tar:
-        tar.extractall(into, filter=_inside)
-    archive.unlink()
-
-
-def _inside(member: tarfile.TarInfo, into: str) -> tarfile.TarInfo | None:
-    """tarfile's `data` filter (nothing written outside `into`, no device files), a member it refuses (a link
-    to an absolute path or out of the tree) left out: the exported tree holds the commit's own files, and what
-    its links lead to outside it is absent there, as in the working tree (bot.confined)."""
-    try:
-        return tarfile.data_filter(member, into)
-    except tarfile.FilterError:
-        return None

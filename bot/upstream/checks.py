@@ -66,7 +66,7 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
         module = parse_cst(source)
     except cst.ParserSyntaxError:
         return [], {}, []
-    wrapper = cst.MetadataWrapper(module)
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)  # the module is this call's own: no copy
     visitor = _ChecksVisitor(module, wrapper.resolve(PositionProvider), path)
     wrapper.visit(visitor)
     return visitor.found, visitor.types, visitor.unread
@@ -94,6 +94,8 @@ class _ChecksVisitor(cst.CSTVisitor):
         return self.module.code_for_node(node).strip().splitlines()[0]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.BaseExpression):  # no statement is inside one: a check's test is read from it
+            return False
         guard = self.after_return.get(id(node))
         if guard is not None:
             self.guards.append(guard)

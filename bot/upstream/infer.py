@@ -106,7 +106,11 @@ class Inference:
     loosened: int = 0  # checks that let more through than before: no rule
 
 
-def _checks(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, str]], list[NotUnderstood]]:
+Read = tuple[list[Check], dict[str, dict[str, str]], list[NotUnderstood]]
+MAX_READERS = 4  # processes reading a change's Python files at once
+
+
+def _checks(source: str, path: str) -> Read:
     """`checks_in`, with a file that fails or takes too long reported as not understood."""
     from bot.engine.isolation import isolated
 
@@ -115,6 +119,65 @@ def _checks(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, st
         assert error is not None
         return [], {}, [NotUnderstood(path, 0, "", "", error.reason)]
     return found
+
+
+def _read_one(_state: object, item: tuple[str, str]) -> Read:
+    return _checks(*item)
+
+
+def _read_all(texts: list[tuple[str, str]]) -> list[Read]:
+    """The checks of each (text, path), read on forked workers when there are several files and cores (libcst
+    reads a large file in a second or so); the largest first, so the workers finish together."""
+    import os
+
+    from bot.engine.forks import Forks, can_fork
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    jobs = min(cores, MAX_READERS, len(texts))
+    if jobs < 2 or not can_fork():
+        return [_checks(text, path) for text, path in texts]
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i][0]))
+    forks = Forks(jobs)
+    try:
+        done = list(forks.map(_read_one, [texts[i] for i in order]))
+    finally:
+        forks.close()
+    out: list[Read] = [([], {}, [])] * len(texts)
+    for index, read in zip(order, done):
+        out[index] = read
+    return out
+
+
+# per file the change edits: where its checks before and after the change are among the texts read (None: not
+# read), or why the file after it is not read
+Planned = tuple[int | None, int | None, NotUnderstood | None]
+
+
+def _plan(old: Any, new: Any) -> tuple[list[tuple[str, str]], list[Planned]]:
+    """The texts to read checks of (the Python files the change edits, tests aside, before and after it), and
+    what each file's are."""
+    texts: list[tuple[str, str]] = []
+    planned: list[Planned] = []
+    for diff in old.diff(new):
+        before, before_unread = None, None  # why the file before the change was not read: its checks are not known
+        if diff.a_path and diff.a_path.endswith(".py") and not diff.new_file and not is_test_path(diff.a_path):
+            blob = old.tree[diff.a_path]
+            before_unread = too_large(blob)
+            if before_unread is None:
+                before = len(texts)
+                texts.append((text_of(blob), diff.a_path))
+        path = diff.b_path or ""
+        if not path.endswith(".py") or diff.deleted_file or is_test_path(path):
+            planned.append((before, None, None))
+            continue
+        blob = new.tree[path]
+        skipped = too_large(blob) or (f"before the change: {before_unread}" if before_unread else None)
+        if skipped is not None:
+            planned.append((before, None, NotUnderstood(path, 0, "", "", skipped)))
+            continue
+        planned.append((before, len(texts), None))
+        texts.append((text_of(blob), path))
+    return texts, planned
 
 
 def infer(root: Path, before: str, after: str, existing: list[Any]) -> Inference:
@@ -128,26 +191,19 @@ def infer(root: Path, before: str, after: str, existing: list[Any]) -> Inference
     old_unread: set[str] = set()
     candidates: list[tuple[list[Check], dict[str, dict[str, str]]]] = []
     result = Inference()
-    for diff in old.diff(new):
-        before_unread = None  # why the file before the change was not read: its checks are not known then
-        if diff.a_path and diff.a_path.endswith(".py") and not diff.new_file and not is_test_path(diff.a_path):
-            blob = old.tree[diff.a_path]
-            before_unread = too_large(blob)
-            if before_unread is None:
-                checks, _, unread = _checks(text_of(blob), diff.a_path)
-                old_checks.extend(checks)
-                old_unread.update(u.text for u in unread if u.text)
-        path = diff.b_path or ""
-        if not path.endswith(".py") or diff.deleted_file or is_test_path(path):
-            continue
-        blob = new.tree[path]
-        skipped = too_large(blob) or (f"before the change: {before_unread}" if before_unread else None)
+    texts, planned = _plan(old, new)
+    read = _read_all(texts)
+    for before_at, after_at, skipped in planned:
+        if before_at is not None:
+            checks, _, unread = read[before_at]
+            old_checks.extend(checks)
+            old_unread.update(u.text for u in unread if u.text)
         if skipped is not None:
-            result.not_understood.append(NotUnderstood(path, 0, "", "", skipped))
-            continue
-        checks, types, unread = _checks(text_of(blob), path)
-        candidates.append((checks, types))
-        result.not_understood.extend(unread)
+            result.not_understood.append(skipped)
+        elif after_at is not None:
+            checks, types, unread = read[after_at]
+            candidates.append((checks, types))
+            result.not_understood.extend(unread)
     result.not_understood = [u for u in result.not_understood if not (u.text and u.text in old_unread)]
     places = Places(new)
     for checks, types in candidates:

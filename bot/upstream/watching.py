@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from bot.compose.checker import ComposeOptions
 from bot.compose.findings import RULE_ID, compose_rule
+from bot.engine.before import FailingBefore
 from bot.engine.drift import drift_options
 from bot.engine.scan import scan
 from bot.errors import UserError
@@ -169,6 +170,10 @@ def dry_report(result: WatchResult, tree: Path, selected: list[Rule], repo: Repo
     composing = None
     if options.compose:  # compose-check in the same scan, what the change broke (or all of it: --compose-all)
         composing = drift_options(tree, options.compose_since) if options.compose_since else ComposeOptions()
-    result.report = scan(tree, selected, label=repo.github or repo.name, baseline=baseline, compose=composing)
+    try:
+        result.report = scan(tree, selected, label=repo.github or repo.name, baseline=baseline, compose=composing)
+    finally:
+        if composing is not None and isinstance(composing.known, FailingBefore):
+            composing.known.close()  # the tree before the change, if a file failing now had it exported
     if result.suggestions or result.not_understood:
         result.report.inferred = result.inferred()

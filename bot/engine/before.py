@@ -1,0 +1,137 @@
+"""The failures with the config before a change, found for a file when a scan asks about it (bot.engine.drift).
+
+What a config change broke is what fails now and did not before: the check asks only about the files in which
+something fails now, which after most changes are few or none. So the tree at the commit before the change is
+exported, listed and read only when the first such file is asked about, and only that file's launches are
+composed there (the script as it was, one added since laid over the old tree, as the whole check before
+the change composed it): the same answer as composing every file of it, for the files that matter.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.errors import UserError
+
+if TYPE_CHECKING:
+    from bot.compose.checker import Key
+    from bot.discover import SourceFile
+    from bot.engine.checker import Setup
+
+
+class FailingBefore:
+    """The keys (path, key, value) of the overrides that failed with the config at `since`; `key in` it composes
+    the path's launches in the tree at `since` the first time the path is asked about."""
+
+    def __init__(self, root: Path, since: str, seconds: float | None) -> None:
+        self.root, self.since, self.seconds = root, since, seconds
+        self._by_path: dict[str, frozenset[Key]] = {}
+        self._made_in = os.getpid()
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._old: tuple[Setup, dict[str, SourceFile]] | None = None
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, tuple) or not key or not isinstance(key[0], str):
+            return False
+        path = key[0]
+        if path not in self._by_path:
+            self._by_path[path] = self._failing(path)
+        return key in self._by_path[path]
+
+    @property
+    def exported(self) -> bool:
+        """Whether a file failing now had the tree before the change exported (and not yet removed)."""
+        return self._old is not None
+
+    def close(self) -> None:
+        """The exported tree removed (it is removed at exit too)."""
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch, self._old = None, None
+
+    def _failing(self, path: str) -> frozenset[Key]:
+        if os.getpid() != self._made_in:  # a forked worker: its own tree, removed once read
+            with tempfile.TemporaryDirectory(prefix="bot-drift-") as scratch:
+                setup, listed = self._read(Path(scratch))
+                return _keys(setup, listed, path)
+        if self._old is None:
+            self._scratch = tempfile.TemporaryDirectory(prefix="bot-drift-")
+            self._old = self._read(Path(self._scratch.name))
+        setup, listed = self._old
+        return _keys(setup, listed, path)
+
+    def _read(self, scratch: Path) -> tuple[Setup, dict[str, SourceFile]]:
+        """The tree at `since` exported under `scratch`, listed as compose-check lists it, and its scan setup."""
+        from bot.compose.checker import ComposeOptions
+        from bot.discover import sources
+        from bot.engine.checker import Composing, Setup
+        from bot.engine.context import scan_context
+        from bot.engine.silence import default_baseline
+        from bot.lang import shell_family
+
+        old = scratch / "tree"
+        export_before(self.root, self.since, old)
+        packaging: list[str] = []
+        listed = list(sources(old, [], shell_family(), packaging=packaging))
+        context = scan_context(old, listed, packaging)
+        setup = Setup(context, None, (), self.seconds, compose=Composing(ComposeOptions(), default_baseline(old)))
+        return setup, {s.path: s for s in listed}
+
+
+def _keys(setup: Setup, listed: dict[str, SourceFile], path: str) -> frozenset[Key]:
+    """The failing overrides of one file of the old tree (none when it has no such file)."""
+    from bot.engine.checker import compose_one
+
+    source = listed.get(path)
+    if source is None:
+        return frozenset()
+    result = compose_one(setup, source).result
+    if result is None:
+        return frozenset()
+    return frozenset((f.path, f.key, f.value) for f in result.findings + result.silenced)
+
+
+def export_before(root: Path, since: str, old: Path) -> None:
+    """The tree of commit `since` written at `old`, each script added since laid over it as it is now."""
+    from bot.discover import shell_sources
+
+    export(root, since, old)
+    for source in shell_sources(root, []):
+        target = old / source.path
+        if target.exists() or target.is_symlink():
+            continue  # the script as it was at SHA
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source.absolute, target)
+
+
+def export(root: Path, since: str, into: Path) -> None:
+    """The files of commit `since` (a name git resolves, never an option) written under `into`."""
+    import git
+
+    repo = git.Repo(root)
+    try:
+        commit = repo.commit(since)
+    except (git.BadName, ValueError):
+        raise UserError(f"--since {since}: no such commit in {root}") from None
+    into.mkdir(parents=True)
+    archive = into.parent / "tree.tar"
+    with archive.open("wb") as handle:
+        repo.archive(handle, treeish=commit.hexsha, format="tar")
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter=_inside)
+    archive.unlink()
+
+
+def _inside(member: tarfile.TarInfo, into: str) -> tarfile.TarInfo | None:
+    """tarfile's `data` filter (nothing written outside `into`, no device files), a member it refuses (a link
+    to an absolute path or out of the tree) left out: the exported tree holds the commit's own files, and what
+    its links lead to outside it is absent there, as in the working tree (bot.confined)."""
+    try:
+        return tarfile.data_filter(member, into)
+    except tarfile.FilterError:
+        return None
