@@ -15,6 +15,11 @@ def load_yaml(root: object, path: object) -> Any:
     return _parse_yaml(data) if data is not None else None
 
 
+def parse_yaml(data: bytes) -> Any:
+    """The data of one YAML document's bytes, parsed once per text (None when it is not one YAML document)."""
+    return _parse_yaml(data)
+
+
 @lru_cache(maxsize=1024)
 def _parse_yaml(data: bytes) -> Any:
     """What ruamel.yaml's safe loader reads of one document (composed by libyaml where it can vouch:

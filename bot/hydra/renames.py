@@ -24,9 +24,9 @@ class Rename:
 def config_renames(root: Path, before: str) -> list[Rename]:
     """Renames in the YAML files that changed between `before` and the working tree."""
     import git
-    from ruamel.yaml import YAML
 
-    yaml = YAML(typ="safe", pure=True)
+    from bot.hydra.config_files import parse_yaml
+
     top = confined.real(root)
     repo = git.Repo(root)
     try:
@@ -41,11 +41,8 @@ def config_renames(root: Path, before: str) -> list[Rename]:
         now = confined.read(top, root / (diff.b_path or path))  # the repository's own file, no link out of it
         if now is None:
             continue
-        try:
-            old = yaml.load(old_commit.tree[path].data_stream.read().decode("utf-8"))
-            new = yaml.load(now.decode("utf-8"))
-        except Exception:  # not YAML (either side): no renames read from it; compose-check reports the file
-            continue
+        # not YAML (either side): None, no renames read from it; compose-check reports the file
+        old, new = parse_yaml(old_commit.tree[path].data_stream.read()), parse_yaml(now)
         out.extend(_renames_between(old, new, (), path))
     return out
 

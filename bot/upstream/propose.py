@@ -27,9 +27,8 @@ INTERPOLATION = re.compile(r"\$\{(?:oc\.select:)?([\w.]+)")
 def config_targets(commit: Any, follows: dict[str, set[str]] | None = None) -> dict[str, list[str]]:
     """Class name -> dotted paths of the YAML nodes whose `_target_` names it, in the configs of `commit`;
     `follows` gets, per key, the keys whose value is by default that key's (`b: ${oc.select:a,False}`)."""
-    from ruamel.yaml import YAML
+    from bot.hydra.config_files import parse_yaml
 
-    yaml = YAML(typ="safe", pure=True)
     out: dict[str, set[str]] = {}
 
     def walk(node: Any, prefix: str) -> None:
@@ -52,10 +51,7 @@ def config_targets(commit: Any, follows: dict[str, set[str]] | None = None) -> d
         data = blob.data_stream.read()
         if b"_target_" not in data:
             continue
-        try:
-            walk(yaml.load(data.decode("utf-8")), "")
-        except Exception:  # a YAML file the bot cannot read proposes nothing
-            continue
+        walk(parse_yaml(data), "")  # a YAML file the bot cannot read (None) proposes nothing
     return {name: sorted(paths) for name, paths in out.items()}
 
 

@@ -141,7 +141,7 @@ def choose(history: Path, tree: Path, rules: list[Rule], change: Change, options
     """The rules the change calls for: (the result so far, every rule with the inferred ones, the selection)."""
     reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
     if any(path.endswith((".yaml", ".yml")) for path in change.paths):
-        reasons[RULE_ID] = "the change edits config YAML: every launch is composed again"
+        reasons[RULE_ID] = "the change edits config YAML: every launch it reaches is composed again"
     suggestions: list[str] = []
     not_understood: list[str] = []
     inferred: list[Rule] = []
