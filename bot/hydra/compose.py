@@ -64,6 +64,12 @@ def override_text(override: Override) -> str | None:
     return f"{override.prefix}{key}=null"
 
 
+def _search_override(app: HydraApp) -> str:
+    """The app's search path as Hydra's `hydra.searchpath` override, each directory through the confined source."""
+    root = str(app.root)
+    return "hydra.searchpath=[" + ",".join(_quoted(search_entry(root, d)) for d in app.search_path) + "]"
+
+
 def _quoted(text: str) -> str:
     """A string in Hydra's override grammar, quoted so that any path reads back as itself."""
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
@@ -117,8 +123,7 @@ class Composer:
         assert app.config_dir is not None and app.root is not None
         ident = self._ident(app, groups)
         if ident not in self._bases:
-            root = str(app.root)
-            search = "hydra.searchpath=[" + ",".join(_quoted(search_entry(root, d)) for d in app.search_path) + "]"
+            search = _search_override(app)
             added: list[str] = []
             try:
                 self._bound(app, groups)
@@ -174,32 +179,35 @@ class Composer:
 
     def _compose_plain(self, app: HydraApp, groups: tuple[str, ...]) -> dict[str, Any] | None:
         from bot.hydra.plain_compose import defaults_list, merged
-        from bot.hydra.source import _source_class, yaml_data
 
-        root = str(app.root)
-        search = "hydra.searchpath=[" + ",".join(_quoted(search_entry(root, d)) for d in app.search_path) + "]"
-        refused = self._refused
-        refused.clear()
-        source: Any = self._source or confined_source(refused, self._yaml, self._data)
-        self._source = source
         try:
             self._bound(app, groups)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                with hydra_over(root, str(app.config_dir), app.version_base, source):
-                    source.outline = True
-                    found, repo = defaults_list(app.config_name, [*groups, search])
+            with self._initialised(app) as source:
+                source.outline = True
+                try:
+                    found, repo = defaults_list(app.config_name, [*groups, _search_override(app)])
+                finally:
                     source.outline = False
-                    data = merged(found, repo, _source_class(), yaml_data)
+                data = merged(found, repo)
         except Exception:  # anything not plain, Hydra's error or the bot's refusal: Hydra's composition says
             return None
-        finally:
-            source.outline = False
-        if refused:
+        if self._refused:
             return None
         self.counts.plain_composes += 1
         self.stats.base_composes += 1
         return data
+
+    @contextmanager
+    def _initialised(self, app: HydraApp) -> Iterator[Any]:
+        """Hydra set up for the app, reading the repository through this composer's config source (which notes
+        what the composition under way was refused), its warnings silenced (an app of Hydra 1.1's behaviour is
+        warned about)."""
+        self._refused.clear()
+        self._source = self._source or confined_source(self._refused, self._yaml, self._data)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with hydra_over(str(app.root), str(app.config_dir), app.version_base, self._source):
+                yield self._source
 
     def _compose(self, app: HydraApp, overrides: list[str]) -> Any:
         """Hydra's composed config, or what it raised (a failure whose config read a path refused as not the
@@ -210,13 +218,9 @@ class Composer:
 
         self.counts.hydra_composes += 1
         refused = self._refused
-        refused.clear()
-        self._source = self._source or confined_source(refused, self._yaml, self._data)
         try:
-            with warnings.catch_warnings():  # an app of Hydra 1.1's behaviour is warned about
-                warnings.simplefilter("ignore")
-                with hydra_over(str(app.root), str(app.config_dir), app.version_base, self._source):
-                    return compose(app.config_name, overrides=overrides)
+            with self._initialised(app):
+                return compose(app.config_name, overrides=overrides)
         except NotComposed as exc:
             return exc
         except (HydraException, OmegaConfBaseException, ValueError) as exc:

@@ -43,11 +43,12 @@ def defaults_list(config_name: str | None, overrides: list[str]) -> tuple[Any, A
     return found, repo
 
 
-def merged(found: Any, repo: Any, source_class: type, data_of: Any) -> dict[str, Any]:
-    """The app's part of the config the defaults list composes (`hydra` left out). `data_of(source,
-    config_path)`: the YAML data of a config of the tree, as OmegaConf's loader reads it. NotPlain where
-    Hydra is to compose it."""
+def merged(found: Any, repo: Any) -> dict[str, Any]:
+    """The app's part of the config the defaults list composes (`hydra` left out), from the YAML data of the
+    repository's config files (bot.hydra.source); NotPlain where Hydra is to compose it."""
     from hydra.core.object_type import ObjectType
+
+    from bot.hydra.source import is_repository_source, yaml_data
 
     if any(not override.is_hydra_override() for override in found.config_overrides):
         raise NotPlain("command-line values besides group choices")
@@ -59,12 +60,12 @@ def merged(found: Any, repo: Any, source_class: type, data_of: Any) -> dict[str,
         package = default.package
         source = repo.delegate._find_object_source(default.config_path, ObjectType.CONFIG)
         if package == "hydra" or package.startswith("hydra."):
-            if isinstance(source, source_class):
+            if is_repository_source(source):
                 raise NotPlain("a config of the app's own under Hydra's node")
             continue
-        if not isinstance(source, source_class) or schema.is_config(default.config_path):
+        if not is_repository_source(source) or schema.is_config(default.config_path):
             raise NotPlain("a structured config or schema")
-        data = data_of(source, default.config_path)
+        data = yaml_data(source, default.config_path)
         if not isinstance(data, dict):
             raise NotPlain("a config that is no mapping")
         body = {key: value for key, value in data.items() if key != "defaults"}

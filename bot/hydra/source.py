@@ -160,6 +160,11 @@ def _load(source: Any, config_path: str) -> Any:
     return ConfigResult(config=cfg, path=f"file://{source.path}", provider=source.provider, header=header)
 
 
+def is_repository_source(source: Any) -> bool:
+    """Whether a config source of Hydra's is the bot's reading of the repository's own files."""
+    return isinstance(source, _source_class())
+
+
 def yaml_data(source: Any, config_path: str) -> Any:
     """The YAML data of one config file of the tree, as OmegaConf's loader reads it, parsed once per text for
     the composer (never to be changed: bot.hydra.plain_compose merges copies); ConfigBroken as for Hydra's load."""
