@@ -27,7 +27,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,7 @@ sys.path.insert(0, str(HERE / "scripts"))
 sys.path.insert(0, str(HERE / "benchmarks"))
 
 from downstream_set import PIN_FILE, PIN_URL, SET, span_diff  # noqa: E402  (scripts next door, not packages)
-from replay import Key, _made_later, _missed, pct, run_bot  # noqa: E402
+from replay import pct, run_bot, score  # noqa: E402
 from replay_denominator import DEFAULT_CORPUS, REPLAY, Corpus, load_set  # noqa: E402
 
 BOT_FLAGS = ("--dry-run", "--format", "diff", "--no-bundled")
@@ -86,37 +85,8 @@ def measure(corpus: Corpus, changes: dict[str, dict[str, Any]], upgrade: dict[st
             shutil.copy(rules_from / name, rules / name)
         files, seconds, summary = run_bot(upgrade["name"], bot_command(repo, rules), keep, mode)
     human = span_diff(corpus, upgrade["A"], upgrade["B"], upgrade["dir"])
-    human_lines: Counter[Key] = Counter()
-    renamed: dict[str, str] = {}
-    deleted: set[str] = set()
-    for f in human:
-        if f.status == "D":
-            deleted.add(f.path)
-        if f.status == "R" and f.old and f.new:
-            renamed[f.old] = f.new
-        for line in f.lines:
-            human_lines[f.path, line.sign, line.text.rstrip()] += 1
-    bot_lines: Counter[Key] = Counter()
-    blocks: dict[tuple[str, int], list[Key]] = {}
-    for f in files:
-        for line in f.lines:
-            key = (f.path, line.sign, line.text.rstrip())
-            bot_lines[key] += 1
-            blocks.setdefault((f.path, line.block), []).append(key)
     den = [_Counted(c["path"], c["sign"], c["text"], ",".join(c["changes"])) for c in upgrade["counted"]]
-    den_keys: Counter[Key] = Counter((c.path, c.sign, c.text) for c in den)
-    covered = den_keys & bot_lines
-    missed, missed_lines = _missed(den, covered)
-    matched = bot_lines & human_lines
-    spare = bot_lines - matched
-    in_deleted = sum(n for (p, _, _), n in spare.items() if p in deleted)
-    budget = Counter(spare)
-    later = _made_later(corpus, {"sha": upgrade["B"]}, blocks, deleted, renamed, budget)
-    wrong = sorted(f"{p} {s}{t}" for (p, s, t), n in budget.items() if n > 0 and p not in deleted for _ in range(n))
-    row.update(covered=sum(covered.values()), bot_lines=sum(bot_lines.values()),
-               right=sum(matched.values()) + later, later=later, deleted=in_deleted, wrong=wrong,
-               missed=dict(sorted(missed.items())), missed_lines=missed_lines, seconds=round(seconds, 1),
-               summary=summary)
+    row.update(score(corpus, upgrade["B"], human, files, den), seconds=round(seconds, 1), summary=summary)
     return row
 
 

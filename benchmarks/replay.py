@@ -244,18 +244,12 @@ def _made_later(corpus: Corpus, entry: dict[str, Any], blocks: dict[tuple[str, i
     return later
 
 
-def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -> dict[str, Any]:
-    row: dict[str, Any] = {"name": entry["name"], "sha": entry["sha"], "format": entry["format"]}
-    den = counted_lines(corpus, entry)
-    row["denominator"] = len(den)
-    if entry["format"] == "proposed" and at in ("parent", "framework"):  # watch runs no rule of the set
-        row.update(covered=0, bot_lines=0, right=0, later=0, deleted=0, seconds=None,
-                   missed=dict(Counter(c.where for c in den)))
-        return row
-    human = human_diff(corpus, entry["parent"], entry["sha"])
+def score(corpus: Corpus, sha: str, human: list[Any], files: list[Any], den: list[Any]) -> dict[str, Any]:
+    """Covered and right (module docstring) of the bot's diff `files` against the human diff `human` of commit
+    `sha` and its counted lines `den`: the counts, the missed lines by place and the lines not counted right."""
     human_lines: Counter[Key] = Counter()
     renamed: dict[str, str] = {}
-    deleted = set()
+    deleted: set[str] = set()
     for f in human:
         if f.status == "D":
             deleted.add(f.path)
@@ -263,7 +257,6 @@ def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -
             renamed[f.old] = f.new
         for line in f.lines:
             human_lines[f.path, line.sign, line.text.rstrip()] += 1
-    files, seconds, summary = bot_diff(corpus, entry, at, keep)
     bot_lines: Counter[Key] = Counter()
     blocks: dict[tuple[str, int], list[Key]] = {}
     for f in files:
@@ -278,12 +271,24 @@ def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -
     spare = bot_lines - matched  # bot lines the humans' diff does not hold
     in_deleted = sum(n for (p, _, _), n in spare.items() if p in deleted)
     budget = Counter(spare)
-    later = _made_later(corpus, entry, blocks, deleted, renamed, budget)
+    later = _made_later(corpus, {"sha": sha}, blocks, deleted, renamed, budget)
     wrong = sorted(f"{p} {s}{t}" for (p, s, t), n in budget.items() if n > 0 and p not in deleted for _ in range(n))
-    row.update(covered=sum(covered.values()), bot_lines=sum(bot_lines.values()),
-               right=sum(matched.values()) + later, later=later, deleted=in_deleted, wrong=wrong,
-               missed_lines=missed_lines,
-               seconds=round(seconds, 1), missed=dict(sorted(missed.items())), summary=summary)
+    return {"covered": sum(covered.values()), "bot_lines": sum(bot_lines.values()),
+            "right": sum(matched.values()) + later, "later": later, "deleted": in_deleted, "wrong": wrong,
+            "missed": dict(sorted(missed.items())), "missed_lines": missed_lines}
+
+
+def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -> dict[str, Any]:
+    row: dict[str, Any] = {"name": entry["name"], "sha": entry["sha"], "format": entry["format"]}
+    den = counted_lines(corpus, entry)
+    row["denominator"] = len(den)
+    if entry["format"] == "proposed" and at in ("parent", "framework"):  # watch runs no rule of the set
+        row.update(covered=0, bot_lines=0, right=0, later=0, deleted=0, seconds=None,
+                   missed=dict(Counter(c.where for c in den)))
+        return row
+    human = human_diff(corpus, entry["parent"], entry["sha"])
+    files, seconds, summary = bot_diff(corpus, entry, at, keep)
+    row.update(score(corpus, entry["sha"], human, files, den), seconds=round(seconds, 1), summary=summary)
     return row
 
 
