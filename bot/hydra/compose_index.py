@@ -91,6 +91,12 @@ def _under_added(base: Any, overrides: list[Any], keys: list[str]) -> str | None
                 if node is None:
                     added.setdefault(".".join(parts[:end]), index)
                     break
+    return under_added(added, overrides, keys)
+
+
+def under_added(added: dict[str, int], overrides: list[Any], keys: list[str]) -> str | None:
+    """The first key, set or deleted, that lies under a mapping an earlier `+` or `++` adds (`added`: each added
+    mapping, by the index of the override that adds it)."""
     for index, key in enumerate(keys if added else ()):
         if overrides[index].is_add() or overrides[index].is_force_add():
             continue

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bot.hydra.compose_index import _KEY, FAIL, PASS, UNSURE, _simple, _simple_container
+from bot.hydra.compose_index import _KEY, FAIL, PASS, UNSURE, _simple, _simple_container, under_added
 from bot.hydra.plain_compose import MISSING
 
 _ABSENT = object()
@@ -137,13 +137,7 @@ def _under_added(base: dict[str, Any], overrides: list[Any], keys: list[str]) ->
                 if _node(base, parts[:end]) is _ABSENT:
                     added.setdefault(".".join(parts[:end]), index)
                     break
-    for index, key in enumerate(keys if added else ()):
-        if overrides[index].is_add() or overrides[index].is_force_add():
-            continue
-        parts = key.split(".")
-        if any(added.get(".".join(parts[:end]), index) < index for end in range(1, len(parts))):
-            return True
-    return False
+    return under_added(added, overrides, keys) is not None
 
 
 def _one(base: dict[str, Any], override: Any, key: str) -> str:
