@@ -86,6 +86,9 @@ COMPOSE = [  # the index must say PASS and Hydra compose
     ["~trainer.name"], ["~trainer.nested"], ["~model"], ["trainer.epochs=1", "trainer.epochs=2"],
     ["trainer.epochs=1", "model.path=x", "+trainer.other=3", "~trainer.name"],
     ["+extra.a=1", "++extra.b=2", "+extra.c.d=3"],  # each adds its key, whichever adds the mapping
+    # `++` through a value on the way puts a mapping in its place: an interpolation, `???`, null, a plain value
+    ["++trainer.ref.x=1"], ["++trainer.must.x.y=[1,2]"], ["++trainer.nothing.x=a"], ["++trainer.epochs.x=1"],
+    ["++trainer.ref.x=1", "++trainer.ref.y=2"],
 ]
 RAISE = [  # the index must say FAIL and Hydra raise
     ["trainer.nonexistent=1"], ["nothere.x=1"], ["trainer.nested.absent.deeper=1"], ["+trainer.epochs=3"],
@@ -96,7 +99,8 @@ UNCERTAIN = [  # the index must leave these to Hydra (whatever Hydra says of the
     ["trainer.epochs=${model.path}"], ["trainer.name=???"], ["+trainer.ref=1"], ["~trainer.ref"],
     ["+trainer.must=1"], ["~trainer.epochs=3"], ["trainer.nested={a:1}"], ["trainer.nested.deep=1", "~trainer.nested"],
     ["+trainer.a=1", "trainer.a.b=2"], ["trainer.rows.0.a=2"], ["trainer.logger.0=x"], ["trainer.epochs=range(3)"],
-    ["+trainer.epochs=1", "trainer.epochs=2"], ["trainer.ref.x=1"],
+    ["+trainer.epochs=1", "trainer.epochs=2"], ["trainer.ref.x=1"], ["+trainer.ref.x=1"], ["++trainer.rows.x=1"],
+    ["++trainer.ref.x=1", "trainer.ref.y=2"],
     ["+extra.a=1", "extra.b=2"], ["++extra.deep.a=1", "~extra.deep.b"],  # a `+` adds the mapping the next one reads
 ]
 
@@ -128,6 +132,7 @@ class Typed:
     (["epochs=5"], PASS), (["rate=1"], PASS), (["name=7"], PASS), (["flag=true"], PASS), (["opt=null"], UNSURE),
     (["epochs=abc"], UNSURE), (["epochs=null"], UNSURE), (["flag=maybe"], UNSURE), (["sizes=[2,3]"], PASS),
     (["sizes=[a]"], PASS), (["+epochs=1"], FAIL), (["epochs.x=1"], UNSURE), (["~name"], PASS),
+    (["++epochs.x=1"], UNSURE),  # a typed value takes no mapping in its place
 ], ids=str)
 def test_typed_nodes_are_passed_only_for_values_their_type_takes(texts: list[str], said: str) -> None:
     """Typed value nodes in a mapping of the config's own, against Hydra's own applying of the list (what the

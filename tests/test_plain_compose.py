@@ -196,7 +196,10 @@ LISTS = [["a.b=2"], ["a.x=1"], ["+a.x=1"], ["+a.b=1"], ["++a.b=1"], ["~a.b"], ["
          ["+a.f=1"], ["a.c=[3]"], ["a.c=5"], ["a.g=5"], ["a.g=null"], ["a.g={h:y}"], ["a.d=[1]"], ["a.b.z=1"],
          ["a.c.z=1"], ["a.b=1", "a.b=2"], ["a=1", "a.b=2"], ["+n.m=1", "n.m=2"], ["+n.m=1", "+n.k=2"],
          ["a.b=${top}"], ["a.b=???"], ["top=null"], ["a.e=1"], ["a.f=2"], ["x@p=1"], ["a.b=1,2"], ["a.c=[]"],
-         ["a.b=[x,y]"], ["+a.new=[1,2]"], ["a.g=[1]"], ["a.b="], ["~a.c"]]
+         ["a.b=[x,y]"], ["+a.new=[1,2]"], ["a.g=[1]"], ["a.b="], ["~a.c"],
+         # `++` through a value on the way (an interpolation, `???`, null, a plain value, a list)
+         ["++a.f.x=1"], ["++a.e.x.y=[1]"], ["++a.d.x=1", "++a.d.y=2"], ["++a.b.x=1", "a.b.y=2"], ["++a.c.x=1"],
+         ["++top.x=${a.b}"], ["++a.b.x=1", "+a.b.y=2"], ["++a.b.x=1", "~a.b.y"]]
 
 
 @pytest.mark.parametrize("texts", LISTS, ids=" ".join)

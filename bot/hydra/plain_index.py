@@ -176,6 +176,8 @@ def _one(base: dict[str, Any], override: Any, key: str) -> str:
     parent: Any = base
     for depth, part in enumerate(parts):
         if not isinstance(parent, dict):
+            if override.is_force_add() and not isinstance(parent, list):
+                return _forced_through(value)
             return UNSURE  # a list, a value, null, `???` or an interpolation on the way
         if part not in parent:
             return _absent(override, value)
@@ -183,6 +185,12 @@ def _one(base: dict[str, Any], override: Any, key: str) -> str:
             return _present(override, value, parent[part])
         parent = parent[part]
     return UNSURE
+
+
+def _forced_through(value: Any) -> str:
+    """`++` through a value on the way to its key (null, `???`, an interpolation, a plain value): OmegaConf's
+    update puts an empty mapping in the value's place and adds the rest of the way, struct or not."""
+    return PASS if _simple(value) or _simple_container(value) else UNSURE
 
 
 def _absent(override: Any, value: Any) -> str:
