@@ -96,6 +96,8 @@ class Composer:
         # what the scan's trees hold, by path and key: config groups, and groups that are links out of the tree
         self._groups: dict[tuple[object, ...], bool] = {}
         self._refusals: dict[tuple[object, ...], str | None] = {}
+        # by app (root, config dir, search path), then override key: (names a config group, why it is refused)
+        self._kinds: dict[tuple[object, ...], dict[str, tuple[bool, str | None]]] = {}
         self.stats = ComposeStats()
 
     @contextmanager
@@ -327,6 +329,7 @@ class Composer:
         seen: set[object] = set()
         plain: list[tuple[Override, str]] = []
         group_items: list[tuple[Override, str]] = []
+        kinds = self._kinds.setdefault((app.root, app.config_dir, app.search_path), {})
         for override in launch.overrides if overrides is None else overrides:
             if override.key_span in seen:
                 continue  # alternatives of one word (branches): the first one speaks for them
@@ -334,9 +337,12 @@ class Composer:
             text = (replaced or {}).get(id(override)) or override_text(override)
             if text is None or override.key.startswith("-"):
                 continue  # Hydra's own settings, or an option of the app's argument parser (`--config=x`)
-            is_group = self.is_group(app, override.key) and override.prefix != "~"
-            if not is_group and (why := self._refused_group(app, override.key)) is not None:
-                raise NotComposed(f"its config reads {why}: not followed")
+            kind = kinds.get(override.key)
+            if kind is None:
+                kind = kinds[override.key] = (self.is_group(app, override.key), self._refused_group(app, override.key))
+            is_group = kind[0] and override.prefix != "~"
+            if not is_group and kind[1] is not None:
+                raise NotComposed(f"its config reads {kind[1]}: not followed")
             if is_group and text.endswith("=null") and id(override) not in (replaced or {}):
                 continue  # a config-group choice made at run time: the script's default choice stands
             (group_items if is_group else plain).append((override, text))
