@@ -86,6 +86,9 @@ COMPOSE = [  # the index must say PASS and Hydra compose
     ["~trainer.name"], ["~trainer.nested"], ["~model"], ["trainer.epochs=1", "trainer.epochs=2"],
     ["trainer.epochs=1", "model.path=x", "+trainer.other=3", "~trainer.name"],
     ["+extra.a=1", "++extra.b=2", "+extra.c.d=3"],  # each adds its key, whichever adds the mapping
+    # `++` through a value on the way puts a mapping in its place: an interpolation, `???`, null, a plain value
+    ["++trainer.ref.x=1"], ["++trainer.must.x.y=[1,2]"], ["++trainer.nothing.x=a"], ["++trainer.epochs.x=1"],
+    ["++trainer.ref.x=1", "++trainer.ref.y=2"],
 ]
 RAISE = [  # the index must say FAIL and Hydra raise
     ["trainer.nonexistent=1"], ["nothere.x=1"], ["trainer.nested.absent.deeper=1"], ["+trainer.epochs=3"],
@@ -96,7 +99,8 @@ UNCERTAIN = [  # the index must leave these to Hydra (whatever Hydra says of the
     ["trainer.epochs=${model.path}"], ["trainer.name=???"], ["+trainer.ref=1"], ["~trainer.ref"],
     ["+trainer.must=1"], ["~trainer.epochs=3"], ["trainer.nested={a:1}"], ["trainer.nested.deep=1", "~trainer.nested"],
     ["+trainer.a=1", "trainer.a.b=2"], ["trainer.rows.0.a=2"], ["trainer.logger.0=x"], ["trainer.epochs=range(3)"],
-    ["+trainer.epochs=1", "trainer.epochs=2"], ["trainer.ref.x=1"],
+    ["+trainer.epochs=1", "trainer.epochs=2"], ["trainer.ref.x=1"], ["+trainer.ref.x=1"], ["++trainer.rows.x=1"],
+    ["++trainer.ref.x=1", "trainer.ref.y=2"],
     ["+extra.a=1", "extra.b=2"], ["++extra.deep.a=1", "~extra.deep.b"],  # a `+` adds the mapping the next one reads
 ]
 
@@ -128,6 +132,7 @@ class Typed:
     (["epochs=5"], PASS), (["rate=1"], PASS), (["name=7"], PASS), (["flag=true"], PASS), (["opt=null"], UNSURE),
     (["epochs=abc"], UNSURE), (["epochs=null"], UNSURE), (["flag=maybe"], UNSURE), (["sizes=[2,3]"], PASS),
     (["sizes=[a]"], PASS), (["+epochs=1"], FAIL), (["epochs.x=1"], UNSURE), (["~name"], PASS),
+    (["++epochs.x=1"], UNSURE),  # a typed value takes no mapping in its place
 ], ids=str)
 def test_typed_nodes_are_passed_only_for_values_their_type_takes(texts: list[str], said: str) -> None:
     """Typed value nodes in a mapping of the config's own, against Hydra's own applying of the list (what the
@@ -204,12 +209,15 @@ def test_launches_sharing_a_base_with_leaf_overrides_compose_it_once(tmp_path: P
 
 
 def test_a_failing_launch_is_confirmed_by_hydra_with_its_message(tmp_path: Path) -> None:
+    """The failing override is applied by Hydra's own override logic to the mappings on the way to its key, which
+    confirms it and words why: Hydra composes no base, and nothing is applied to a copy of one."""
     script = LAUNCHES + "python lab/train.py trainer.epochs=2 trainer.nonexistent=1\n"
     findings, counts = _composed(_lab(tmp_path), script)
     assert [(f.line, f.key) for f in findings] == [(7, "trainer.nonexistent")]
     assert "Could not override 'trainer.nonexistent'" in findings[0].message
-    # the failing launch's base composed by Hydra too, to confirm it and word why
-    assert (counts.hydra_composes, counts.plain_composes, counts.applied, counts.indexed) == (1, 1, 1, 6)
+    assert "full_key: trainer.nonexistent" in findings[0].message
+    assert (counts.hydra_composes, counts.plain_composes, counts.applied, counts.confirmed, counts.indexed) == (
+        0, 1, 0, 1, 6)
 
 
 def test_cross_check_applies_every_list_the_index_decides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -222,12 +230,15 @@ def test_cross_check_applies_every_list_the_index_decides(tmp_path: Path, monkey
                          "python lab/train.py trainer.absent=1 trainer.epochs=2 +trainer.name=x ~trainer.gone "
                          "model.path=y trainer.nested.deep.er=3\n")
     plain, counts = _composed(_lab(tmp_path), script)
-    assert (counts.applied, counts.indexed) == (2, 6)  # only the failing overrides of the last two applied
+    # the index is sure of line 7 (its failure confirmed on the way to its key), not of line 8 (`trainer.nested.deep`
+    # is a value): line 8 applied whole to the plain base made a config; Hydra composes nothing
+    assert (counts.hydra_composes, counts.applied, counts.confirmed, counts.indexed) == (0, 1, 1, 6)
     assert [(f.line, f.key) for f in plain] == [(7, "trainer.nonexistent"), (8, "trainer.absent"),
                                                 (8, "trainer.name"), (8, "trainer.gone"), (8, "trainer.nested.deep.er")]
     checked, counts = _composed(tmp_path / "lab", script, cross_check=True)
     assert [(f.line, f.key, f.message) for f in checked] == [(f.line, f.key, f.message) for f in plain]
-    assert (counts.applied, counts.indexed) == (9, 0)  # each list, and the failing overrides of the last alone
+    # Hydra composes the base once, applies each list to it and the failing overrides alone, and agrees
+    assert (counts.hydra_composes, counts.applied) == (1, 10)
     monkeypatch.setenv(CROSS_CHECK, "1")
     assert Composer().applied.cross_check
     monkeypatch.delenv(CROSS_CHECK)

@@ -196,7 +196,10 @@ LISTS = [["a.b=2"], ["a.x=1"], ["+a.x=1"], ["+a.b=1"], ["++a.b=1"], ["~a.b"], ["
          ["+a.f=1"], ["a.c=[3]"], ["a.c=5"], ["a.g=5"], ["a.g=null"], ["a.g={h:y}"], ["a.d=[1]"], ["a.b.z=1"],
          ["a.c.z=1"], ["a.b=1", "a.b=2"], ["a=1", "a.b=2"], ["+n.m=1", "n.m=2"], ["+n.m=1", "+n.k=2"],
          ["a.b=${top}"], ["a.b=???"], ["top=null"], ["a.e=1"], ["a.f=2"], ["x@p=1"], ["a.b=1,2"], ["a.c=[]"],
-         ["a.b=[x,y]"], ["+a.new=[1,2]"], ["a.g=[1]"], ["a.b="], ["~a.c"]]
+         ["a.b=[x,y]"], ["+a.new=[1,2]"], ["a.g=[1]"], ["a.b="], ["~a.c"],
+         # `++` through a value on the way (an interpolation, `???`, null, a plain value, a list)
+         ["++a.f.x=1"], ["++a.e.x.y=[1]"], ["++a.d.x=1", "++a.d.y=2"], ["++a.b.x=1", "a.b.y=2"], ["++a.c.x=1"],
+         ["++top.x=${a.b}"], ["++a.b.x=1", "+a.b.y=2"], ["++a.b.x=1", "~a.b.y"]]
 
 
 @pytest.mark.parametrize("texts", LISTS, ids=" ".join)
@@ -286,3 +289,29 @@ def test_config_yaml_reads_as_omegaconfs_loader_reads_it(name: str) -> None:
         assert str(raised.value) == str(exc)
         return
     assert _data(text) == theirs
+
+
+@pytest.mark.parametrize("texts", [t for t in LISTS if "@" not in t[0]], ids=" ".join)
+def test_a_failure_confirmed_on_the_way_to_its_key_is_worded_as_on_the_whole_base(texts: list[str]) -> None:
+    """Where the plain index is sure, each failure it finds is applied alone, by Hydra's override logic, to the
+    mappings on the way to its key: the messages are those of the whole list applied to the whole config."""
+    from omegaconf import OmegaConf
+
+    from bot.hydra.applied import Applied, ComposerCounts
+
+    applied = Applied(ComposerCounts(), cross_check=False)
+    said = applied.plain_said(DATA, texts)
+    if said is None:
+        pytest.skip("the plain index is not sure: the whole list is applied")
+    whole = Applied(ComposerCounts(), cross_check=True)  # applies the whole list in turn
+    assert applied.confirmed(DATA, texts, said) == whole.failures(OmegaConf.create(DATA), texts, line=1)
+
+
+def test_on_the_way_keeps_only_the_mappings_to_the_key() -> None:
+    from bot.hydra.plain_index import on_the_way
+
+    assert on_the_way(DATA, "a.g.h") == {"a": {"g": {"h": "x"}}}
+    assert on_the_way(DATA, "a.c") == {"a": {"c": []}}  # a list emptied, as a mapping: only its place is said
+    assert on_the_way(DATA, "a.g") == {"a": {"g": {}}}
+    assert on_the_way(DATA, "a.zz.y") == {"a": {}}  # the way stops where the config does
+    assert on_the_way(DATA, "top.x") == {"top": "t"}

@@ -3,7 +3,9 @@
 The compose index (bot.hydra.compose_index) reads off the base whether each override composes; where it is
 certain every one does, nothing is copied or applied; where it is certain of each and some fail, those are
 applied to a copy of the base with Hydra's own override logic, which confirms them and gives the messages.
-Where it is not sure, the whole list is applied in turn, as Hydra applies it.
+Where it is not sure, the whole list is applied in turn, as Hydra applies it. On a base composed as plain data
+(bot.hydra.plain_compose) the plain index decides (plain_said), and a failure it is sure of is confirmed by
+Hydra's override logic on the mappings on the way to its key alone (confirmed): no base is composed by Hydra.
 Under CROSS_CHECK (dev only: the real-world check sets it) every list the index decides is applied as well,
 and a verdict Hydra does not share raises IndexDisagreement, which the run reports as an internal error of
 the file whose launch it is.
@@ -32,6 +34,7 @@ class ComposerCounts:
     hydra_composes: int = 0
     plain_composes: int = 0  # bases composed as plain data (bot.hydra.plain_compose)
     applied: int = 0
+    confirmed: int = 0  # failing overrides confirmed on the mappings on the way to their key (Applied.confirmed)
     indexed: int = 0
 
 
@@ -57,6 +60,8 @@ class Applied:
         self._pickled: dict[int, bytes] = {}
         self._plain: dict[int, bool] = {}  # the index's reading of the bases' mappings (kept, never changed)
         self._parser: Any = None
+        self._plain_read: dict[str, Any] = {}  # each override as the plain index reads it (_read_plain)
+        self._alone: dict[int, dict[int, str]] = {}  # the plain index's verdict on an override alone, by base
 
     def failures(self, base: Any, texts: list[str], line: int) -> list[tuple[int, str]]:
         """(index in `texts`, Hydra's message) of each override that fails on the base; `line`: the launch's,
@@ -75,21 +80,65 @@ class Applied:
                 self._answers[ident] = self._failing(said, base, texts)
         return self._answers[ident]
 
-    def passes(self, base: dict[str, Any] | None, texts: list[str]) -> bool:
-        """Whether every override is certain to compose on a base composed as plain data (bot.hydra.plain_index);
-        False when some may fail, or the base is not plain: Hydra's composed base decides then."""
+    def plain_said(self, base: dict[str, Any], texts: list[str]) -> list[str] | None:
+        """The plain index's verdict (PASS or FAIL) on each override applied in turn to a base composed as plain
+        data (bot.hydra.plain_index), or None where it is not sure of one (or Hydra's grammar does not parse it):
+        Hydra then applies the whole list."""
         from hydra.errors import HydraException
 
-        from bot.hydra.plain_index import plain_verdicts, quick_override
+        from bot.hydra.plain_index import plain_verdicts
 
-        if base is None:
-            return False
         try:
-            parsed = [quick_override(text) or self._parse(text)[0] for text in texts]
+            parsed = [self._read_plain(text) for text in texts]
         except (HydraException, IndexError):
-            return False
-        said = plain_verdicts(base, parsed)
-        return said is not None and FAIL not in said
+            return None
+        return plain_verdicts(base, parsed, self._alone.setdefault(id(base), {}))
+
+    def confirmed(self, base: dict[str, Any], texts: list[str], said: list[str]) -> list[tuple[int, str]] | None:
+        """(index, Hydra's message) of each override the plain index says fails, each applied alone by Hydra's
+        own override logic to the mappings on the way to its key (bot.hydra.plain_index.on_the_way): the index's
+        keys are unrelated and a failing override changes nothing, so it fails alone as in the list, and what
+        Hydra's message says of it (its key, the mapping's type) is all on the way. None when Hydra applies one
+        without failing: the caller applies the whole list to the whole base then."""
+        failed: list[tuple[int, str]] = []
+        for index, one in enumerate(said):
+            if one != FAIL:
+                continue
+            ident = (id(base), (texts[index],))
+            if ident not in self._answers:
+                self._answers[ident] = self._apply_on_the_way(base, texts[index])
+            if not self._answers[ident]:
+                return None
+            failed.extend((index, message) for _, message in self._answers[ident])
+        return failed
+
+    def _apply_on_the_way(self, base: dict[str, Any], text: str) -> list[tuple[int, str]]:
+        from hydra._internal.config_loader_impl import ConfigLoaderImpl
+        from hydra.errors import HydraException
+        from omegaconf import OmegaConf
+        from omegaconf.errors import OmegaConfBaseException
+
+        from bot.hydra.plain_index import on_the_way
+
+        self.counts.confirmed += 1
+        parsed = self._parse(text)
+        key = parsed[0].key_or_group
+        cfg = OmegaConf.create(on_the_way(base, key) if isinstance(key, str) else base)
+        OmegaConf.set_struct(cfg, True)
+        try:
+            ConfigLoaderImpl._apply_overrides_to_config(parsed, cfg)
+        except (HydraException, OmegaConfBaseException) as exc:
+            return [(0, message_of(exc))]
+        return []
+
+    def _read_plain(self, text: str) -> Any:
+        """The override as the plain index reads it: without Hydra's parser where it has the simplest form."""
+        from bot.hydra.plain_index import quick_override
+
+        found = self._plain_read.get(text)
+        if found is None:
+            found = self._plain_read[text] = quick_override(text) or self._parse(text)[0]
+        return found
 
     def _failing(self, said: list[str], base: Any, texts: list[str]) -> list[tuple[int, str]]:
         """Only what the index says fails, each applied alone (once per base: the index's keys are unrelated and

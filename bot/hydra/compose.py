@@ -19,6 +19,7 @@ from bot import confined
 from bot.hydra.app import HydraApp
 from bot.hydra.applied import Applied, ComposerCounts, IndexDisagreement
 from bot.hydra.applied import message_of as _message
+from bot.hydra.compose_index import FAIL
 from bot.hydra.defaults_bound import DefaultsWalk, launch_choices
 from bot.hydra.source import ConfigBroken, NotComposed, confined_source, hydra_over
 from bot.hydra.source import entry as search_entry
@@ -90,9 +91,13 @@ class Composer:
         self._yaml: dict[str, bytes] = {}  # each config text's config, pickled: parsed once (bot.hydra.source)
         self._data: dict[str, Any] = {}  # each config text's YAML data (bot.hydra.source)
         self._plain: dict[tuple[object, ...], dict[str, Any] | None] = {}  # bases as plain data, where they are
+        self._made: dict[tuple[object, ...], Any] = {}  # plain bases made OmegaConf configs (_made_base)
+        self._repos: dict[object, Any] = {}  # Hydra's caching config repository of each app's plain bases
         # what the scan's trees hold, by path and key: config groups, and groups that are links out of the tree
         self._groups: dict[tuple[object, ...], bool] = {}
         self._refusals: dict[tuple[object, ...], str | None] = {}
+        # by app (root, config dir, search path), then override key: (names a config group, why it is refused)
+        self._kinds: dict[tuple[object, ...], dict[str, tuple[bool, str | None]]] = {}
         self.stats = ComposeStats()
 
     @contextmanager
@@ -153,9 +158,10 @@ class Composer:
             self._plain[ident] = None if ident in self._bases else self._compose_plain(app, groups)
         return self._plain[ident]
 
-    def _agree_plain(self, app: HydraApp, groups: tuple[str, ...], texts: list[str], line: int) -> None:
+    def _agree_plain(self, app: HydraApp, groups: tuple[str, ...], texts: list[str], failed: list[tuple[int, str]],
+                     line: int) -> None:
         """Under CROSS_CHECK: IndexDisagreement unless Hydra composes the base the plain one came from to the same
-        config (its `hydra` node aside) and applies every override the plain index passed."""
+        config (its `hydra` node aside) and applying the overrides to it fails as `failed` says (index, message)."""
         from omegaconf import OmegaConf
 
         try:
@@ -169,9 +175,39 @@ class Composer:
         if whole != self._plain[self._ident(app, groups)]:
             raise IndexDisagreement(f"Hydra composes the base of the launch at line {line} otherwise than the plain "
                                     f"composition: {app.config_name} {' '.join(groups)}")
-        if self.applied.failures(base, texts, line):
-            raise IndexDisagreement(f"the plain index passes the launch at line {line} and Hydra raises: "
+        if self.applied.failures(base, texts, line) != failed:
+            raise IndexDisagreement(f"the plain base's failures of the launch at line {line} are not Hydra's: "
                                     f"{' '.join(texts)}")
+
+    def _plain_failures(self, app: HydraApp, groups: tuple[str, ...], texts: list[str], line: int
+                        ) -> list[tuple[int, str]] | None:
+        """(index, Hydra's message) of each override that fails, decided on the base composed as plain data; None
+        where there is none (Hydra's composed base decides then). Where the plain index is sure, a failure it
+        finds is confirmed and worded by Hydra's own override logic on the mappings on the way to its key; where
+        it is not, the list is applied to the plain base made an OmegaConf config (what Hydra composes but its
+        `hydra` node: values untyped, mappings and lists of no schema)."""
+        plain_base = self.plain_base(app, groups)
+        if plain_base is None:
+            return None
+        said = self.applied.plain_said(plain_base, texts)
+        if said is not None and FAIL not in said:
+            self.counts.indexed += 1
+            failed: list[tuple[int, str]] | None = []
+        else:
+            failed = self.applied.confirmed(plain_base, texts, said) if said is not None else None
+        if failed is None:
+            failed = self.applied.failures(self._made_base(app, groups), texts, line)
+        if self.applied.cross_check:
+            self._agree_plain(app, groups, texts, failed, line)
+        return failed
+
+    def _made_base(self, app: HydraApp, groups: tuple[str, ...]) -> Any:
+        from omegaconf import OmegaConf
+
+        ident = self._ident(app, groups)
+        if ident not in self._made:
+            self._made[ident] = OmegaConf.create(self._plain[ident])
+        return self._made[ident]
 
     @staticmethod
     def _ident(app: HydraApp, groups: tuple[str, ...]) -> tuple[object, ...]:
@@ -184,10 +220,13 @@ class Composer:
             self._bound(app, groups)
             with self._initialised(app) as source:
                 source.outline = True
+                key = (app.root, app.config_dir, app.config_name, app.search_path, app.version_base)
                 try:
-                    found, repo = defaults_list(app.config_name, [*groups, _search_override(app)])
+                    found, repo = defaults_list(app.config_name, [*groups, _search_override(app)], self._repos, key)
                 finally:
                     source.outline = False
+                    if self._refused:
+                        self._repos.pop(key, None)  # it read what it was refused: read again, and be refused again
                 data = merged(found, repo)
         except Exception:  # anything not plain, Hydra's error or the bot's refusal: Hydra's composition says
             return None
@@ -290,6 +329,7 @@ class Composer:
         seen: set[object] = set()
         plain: list[tuple[Override, str]] = []
         group_items: list[tuple[Override, str]] = []
+        kinds = self._kinds.setdefault((app.root, app.config_dir, app.search_path), {})
         for override in launch.overrides if overrides is None else overrides:
             if override.key_span in seen:
                 continue  # alternatives of one word (branches): the first one speaks for them
@@ -297,9 +337,12 @@ class Composer:
             text = (replaced or {}).get(id(override)) or override_text(override)
             if text is None or override.key.startswith("-"):
                 continue  # Hydra's own settings, or an option of the app's argument parser (`--config=x`)
-            is_group = self.is_group(app, override.key) and override.prefix != "~"
-            if not is_group and (why := self._refused_group(app, override.key)) is not None:
-                raise NotComposed(f"its config reads {why}: not followed")
+            kind = kinds.get(override.key)
+            if kind is None:
+                kind = kinds[override.key] = (self.is_group(app, override.key), self._refused_group(app, override.key))
+            is_group = kind[0] and override.prefix != "~"
+            if not is_group and kind[1] is not None:
+                raise NotComposed(f"its config reads {kind[1]}: not followed")
             if is_group and text.endswith("=null") and id(override) not in (replaced or {}):
                 continue  # a config-group choice made at run time: the script's default choice stands
             (group_items if is_group else plain).append((override, text))
@@ -315,12 +358,9 @@ class Composer:
         group_items, plain = self._split(app, launch, replaced, overrides)
         self.stats.composed += 1
         groups = tuple(t for _, t in group_items)
-        if self.applied.passes(self.plain_base(app, groups), [t for _, t in plain]):
-            if not self.applied.cross_check:
-                self.counts.indexed += 1
-                return []
-            self._agree_plain(app, groups, [t for _, t in plain], launch.line)
-            return []
+        decided = self._plain_failures(app, groups, [t for _, t in plain], launch.line)
+        if decided is not None:
+            return [(plain[index][0], message) for index, message in decided]
         try:
             base = self.base(app, tuple(t for _, t in group_items))
         except (HydraException, OmegaConfBaseException, ValueError) as exc:

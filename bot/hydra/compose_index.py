@@ -169,6 +169,9 @@ def _one(base: Any, override: Any, key: str, plain: dict[int, bool]) -> str:
     parts = key.split(".")
     parent = base
     for depth, part in enumerate(parts):
+        if depth and override.is_force_add() and _untyped_value(parent):
+            # OmegaConf's update puts an empty mapping in the value's place and adds the rest of the way
+            return PASS if _simple(value) or _simple_container(value) else UNSURE
         known = plain.get(id(parent))
         if known is None:
             known = plain[id(parent)] = _plain_dict(parent, root=depth == 0)
@@ -181,6 +184,13 @@ def _one(base: Any, override: Any, key: str, plain: dict[int, bool]) -> str:
             return _present(override, value, child)
         parent = child
     return UNSURE
+
+
+def _untyped_value(node: Any) -> bool:
+    """A value node of no declared type (a YAML config's value, null, `???` or an interpolation), not read-only."""
+    from omegaconf import AnyNode
+
+    return isinstance(node, AnyNode) and not _own_flag(node, "readonly")
 
 
 def _absent(override: Any, value: Any) -> str:

@@ -27,16 +27,25 @@ class NotPlain(Exception):
     """OmegaConf would decide this merge otherwise than plain data does (or raise): Hydra composes it."""
 
 
-def defaults_list(config_name: str | None, overrides: list[str]) -> tuple[Any, Any]:
+def defaults_list(config_name: str | None, overrides: list[str], repos: dict[object, Any], key: object
+                  ) -> tuple[Any, Any]:
     """(Hydra's defaults list, the config repository it read) for the app Hydra is initialised with (under
-    bot.hydra.source.hydra_over), as Hydra's compose works them out before it merges, its checks included."""
+    bot.hydra.source.hydra_over), as Hydra's compose works them out before it merges, its checks included.
+    `repos`: Hydra's caching config repository by `key`, the caller's, one per app (its config, config dir
+    and search path): an app's bases read each config once, as one Hydra compose does."""
+    from hydra._internal.config_repository import CachingConfigRepository
     from hydra._internal.defaults_list import create_defaults_list
     from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.types import RunMode
 
     loader: Any = GlobalHydra.instance().config_loader()
     loader.ensure_main_config_source_available()
-    parsed, repo = loader._parse_overrides_and_create_caching_repo(config_name, overrides)
+    parsed = OverridesParser.create().parse_overrides(overrides=overrides)
+    repo = repos.get(key)
+    if repo is None:
+        repo = repos[key] = CachingConfigRepository(loader.repository)
+        loader._process_config_searchpath(config_name, parsed, repo)
     loader.validate_sweep_overrides_legal(overrides=parsed, run_mode=RunMode.RUN, from_shell=True)
     found = create_defaults_list(repo=repo, config_name=config_name, overrides_list=parsed, prepend_hydra=True,
                                  skip_missing=False)

@@ -74,9 +74,12 @@ def _null_otherwise(value: str) -> bool:
     return any(i.strip().lower() == "null" and i.strip() != "null" for i in items)
 
 
-def plain_verdicts(base: dict[str, Any], overrides: list[Any]) -> list[str] | None:
+def plain_verdicts(base: dict[str, Any], overrides: list[Any], alone: dict[int, str] | None = None
+                   ) -> list[str] | None:
     """PASS or FAIL for each of Hydra's parsed overrides applied in order to the plain base in struct mode, or
-    None where the index is not sure of one (as bot.hydra.compose_index.verdicts)."""
+    None where the index is not sure of one (as bot.hydra.compose_index.verdicts). `alone`: the caller's
+    verdicts on overrides alone on this base, by the override's id (the caller keeps both the base, unchanged,
+    and the parsed overrides)."""
     keys: list[str] = []
     for override in overrides:
         key = override.key_or_group
@@ -87,11 +90,35 @@ def plain_verdicts(base: dict[str, Any], overrides: list[Any]) -> list[str] | No
         return None
     said: list[str] = []
     for override, key in zip(overrides, keys):
-        one = FAIL if override.package is not None else _one(base, override, key)
+        one = FAIL if override.package is not None else None
+        if one is None and alone is not None:
+            one = alone.get(id(override))
+            if one is None:
+                one = alone[id(override)] = _one(base, override, key)
+        elif one is None:
+            one = _one(base, override, key)
         if one == UNSURE:
             return None
         said.append(one)
     return said
+
+
+def on_the_way(base: dict[str, Any], key: str) -> dict[str, Any]:
+    """The mappings of the plain base on the way to `key`, each with only the next one of the way; the key's
+    own node (or the first one the way lacks) a value as it is, a mapping or list emptied: all Hydra's message
+    for an override of `key` that fails on the base says (its key, its parent's type, what is there)."""
+    out: dict[str, Any] = {}
+    made, node = out, base
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            break
+        child = node[part]
+        if not isinstance(child, dict):
+            made[part] = [] if isinstance(child, list) else child
+            break
+        made[part] = {}
+        made, node = made[part], child
+    return out
 
 
 def _special(value: Any) -> bool:
@@ -149,6 +176,8 @@ def _one(base: dict[str, Any], override: Any, key: str) -> str:
     parent: Any = base
     for depth, part in enumerate(parts):
         if not isinstance(parent, dict):
+            if override.is_force_add() and not isinstance(parent, list):
+                return _forced_through(value)
             return UNSURE  # a list, a value, null, `???` or an interpolation on the way
         if part not in parent:
             return _absent(override, value)
@@ -156,6 +185,12 @@ def _one(base: dict[str, Any], override: Any, key: str) -> str:
             return _present(override, value, parent[part])
         parent = parent[part]
     return UNSURE
+
+
+def _forced_through(value: Any) -> str:
+    """`++` through a value on the way to its key (null, `???`, an interpolation, a plain value): OmegaConf's
+    update puts an empty mapping in the value's place and adds the rest of the way, struct or not."""
+    return PASS if _simple(value) or _simple_container(value) else UNSURE
 
 
 def _absent(override: Any, value: Any) -> str:

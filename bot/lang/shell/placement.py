@@ -22,24 +22,34 @@ def anchors(script: ShellScript, launch: Launch, key: str, added: str, near: str
     launches reading each; best first: longest key prefix shared with `near`, most launches one edit
     serves, last."""
     scored = []
+    readers: dict[object, list[Launch]] = {}  # each override's place, with the other launches reading it
+    for other in script.launches:
+        if other is not launch:
+            for place in {o.key_span for o in other.overrides}:
+                readers.setdefault(place, []).append(other)
+    uses = {id(one): _uses(one) for one in script.launches}
     for index, override in enumerate(launch.overrides):
         if override.key_span is None or (not override.field.static and override.key_chain):
             continue  # a word of the command is a place whatever its value; a variable's text, only a literal
-        sharers = [other for other in script.launches
-                   if other is not launch and any(o.key_span == override.key_span for o in other.overrides)]
+        sharers = readers.get(override.key_span, [])
         if any(needs.get(id(other), {}).get(key) != added or (id(other), key) in placed or other.cut_short is not None
-               for other in sharers) or not _read_only_by(override, [launch, *sharers]):
+               for other in sharers) or not _read_only_by(override, [uses[id(one)] for one in [launch, *sharers]]):
             continue
         scored.append((shared_segments(override.key, near), len(sharers), index, override, sharers))
     scored.sort(key=lambda t: (-t[0], -t[1], -t[2]))
     return [(override, sharers) for _, _, _, override, sharers in scored]
 
 
-def _read_only_by(override: Override, readers: list[Launch]) -> bool:
-    """Whether every variable the override comes through is used by these launches' words alone (an
-    array that is also printed, or hashed into a run's name, is no place for a new element)."""
-    uses = {via.use for launch in readers for other in launch.overrides for via in other.key_chain}
-    return all(use in uses for via in override.key_chain for use in via.definition.uses)
+def _uses(launch: Launch) -> set[object]:
+    """The uses of variables the launch's overrides come through."""
+    return {via.use for other in launch.overrides for via in other.key_chain}
+
+
+def _read_only_by(override: Override, readers: list[set[object]]) -> bool:
+    """Whether every variable the override comes through is used by these launches' words alone (`readers`: the
+    uses of each launch's words, _uses; an array that is also printed, or hashed into a run's name, is no place
+    for a new element)."""
+    return all(any(use in uses for uses in readers) for via in override.key_chain for use in via.definition.uses)
 
 
 def insertion(script: ShellScript, anchor: Override, hydra_text: str) -> tuple[Span, str] | None:
