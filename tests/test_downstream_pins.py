@@ -126,7 +126,11 @@ def test_a_submodule_pins_the_upstream_at_the_commit_the_index_records(
         'upstream = { source = "../verl", packages = ["verl"] }\n\n'
         '[[pins]]\nkind = "submodule"\npath = "third_party/verl"\n')})
     git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), "third_party/verl")
+    (repo / "direct.sh").write_text("#!/bin/bash\npython3 third_party/verl/verl/trainer/main_ppo.py a=1\n")
     data = launches(capsys, repo)
+    assert by_path(data)["direct.sh:2"]["upstream"]["via"] == (
+        "file third_party/verl/verl/trainer/main_ppo.py of the submodule third_party/verl")
+    assert by_path(data)["direct.sh:2"]["pin"]["value"] == head
     assert data["upstream"]["source_kind"] == "path"
     assert data["upstream"]["source"] == str(upstream.resolve())
     pin = by_path(data)["run.sh:2"]["pin"]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from bot.downstream.model import Pin, Upstream
 from bot.downstream.pins import PinReading, pin_of, read_pins
 from bot.downstream.upstream import known_upstreams, resolve_upstream
+from bot.ir import SCRIPT_FILE
 
 if TYPE_CHECKING:
     from bot.config import Config
@@ -29,7 +30,12 @@ class Downstream:
     said_in: str  # the bot.toml that names it, or "" when found from the launches
 
     def runs(self, info: LaunchInfo) -> str | None:
-        return runs_package(info, set(self.upstream.packages))
+        found = runs_package(info, set(self.upstream.packages))
+        if found is None and info.entry_kind == SCRIPT_FILE and info.entry:  # a file of the upstream's submodule
+            entry = os.path.normpath(info.entry).replace(os.sep, "/").removeprefix("./")
+            inside = [p.file for p in self.reading.pins if p.kind == "submodule" and entry.startswith(p.file + "/")]
+            found = f"file {info.entry} of the submodule {inside[0]}" if inside else None
+        return found
 
     def pin(self, info: LaunchInfo) -> Pin | None:
         return pin_of(self.reading.pins, info.path) if self.runs(info) is not None else None
