@@ -154,15 +154,17 @@ def test_found_from_the_launches_with_the_pins_in_their_usual_places(
     assert by_path(data)["a/run.sh:2"]["pin"]["line"] == 4
 
 
+@pytest.mark.parametrize("search", ["pkg://verl.trainer.config", "file://verl/trainer/config"])
 def test_a_config_that_extends_the_upstreams_through_its_search_path_runs_it(
-        tmp_path: Path, elsewhere: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, elsewhere: Path, capsys: pytest.CaptureFixture[str], search: str) -> None:
+    """Through a package, or through the upstream's directory in the working directory (verl's recipes)."""
     repo = make_repo(tmp_path / "recipes", {
         "lab/__init__.py": "", "lab/main.py": OWN_APP,
         "run.sh": "#!/bin/bash\npython3 -m lab.main trainer.total_epochs=1\n",
-        "lab/conf/lab.yaml": "defaults:\n  - ppo_trainer\n  - _self_\nhydra:\n  searchpath:\n    - pkg://verl.trainer.config\n"})
+        "lab/conf/lab.yaml": f"defaults:\n  - ppo_trainer\n  - _self_\nhydra:\n  searchpath:\n    - {search}\n"})
     data = launches(capsys, repo)
     assert data["upstream"]["detected"] is True
-    assert by_path(data)["run.sh:2"]["upstream"] == {"name": "verl", "via": "search path pkg://verl.trainer.config"}
+    assert by_path(data)["run.sh:2"]["upstream"] == {"name": "verl", "via": f"search path {search}"}
 
 
 def test_no_upstream_no_new_field(tmp_path: Path, elsewhere: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -240,6 +242,8 @@ def test_an_upstream_or_pin_that_cannot_be_found_is_one_line_with_exit_2(
     ("-e git+https://github.com/volcengine/verl.git@abc1234#egg=verl", ("commit", "abc1234")),
     ("pip install -U verl==0.5.0", ("version", "0.5.0")),
     ("verl-tools==1.0", None),
+    ("verl Implementation Authors: [A](https://example.invalid)", None),
+    ("verl is a library for post-training", None),
     ("torch==2.1  # pinned for verl", None),
     ("git+https://github.com/example/other.git@main", None),
 ])

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from bot.config import Config
     from bot.engine.launches import LaunchInfo
 
-SEARCH = re.compile(r"pkg://(?P<package>[A-Za-z_]\w*)(?:\.[\w.]*)?")
+# a search path into a package: `pkg://verl.trainer.config`, or `file://verl/trainer/config` (a directory of
+# the working directory, where the upstream's checkout is expected: verl's recipes say it so)
+SEARCH = re.compile(r"(?:pkg://|file://(?:\./)?)(?P<package>[A-Za-z_]\w*)(?![\w-])(?:[./][\w./-]*)?")
 
 
 @dataclass

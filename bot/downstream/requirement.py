@@ -44,6 +44,8 @@ def requirement_pin(line: str, distribution: str, packages: tuple[str, ...] = ()
     if match is None or normal(match["name"]) not in wanted:
         return None
     rest = match["rest"].strip()
+    if rest and not re.match(r"^(?:@|[<>=!~]=?)", rest):
+        return None  # prose that starts with the name ("verl is ..."), not a requirement
     if rest.startswith("@"):
         return _from_url(rest[1:].strip())
     if not rest:
