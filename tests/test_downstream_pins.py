@@ -33,6 +33,8 @@ FILES = {
     "recipes/readme/run.sh": TRAIN,
     "recipes/readme/README.md": "# A recipe\n\nThis recipe is based on verl commit `ccd7d93`; newer may break it.\n",
     "recipes/rolling/run.sh": TRAIN,
+    "recipes/tracking/run.sh": TRAIN,
+    "recipes/tracking/README.md": "# Tracking\n\nTested with verl's main branch as of 2026-03-15, on 8 GPUs.\n",
     "lab/__init__.py": "",
     "lab/main.py": OWN_APP,
     "lab/conf/lab.yaml": "trainer:\n  total_epochs: 2\n",
@@ -95,6 +97,7 @@ def test_each_launch_says_whether_it_runs_the_upstream_and_at_which_pin(
         "recipes/released/run.sh:2": ("version", "0.5.0", "file"),
         "recipes/readme/run.sh:2": ("commit", "ccd7d93", "file"),
         "recipes/rolling/run.sh:2": ("date", "2026-05-01", "date"),
+        "recipes/tracking/run.sh:2": ("date", "2026-03-15", "file"),
         "tools/search.sh:2": ("ref", "v0.4.0", "ref"),  # the ref covers the whole repository
         "tools/own.sh:2": None,  # runs the repository's own app only
     }
@@ -103,7 +106,7 @@ def test_each_launch_says_whether_it_runs_the_upstream_and_at_which_pin(
     assert found["tools/search.sh:2"]["upstream"] == {"name": "verl", "via": "search path pkg://verl.trainer.config"}
     assert found["recipes/pinned/run.sh:2"]["upstream"]["via"] == "module verl.trainer.main_ppo"
     assert found["tools/own.sh:2"]["upstream"] is None
-    assert data["upstream"]["launches"] == 5
+    assert data["upstream"]["launches"] == 6
 
 
 def test_the_text_says_it_under_each_launch_and_sums_it_up(
@@ -114,7 +117,7 @@ def test_the_text_says_it_under_each_launch_and_sums_it_up(
             in text)
     assert "  runs verl (module verl.trainer.main_ppo), at version 0.5.0 (recipes/released/REQUIRED_VERL.txt:1)" in text
     assert "at date main as of 2026-05-01 (bot.toml)" in text
-    assert "upstream verl (github verl-project/verl, named in bot.toml): 5 of 6 launches run it\n" in text
+    assert "upstream verl (github verl-project/verl, named in bot.toml): 6 of 7 launches run it\n" in text
 
 
 def test_a_submodule_pins_the_upstream_at_the_commit_the_index_records(

@@ -109,16 +109,18 @@ def _in_file(root: Path, upstream: Upstream, kind: str, path: str) -> tuple[int,
     except OSError:
         return None
     lines = text.splitlines()
+    bare = kind == "file" and sum(bool(s.strip()) for s in lines) <= 3
+    names = tuple({upstream.name.lower(), upstream.distribution.lower(), *(p.lower() for p in upstream.packages)})
     for number, line in enumerate(lines, 1):
-        if kind == "pyproject" and TOML.match(line):
-            continue
+        if (kind == "pyproject" and TOML.match(line)) or (not bare and not any(n in line.lower() for n in names)):
+            continue  # a line that does not name it pins nothing, but the value alone in a short file
         quoted = re.findall(r"\"([^\"]+)\"|'([^']+)'", line) if kind == "pyproject" else [(line, "")]
         for first, second in quoted:
             pin = requirement_pin(first or second, upstream.distribution, upstream.packages)
             if pin is not None:
                 return (number, *pin)
         if kind == "file":
-            said = _said(line, upstream, bare=len([s for s in lines if s.strip()]) <= 3)
+            said = _said(line, upstream, bare)
             if said is not None:
                 return (number, *said)
     return None
@@ -132,6 +134,9 @@ def _said(line: str, upstream: Upstream, bare: bool) -> tuple[str, str] | None:
                      line, re.IGNORECASE)
     if said is not None:
         return value_kind(said[1].rstrip("."), bare=True), said[1].rstrip(".")
+    dated = re.search(rf"\b(?:{names})\b.*?\b(\d{{4}}-\d{{2}}-\d{{2}})\b", line, re.IGNORECASE)
+    if dated is not None:
+        return "date", dated[1]
     token = line.strip().strip("`")
     if bare and token and not token.startswith("#") and " " not in token:
         return value_kind(token, bare=True), token
