@@ -25,16 +25,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     launches.add_argument("--format", choices=("text", "json"), default="text")
     launches.add_argument("--output", type=Path)
     launches.add_argument("--files", nargs="*", metavar="PATH", help="only these files")
-    launches.add_argument("--config", type=Path, help="the registry and the repository's upstream (default: "
-                          "./bot.toml and the repository's own bot.toml, if present)")
+    launches.add_argument("--config", type=Path, help="the registry (default: ./bot.toml if present); the "
+                          "repository's own bot.toml, which may name its upstream, is read beneath it")
     file_timeout_option(launches)
 
 
 def main(args: argparse.Namespace) -> int:
     root = local_repository(Path(args.repo), args.repo)  # first: before Hydra is imported
     from bot.config import load_config
+    from bot.downstream.detect import found_downstream, named_downstream
 
-    config = load_config(args.config, repo=root)  # a bad bot.toml: one line, before the scan
+    config = load_config(args.config, repo=root)  # a bad bot.toml or pin: one line, before the scan
+    upstream = named_downstream(root, config)
     from bot.engine.launches import collect  # hydra and libcst: only for this command
 
     only = {relative(root, f) for f in args.files} if args.files is not None else None
@@ -42,9 +44,7 @@ def main(args: argparse.Namespace) -> int:
 
     with Progress("reading launches") as progress:
         found = collect(root, args.repo, only, args.file_timeout or None, progress)
-    from bot.downstream.detect import downstream
-
-    upstream = downstream(root, config, found.launches)
+    upstream = upstream or found_downstream(root, config, found.launches)
     with scanning():
         text = render(found, args.format, upstream)
     write_out(args, text)

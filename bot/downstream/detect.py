@@ -67,13 +67,19 @@ def runs_package(info: LaunchInfo, packages: set[str]) -> str | None:
     return None
 
 
-def downstream(root: Path, config: Config, launches: list[LaunchInfo]) -> Downstream | None:
-    """The repository's upstream with its pins, when bot.toml names one or its launches run one."""
+def named_downstream(root: Path, config: Config) -> Downstream | None:
+    """The upstream bot.toml names for the repository, with its pins (read before the launches: a pin that
+    cannot be found stops the command before the scan)."""
     spec = config.downstream_of(root)
-    if spec is not None:
-        upstream = resolve_upstream(config, spec.upstream, Path(spec.file).parent)
-        said_in = _shown(root, Path(spec.file))
-        return Downstream(upstream, read_pins(root, upstream, spec.pins, said_in), said_in)
+    if spec is None:
+        return None
+    upstream = resolve_upstream(config, spec.upstream, Path(spec.file).parent)
+    said_in = _shown(root, Path(spec.file))
+    return Downstream(upstream, read_pins(root, upstream, spec.pins, said_in), said_in)
+
+
+def found_downstream(root: Path, config: Config, launches: list[LaunchInfo]) -> Downstream | None:
+    """With none named: the registry's upstream the launches run, with the pins in their usual places."""
     found = _detected(root, config, launches)
     return None if found is None else Downstream(found, read_pins(root, found, (), ""), "")
 
