@@ -252,3 +252,12 @@ def test_an_upstream_or_pin_that_cannot_be_found_is_one_line_with_exit_2(
 ])
 def test_a_requirement_line(line: str, pin: tuple[str, str] | None) -> None:
     assert requirement_pin(line, "verl", ("verl",)) == pin
+
+
+def test_run_from_inside_the_downstream_its_bot_toml_is_read_once_and_says_the_same(
+        tmp_path: Path, elsewhere: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "recipes", {**FILES, "bot.toml": BOT_TOML})
+    outside = launches(capsys, repo)
+    monkeypatch.chdir(repo)
+    inside = launches(capsys, Path("."))
+    assert inside["launches"] == outside["launches"] and inside["upstream"] == outside["upstream"]
