@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.downstream.spec import DownstreamSpec, downstream_spec
 from bot.errors import UserError
 
 if sys.version_info >= (3, 11):
@@ -26,7 +27,9 @@ CLONE_URL = re.compile(r"^(?![-])[^\x00-\x20\x7f]+$")
 # A branch name part as `git check-ref-format` allows it, and never an option
 BRANCH_PART = re.compile(r"^(?![-/.])(?!.*(?:\.\.|//|@\{|/\.|\.lock/|\.lock$))[^\x00-\x20\x7f~^:?*\[\\]*$")
 REPO_FIELDS = {"github", "path", "clone_url", "default_branch", "branch_prefix", "group", "labels", "draft",
-               "title", "modules", "rule_modules", "bot_name", "bot_email"}
+               "title", "modules", "rule_modules", "bot_name", "bot_email", "upstream", "pins"}
+# a bot.toml's own top level may name the upstream of the repository it sits in (bot.downstream.spec)
+TOP_KEYS = {"defaults", "repos", "upstream", "pins"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ class RepoConfig:
     rule_modules: tuple[tuple[str, str], ...] = ()
     bot_name: str = "followup-bot"
     bot_email: str = "followup-bot@users.noreply.github.com"
+    downstream: DownstreamSpec | None = None  # the upstream it names, and its pins
 
     def modules_for(self, rule_ids: list[str]) -> str:
         found: list[str] = []
@@ -73,6 +77,16 @@ class RepoConfig:
 class Config:
     repos: dict[str, RepoConfig] = field(default_factory=dict)
     source: str = "bundled"
+    # a bot.toml's top-level `upstream`: for the repository at the bot.toml's directory (resolved)
+    downstreams: dict[Path, DownstreamSpec] = field(default_factory=dict)
+
+    def downstream_of(self, root: Path) -> DownstreamSpec | None:
+        """The upstream a local repository names: its registry entry's, else a bot.toml's at its root."""
+        here = root.resolve()
+        for repo in self.repos.values():
+            if repo.downstream is not None and repo.path is not None and repo.path.resolve() == here:
+                return repo.downstream
+        return self.downstreams.get(here)
 
     def resolve(self, name: str) -> RepoConfig:
         """A configured name, `owner/name`, or a local path (which may also be configured)."""
@@ -166,27 +180,36 @@ def _entry(path: Path, name: str, raw: Any, base: dict[str, Any]) -> RepoConfig:
         rule_modules=tuple(modules.items()),
         bot_name=data.get("bot_name", RepoConfig.bot_name),
         bot_email=data.get("bot_email", RepoConfig.bot_email),
+        downstream=downstream_spec(where, raw, str(path)),
     )
 
 
 def _check_tables(path: Path, data: dict[str, Any]) -> None:
-    unknown = set(data) - {"defaults", "repos"}
+    unknown = set(data) - TOP_KEYS
     if unknown:
-        raise UserError(f"{path}: {sorted(unknown)[0]}: unknown table; expected [defaults] or [repos.NAME]")
+        raise UserError(f"{path}: {sorted(unknown)[0]}: unknown table; expected [defaults], [repos.NAME], "
+                        "upstream or [[pins]]")
     if not isinstance(data.get("defaults", {}), dict):
         raise UserError(f"{path}: defaults: expected a table")
+    for key in ("upstream", "pins"):
+        if key in data.get("defaults", {}):
+            raise UserError(f"{path}: defaults.{key}: not a default; expected it in [repos.NAME] or at the top level")
     repos = data.get("repos", {})
     if not isinstance(repos, dict) or not all(isinstance(v, dict) for v in repos.values()):
         raise UserError(f"{path}: repos: expected tables [repos.NAME]")
 
 
-def load_config(explicit: Path | None = None, cwd: Path | None = None) -> Config:
-    """Bundled registry, then bot.toml (or --config) merged into it field by field."""
+def load_config(explicit: Path | None = None, cwd: Path | None = None, repo: Path | None = None) -> Config:
+    """Bundled registry, then the bot.toml at `repo`'s root (a downstream's own), then bot.toml (or --config),
+    merged into it field by field."""
     bundled = Path(__file__).with_name("default_config.toml")
     layers = [(bundled, _read(bundled))]
     if explicit is not None and not explicit.is_file():
         raise UserError(f"--config {explicit}: no such file")
     local = explicit if explicit is not None else (cwd or Path.cwd()) / "bot.toml"
+    own = repo / "bot.toml" if repo is not None else None
+    if own is not None and own.is_file() and not (local.is_file() and own.samefile(local)):
+        layers.append((own, _read(own)))
     if local.is_file():
         layers.append((local, _read(local)))
     defaults: dict[str, Any] = {}
@@ -198,6 +221,10 @@ def load_config(explicit: Path | None = None, cwd: Path | None = None) -> Config
             previous = raw_repos.get(name, (path, {}))[1]
             raw_repos[name] = (path, {**previous, **raw})
     config = Config(source=str(layers[-1][0]) if len(layers) > 1 else "bundled")
+    for path, data in layers:
+        spec = downstream_spec(f"{path}:", data, str(path))
+        if spec is not None:
+            config.downstreams[path.parent.resolve()] = spec
     config.repos["__defaults__"] = _entry(layers[-1][0], "__defaults__", {}, defaults)
     for name, (path, raw) in raw_repos.items():
         config.repos[name] = _entry(path, name, raw, defaults)

@@ -15,7 +15,8 @@ from bot.report import indented_json
 from bot.report.summary import plural
 
 if TYPE_CHECKING:
-    from bot.engine.launches import Launches
+    from bot.downstream.detect import Downstream
+    from bot.engine.launches import Launches, LaunchInfo
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -24,11 +25,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     launches.add_argument("--format", choices=("text", "json"), default="text")
     launches.add_argument("--output", type=Path)
     launches.add_argument("--files", nargs="*", metavar="PATH", help="only these files")
+    launches.add_argument("--config", type=Path, help="the registry (default: ./bot.toml if present); the "
+                          "repository's own bot.toml, which may name its upstream, is read beneath it")
     file_timeout_option(launches)
 
 
 def main(args: argparse.Namespace) -> int:
     root = local_repository(Path(args.repo), args.repo)  # first: before Hydra is imported
+    from bot.config import load_config
+    from bot.downstream.detect import found_downstream, named_downstream
+
+    config = load_config(args.config, repo=root)  # a bad bot.toml or pin: one line, before the scan
+    upstream = named_downstream(root, config)
     from bot.engine.launches import collect  # hydra and libcst: only for this command
 
     only = {relative(root, f) for f in args.files} if args.files is not None else None
@@ -36,8 +44,9 @@ def main(args: argparse.Namespace) -> int:
 
     with Progress("reading launches") as progress:
         found = collect(root, args.repo, only, args.file_timeout or None, progress)
+    upstream = upstream or found_downstream(root, config, found.launches)
     with scanning():
-        text = render(found, args.format)
+        text = render(found, args.format, upstream)
     write_out(args, text)
     if found.errors:
         from bot.engine.isolation import write_crash_log
@@ -47,10 +56,13 @@ def main(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def render(launches: Launches, fmt: str) -> str:
+def render(launches: Launches, fmt: str, upstream: Downstream | None = None) -> str:
+    """The launches as text or JSON; with an upstream, each says whether it runs it and at which pin."""
     if fmt == "json":
         data = {"version": 1, "repo": launches.repo,
-                "launches": [info.as_dict() for info in launches.launches],
+                **({"upstream": upstream.as_dict(launches.launches)} if upstream is not None else {}),
+                "launches": [info.as_dict() if upstream is None else {**info.as_dict(), **upstream.fields(info)}
+                             for info in launches.launches],
                 "errors": [{"path": e.path, "reason": e.reason, "stage": e.stage} for e in launches.errors],
                 "summary": {"files_scanned": launches.files_scanned, "launches": len(launches.launches),
                             "by_class": launches.by_class()}}
@@ -72,11 +84,15 @@ def render(launches: Launches, fmt: str) -> str:
             why = cut_words(info.cut_by)
             lines.append(f"  cut short at line {info.cut_short}: {why} ends it, and the lines after "
                          "run as a command of their own")
+        if upstream is not None:
+            lines.extend(upstream_lines(upstream, info))
         for item in info.overrides:
             origin = "" if item["in"] == "command" else f" [{item['in']}]"
             lines.append(f"  {item['line']}: {item['text']}  <- {item['source']}{origin}")
     for error in launches.errors:
         lines.append(f"{error.path}: {error.reason}")
+    if upstream is not None:
+        lines.extend(upstream_summary(upstream, launches))
     counts = ", ".join(f"{cls} {n}" for cls, n in launches.by_class().items())
     holding = len({info.path for info in launches.launches})
     summary = f"{plural(len(launches.launches), 'launch', 'launches')} in {plural(holding, 'file')}"
@@ -84,3 +100,23 @@ def render(launches: Launches, fmt: str) -> str:
         summary += f" ({plural(launches.files_scanned, 'file')} read)"
     lines.append(summary + (f": {counts}" if counts else ""))
     return "\n".join(lines) + "\n"
+
+
+def upstream_lines(upstream: Downstream, info: LaunchInfo) -> list[str]:
+    via = upstream.runs(info)
+    if via is None:
+        return []
+    pin = upstream.pin(info)
+    at = f"at {pin.says()}" if pin is not None else "no pin covers it"
+    return [f"  runs {upstream.upstream.name} ({via}), {at}"]
+
+
+def upstream_summary(upstream: Downstream, launches: Launches) -> list[str]:
+    named = f"named in {upstream.said_in}" if upstream.said_in else "found from the launches"
+    up = upstream.upstream
+    running = sum(upstream.runs(info) is not None for info in launches.launches)
+    lines = [f"upstream {up.name} ({up.source_kind} {up.source}, {named}): "
+             f"{running} of {plural(len(launches.launches), 'launch', 'launches')} run it"]
+    lines += [f"  pin of {pin.covers}: {pin.kind}, {pin.says()}" for pin in upstream.reading.pins]
+    lines += [f"  {note}" for note in upstream.reading.notes]
+    return lines
