@@ -199,6 +199,9 @@ def aliases(function: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     seen: set[str] = set()
 
     class Finder(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            return not isinstance(node, cst.BaseExpression) and super().on_visit(node)  # no statement in one
+
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return node is function
 
