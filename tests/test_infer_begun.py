@@ -49,3 +49,14 @@ def test_a_begun_inference_reads_on_workers_at_once_and_finishes_as_a_whole_one(
     assert [p.rule for p in finished.proposals] == [p.rule for p in whole.proposals]
     assert [p.rule["id"] for p in finished.proposals] == ["inferred-use-mbridge"]
     assert finished.not_understood == whole.not_understood
+
+
+def test_what_infer_makes_of_the_checks_needs_no_libcst() -> None:
+    """libcst is imported where the files are read (a forked worker, or infer itself on one core), not by infer's
+    module: the workers import it while the caller goes on."""
+    import subprocess
+    import sys
+
+    probe = "import sys, bot.upstream.infer, bot.upstream.propose; print('libcst' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

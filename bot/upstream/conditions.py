@@ -6,6 +6,8 @@ from typing import Any
 
 import libcst as cst
 
+from bot.upstream.check import CONFIG_WORDS
+
 
 def dotted(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Name):
@@ -168,9 +170,6 @@ def _chained(test: cst.Comparison, negated: bool) -> list[Constraint] | None:
     if not (chain and "." in chain and ok_lo and ok_hi and lower and upper):
         return None
     return [(chain, "bound", (lower, lo)), (chain, "bound", (upper, hi))]
-
-
-CONFIG_WORDS = ("config", "cfg", "conf")
 
 
 def reads_config(test: cst.BaseExpression) -> bool:

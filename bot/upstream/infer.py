@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.upstream.checks import Check, NotUnderstood, checks_in
+from bot.upstream.check import Check, NotUnderstood
 from bot.upstream.flow import is_test_path
 from bot.upstream.propose import Places, Proposal, equivalent, propose
 from bot.upstream.sources import text_of, too_large
@@ -113,6 +113,7 @@ MAX_READERS = 4  # processes reading a change's Python files at once
 def _checks(source: str, path: str) -> Read:
     """`checks_in`, with a file that fails or takes too long reported as not understood."""
     from bot.engine.isolation import isolated
+    from bot.upstream.checks import checks_in  # libcst: imported where the files are read
 
     found, error = isolated(path, "reading its checks", lambda: checks_in(source, path))
     if found is None:
