@@ -75,3 +75,15 @@ def test_a_repository_with_git_attributes_is_exported_by_git(tmp_path: Path) -> 
     export(repo, before, archived)
     assert "pkg/train.py" not in _tree(linked) and "pkg/train.py" not in _tree(archived)
     assert not os.path.samefile(linked / "pkg/conf/run.yaml", repo / "pkg/conf/run.yaml")
+
+
+def test_a_file_git_is_told_not_to_look_at_is_taken_from_git(tmp_path: Path) -> None:
+    repo, _ = _changed(tmp_path)
+    before = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "update-index", "--assume-unchanged", "pkg/conf/run.yaml")
+    (repo / "pkg/conf/run.yaml").write_text("trainer:\n  epochs: 9\n")  # git does not see it differ
+    differ = differences(repo, before)
+    assert differ is not None and "pkg/conf/run.yaml" not in differ.paths
+    linked = tmp_path / "linked"
+    export_before(repo, before, linked, differ)
+    assert (linked / "pkg/conf/run.yaml").read_text() == "trainer:\n  epochs: 3\n"

@@ -111,7 +111,8 @@ def export_before(root: Path, since: str, old: Path, differences: Differences | 
         if target.exists() or target.is_symlink():
             continue  # the script as it was at SHA
         target.parent.mkdir(parents=True, exist_ok=True)
-        _place(source.absolute, target)
+        if not _place(source.absolute, target):
+            shutil.copyfile(source.absolute, target)  # what could not be copied says why
 
 
 def export(root: Path, since: str, into: Path) -> None:
@@ -142,7 +143,7 @@ def linked(root: Path, differences: Differences, into: Path) -> bool:
     listing = repo.git.ls_tree("-r", "-z", "--full-tree", differences.commit)
     entries = [line.partition("\t") for line in listing.split("\0") if line]
     if any(path.rpartition("/")[2] == ".gitattributes" for _, _, path in entries) or \
-            Path(repo.git_dir, "info", "attributes").exists():
+            Path(repo.git_dir, "info", "attributes").exists() or _unwatched(repo):
         return False
     into.mkdir(parents=True)
     made: set[str] = {""}
@@ -161,19 +162,31 @@ def linked(root: Path, differences: Differences, into: Path) -> bool:
             link = os.fsdecode(text)
             if _link_inside(path, link):
                 os.symlink(link, target)
-        elif path in differ:
+        elif path in differ or not _place(root / path, target):
             target.write_bytes(repo.odb.stream(bytes.fromhex(sha)).read())
-        else:
-            _place(root / path, target)
     return True
 
 
-def _place(source: Path, target: Path) -> None:
-    """The file `source` (a link followed) at `target`: a hard link (a file not written again), else a copy."""
+def _unwatched(repo: object) -> bool:
+    """Whether git is told to take some files of the working tree as they are in the index without looking
+    (assume-unchanged, skip-worktree: a sparse checkout): then what differs is not all git says."""
+    import git
+
+    assert isinstance(repo, git.Repo)
+    return any(line[:1].islower() or line[:2] == "S " for line in repo.git.ls_files("-v", "-z").split("\0"))
+
+
+def _place(source: Path, target: Path) -> bool:
+    """The file `source` (a link followed) at `target`: a hard link (a file not written again), else a copy;
+    False when neither could be made."""
     try:
         os.link(source, target)
     except OSError:
-        shutil.copyfile(source, target)
+        try:
+            shutil.copyfile(source, target)
+        except OSError:
+            return False
+    return True
 
 
 def _link_inside(path: str, link: str) -> bool:
