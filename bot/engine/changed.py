@@ -111,5 +111,10 @@ def _reaches_every_launch(repo: object, commit: str, root: Path, path: str, adde
         after = (root / path).read_bytes()
     except OSError:
         return True
-    before = repo.git.show(f"{commit}:{path}", stdout_as_string=False)
-    return any(mark in text for mark in _STORES for text in (after, before))
+    if any(mark in after for mark in _STORES):
+        return True
+    try:  # read by git's running object reader, not one more git process for each file
+        before = repo.commit(commit).tree[path].data_stream.read()
+    except KeyError:
+        return True
+    return any(mark in before for mark in _STORES)
