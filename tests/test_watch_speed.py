@@ -168,3 +168,17 @@ def test_a_config_linked_from_elsewhere_in_the_tree_is_reached_through_its_link(
     git(repo, "commit", "-qam", "the change")
     assert _watched(tmp_path, repo, before) == [("scripts/alpha.sh", 1)]
     assert _composed(repo, before) == 1
+
+
+def test_a_config_store_registration_removed_by_the_change_composes_every_launch(tmp_path: Path) -> None:
+    """The entry file registered configs in Hydra's ConfigStore before the change and no longer does: what
+    finding the apps reads changed, so nothing is narrowed (the file before the change is read from git)."""
+    registered = ENTRY.format(name="run") + "from hydra.core.config_store import ConfigStore\n"
+    repo = make_repo(tmp_path / "repo", {**APP, "pkg/train.py": registered})
+    before = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "pkg/train.py").write_text(ENTRY.format(name="run") + "# no store\n")
+    assert changed_since(repo, before) is None
+    (repo / "pkg/train.py").write_text(registered + "# still a store\n")
+    assert changed_since(repo, before) is None
+    (repo / "pkg/train.py").write_text(registered)
+    assert changed_since(repo, before) is not None  # nothing differs

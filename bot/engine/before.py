@@ -10,6 +10,7 @@ the change composed it): the same answer as composing every file of it, for the 
 from __future__ import annotations
 
 import os
+import posixpath
 import shutil
 import tarfile
 import tempfile
@@ -21,6 +22,7 @@ from bot.errors import UserError
 if TYPE_CHECKING:
     from bot.compose.checker import Key
     from bot.discover import SourceFile
+    from bot.engine.changed import Differences
     from bot.engine.checker import Setup
 
 
@@ -28,8 +30,8 @@ class FailingBefore:
     """The keys (path, key, value) of the overrides that failed with the config at `since`; `key in` it composes
     the path's launches in the tree at `since` the first time the path is asked about."""
 
-    def __init__(self, root: Path, since: str, seconds: float | None) -> None:
-        self.root, self.since, self.seconds = root, since, seconds
+    def __init__(self, root: Path, since: str, seconds: float | None, differences: Differences | None = None) -> None:
+        self.root, self.since, self.seconds, self.differences = root, since, seconds, differences
         self._by_path: dict[str, frozenset[Key]] = {}
         self._made_in = os.getpid()
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
@@ -75,7 +77,7 @@ class FailingBefore:
         from bot.lang import shell_family
 
         old = scratch / "tree"
-        export_before(self.root, self.since, old)
+        export_before(self.root, self.since, old, self.differences)
         packaging: list[str] = []
         listed = list(sources(old, [], shell_family(), packaging=packaging))
         context = scan_context(old, listed, packaging)
@@ -96,17 +98,21 @@ def _keys(setup: Setup, listed: dict[str, SourceFile], path: str) -> frozenset[K
     return frozenset((f.path, f.key, f.value) for f in result.findings + result.silenced)
 
 
-def export_before(root: Path, since: str, old: Path) -> None:
-    """The tree of commit `since` written at `old`, each script added since laid over it as it is now."""
+def export_before(root: Path, since: str, old: Path, differences: Differences | None = None) -> None:
+    """The tree of commit `since` written at `old`, each script added since laid over it as it is now. With
+    `differences` (what differs between `since` and the working tree), the files that do not differ are linked
+    from the working tree, not written again."""
     from bot.discover import shell_sources
 
-    export(root, since, old)
+    if differences is None or not linked(root, differences, old):
+        export(root, since, old)
     for source in shell_sources(root, []):
         target = old / source.path
         if target.exists() or target.is_symlink():
             continue  # the script as it was at SHA
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source.absolute, target)
+        if not _place(source.absolute, target):
+            shutil.copyfile(source.absolute, target)  # what could not be copied says why
 
 
 def export(root: Path, since: str, into: Path) -> None:
@@ -125,6 +131,70 @@ def export(root: Path, since: str, into: Path) -> None:
     with tarfile.open(archive) as tar:
         tar.extractall(into, filter=_inside)
     archive.unlink()
+
+
+def linked(root: Path, differences: Differences, into: Path) -> bool:
+    """The files of commit `differences.commit` under `into`, as `export` writes them: those the working tree holds as
+    they were linked from it (or copied, across file systems), the others written from git. False, with nothing
+    written, when git's attributes may make the archive differ from the files (export-ignore, export-subst)."""
+    import git
+
+    repo = git.Repo(root)
+    listing = repo.git.ls_tree("-r", "-z", "--full-tree", differences.commit)
+    entries = [line.partition("\t") for line in listing.split("\0") if line]
+    if any(path.rpartition("/")[2] == ".gitattributes" for _, _, path in entries) or \
+            Path(repo.git_dir, "info", "attributes").exists() or _unwatched(repo):
+        return False
+    into.mkdir(parents=True)
+    made: set[str] = {""}
+    differ = differences.paths
+    for head, _, path in entries:
+        mode, kind, sha = head.split()
+        directory = path.rpartition("/")[0]
+        if directory not in made:
+            (into / directory).mkdir(parents=True, exist_ok=True)
+            made.add(directory)
+        target = into / path
+        if kind == "commit":  # a submodule: an empty directory, as in the archive
+            target.mkdir(exist_ok=True)
+        elif mode == "120000":
+            text = os.readlink(root / path) if path not in differ else repo.odb.stream(bytes.fromhex(sha)).read()
+            link = os.fsdecode(text)
+            if _link_inside(path, link):
+                os.symlink(link, target)
+        elif path in differ or not _place(root / path, target):
+            target.write_bytes(repo.odb.stream(bytes.fromhex(sha)).read())
+    return True
+
+
+def _unwatched(repo: object) -> bool:
+    """Whether git is told to take some files of the working tree as they are in the index without looking
+    (assume-unchanged, skip-worktree: a sparse checkout): then what differs is not all git says."""
+    import git
+
+    assert isinstance(repo, git.Repo)
+    return any(line[:1].islower() or line[:2] == "S " for line in repo.git.ls_files("-v", "-z").split("\0"))
+
+
+def _place(source: Path, target: Path) -> bool:
+    """The file `source` (a link followed) at `target`: a hard link (a file not written again), else a copy;
+    False when neither could be made."""
+    try:
+        os.link(source, target)
+    except OSError:
+        try:
+            shutil.copyfile(source, target)
+        except OSError:
+            return False
+    return True
+
+
+def _link_inside(path: str, link: str) -> bool:
+    """Whether a symbolic link at `path` leads inside the tree (as tarfile's `data` filter lets one through)."""
+    if not link or os.path.isabs(link):
+        return False
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), link))
+    return resolved != ".." and not resolved.startswith("../")
 
 
 def _inside(member: tarfile.TarInfo, into: str) -> tarfile.TarInfo | None:

@@ -11,6 +11,7 @@ launch is composed, as without the narrowing.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import UserError
@@ -22,9 +23,29 @@ _MAX_UNTRACKED = 20_000  # files in directories git does not track: past this, e
 _STORES = (b"ConfigStore", b"config_store")  # what bot.hydra.stores reads a file for
 
 
+@dataclass(frozen=True)
+class Differences:
+    """What git sees differ between a commit (`commit`, its full name) and the working tree: `edited` the files
+    it edits, `listed` those it adds or removes, untracked and ignored files included."""
+
+    commit: str
+    edited: frozenset[str]
+    listed: frozenset[str]
+
+    @property
+    def paths(self) -> frozenset[str]:
+        return self.edited | self.listed
+
+
 def changed_since(root: Path, since: str) -> ChangedPaths | None:
     """The paths that differ between commit `since` (a name git resolves, never an option) and the working tree
     of `root`; None when the change may reach every launch (see the module's docstring)."""
+    return reach_of(root, differences(root, since))
+
+
+def differences(root: Path, since: str) -> Differences | None:
+    """What differs between commit `since` and the working tree of `root`; None when there are more untracked
+    files than are listed (_MAX_UNTRACKED)."""
     import git
 
     repo = git.Repo(root)
@@ -44,9 +65,20 @@ def changed_since(root: Path, since: str) -> ChangedPaths | None:
             if found is None:
                 return None
             listed.update(found)
-    if any(_reaches_every_launch(repo, commit, root, path, path in listed) for path in edited | listed):
+    return Differences(commit, frozenset(edited), frozenset(listed))
+
+
+def reach_of(root: Path, differ: Differences | None) -> ChangedPaths | None:
+    """The changed paths for narrowing a compose check to the launches they reach; None when they may reach
+    every launch (see the module's docstring), or when what differs is not known."""
+    import git
+
+    if differ is None:
         return None
-    return ChangedPaths(frozenset(edited | listed), frozenset(listed))
+    repo = git.Repo(root)
+    if any(_reaches_every_launch(repo, differ.commit, root, path, path in differ.listed) for path in differ.paths):
+        return None
+    return ChangedPaths(differ.paths, differ.listed)
 
 
 def _files(root: str, entry: str) -> list[str] | None:
@@ -79,5 +111,10 @@ def _reaches_every_launch(repo: object, commit: str, root: Path, path: str, adde
         after = (root / path).read_bytes()
     except OSError:
         return True
-    before = repo.git.show(f"{commit}:{path}", stdout_as_string=False)
-    return any(mark in text for mark in _STORES for text in (after, before))
+    if any(mark in after for mark in _STORES):
+        return True
+    try:  # read by git's running object reader, not one more git process for each file
+        before = repo.commit(commit).tree[path].data_stream.read()
+    except KeyError:
+        return True
+    return any(mark in before for mark in _STORES)

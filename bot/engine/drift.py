@@ -44,12 +44,13 @@ def drift_options(root: Path, since: str, seconds: float | None = None) -> Compo
     `watch`, publishing): the keys it renamed, and the failures older than it."""
     from bot.compose.checker import ComposeOptions
     from bot.engine.before import FailingBefore
-    from bot.engine.changed import changed_since
+    from bot.engine.changed import differences, reach_of
     from bot.hydra.renames import config_renames
 
     root = root.resolve()
-    changed = changed_since(root, since)
-    return ComposeOptions(tuple(config_renames(root, since)), FailingBefore(root, since, seconds), changed)
+    differ = differences(root, since)
+    return ComposeOptions(tuple(config_renames(root, since)), FailingBefore(root, since, seconds, differ),
+                          reach_of(root, differ))
 
 
 def failing_before(root: Path, since: str, seconds: float | None, jobs: int = 1) -> set[Key]:

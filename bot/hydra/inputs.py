@@ -60,13 +60,18 @@ class ChangedPaths:
             groups.add(group + "/")
             if self._group_in(root, dirs, group):
                 names.update(_choices(root, dirs, group, override.value_written if override.literal else None))
-        files: set[str] = set()
+        named: list[set[str]] = []  # the config groups each walk names
         for name in sorted(names):
             found, listed = self._walk(root, dirs, name)
-            files |= found
+            if not found.isdisjoint(self.paths):
+                return True
+            named.append(listed)
+        if not self.listed:  # no file added or removed: no listing changed
+            return False
+        for listed in named:
             groups |= listed
         prefixes = tuple(real for d in dirs for g in groups for real in self._real(root, _join(d, g)))
-        return bool(files & self.paths) or any(p.startswith(prefixes) for p in self.listed)
+        return any(p.startswith(prefixes) for p in self.listed)
 
     def _real(self, root: str, group: str) -> tuple[str, ...]:
         """A group directory as the change names the files in it: as written, and where its links lead."""

@@ -2,58 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import ast
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import CodeRange, PositionProvider
+from libcst.metadata import PositionProvider
 
-from bot.pyparse import parse_cst
+from bot.pyparse import TooDeep, parse_ast, parse_cst
+from bot.upstream.check import Check, NotUnderstood
 from bot.upstream.conditions import Constraint, aliases, collection, conditions, dotted, reads_config, substitute
-
-
-@dataclass(frozen=True)
-class Check:
-    path: str
-    line: int
-    cls: str | None
-    holder: str  # the attribute chain holding the field, e.g. "self.engine_config"
-    field: str
-    kind: str  # truthy | falsy | equals | not_equals | in | not_none | bound | relation
-    values: tuple[Any, ...] = ()  # bound: (op, number); relation: (op, other field)
-    text: str = ""
-    message: str = ""
-    guard: str = ""  # the condition under which the check runs (`if a: assert b`, an early return)
-    guard_reads: tuple[tuple[str, str, tuple[Any, ...]], ...] | None = ()  # the guard as constraints
-    func: str | None = None  # the enclosing function, where the holder's name is bound
-
-    def identity(self) -> tuple[object, ...]:
-        return (self.cls, self.holder, self.field, self.kind, self.values, self.guard)
-
-    @property
-    def where(self) -> str:
-        return f"{self.path}:{self.line}"
-
-    def subject(self) -> tuple[object, ...]:
-        return (self.cls, self.holder, self.field)
-
-
-@dataclass(frozen=True)
-class NotUnderstood:
-    """A new check on a config field whose condition the bot cannot read as a rule."""
-
-    path: str
-    line: int
-    text: str
-    message: str
-    reason: str
-
-    def describe(self) -> str:
-        if not self.text:  # the file as a whole: not read, or failed
-            return f"{self.path}: validation not read: {self.reason}"
-        said = f' ("{self.message}")' if self.message else ""
-        return f"{self.path}:{self.line}: validation changed, not understood: `{self.text}`{said}: {self.reason}"
 
 
 def _is_exit(statement: cst.BaseStatement, kinds: tuple[type, ...]) -> bool:
@@ -66,19 +23,68 @@ def checks_in(source: str, path: str) -> tuple[list[Check], dict[str, dict[str, 
         module = parse_cst(source)
     except cst.ParserSyntaxError:
         return [], {}, []
-    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)  # the module is this call's own: no copy
-    visitor = _ChecksVisitor(module, wrapper.resolve(PositionProvider), path)
-    wrapper.visit(visitor)
+    visitor = _ChecksVisitor(module, path, _Lines(source))
+    module.visit(visitor)
+    if not visitor.lines.matched():  # the stdlib's statements are not libcst's: lines from libcst's positions
+        wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)  # the module is this call's own: no copy
+        visitor = _ChecksVisitor(module, path, _Lines(None, wrapper.resolve(PositionProvider)))
+        module.visit(visitor)
     return visitor.found, visitor.types, visitor.unread
+
+
+class _Lines:
+    """The line of each assert and `if` as the visitor meets them, in source order: told by the stdlib's tree of
+    the same text (libcst's position metadata prints the whole module again to find them, the larger part of
+    reading a file), or by libcst's positions when given (`positions`: the stdlib could not read the text, or
+    its statements did not pair with libcst's)."""
+
+    def __init__(self, source: str | None, positions: Any = None) -> None:
+        self.positions = positions
+        self.asserts: list[int] = []
+        self.ifs: list[int] = []
+        self.seen = {"assert": 0, "if": 0}
+        self.readable = source is not None
+        if source is None:
+            return
+        try:
+            tree = parse_ast(source)
+        except (SyntaxError, ValueError, TooDeep, RecursionError, MemoryError):
+            self.readable = False
+            return
+        asserts, ifs = [], []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assert):
+                asserts.append((node.lineno, node.col_offset))
+            elif isinstance(node, ast.If):
+                ifs.append((node.lineno, node.col_offset))
+        self.asserts = [line for line, _ in sorted(asserts)]
+        self.ifs = [line for line, _ in sorted(ifs)]
+
+    def met(self, kind: str) -> None:
+        """The visitor met the next statement of `kind` (assert, if)."""
+        self.seen[kind] += 1
+
+    def line(self, node: cst.CSTNode, kind: str) -> int:
+        """The line of `node`, the statement of `kind` the visitor met last (0 until `matched` is checked)."""
+        if self.positions is not None:
+            return int(self.positions[node].start.line)
+        found = self.asserts if kind == "assert" else self.ifs
+        index = self.seen[kind] - 1
+        return found[index] if self.readable and 0 <= index < len(found) else 0
+
+    def matched(self) -> bool:
+        """Whether every statement the visitor met paired with one of the stdlib's, and no more were there."""
+        return self.positions is not None or (self.readable and self.seen["assert"] == len(self.asserts)
+                                              and self.seen["if"] == len(self.ifs))
 
 
 class _ChecksVisitor(cst.CSTVisitor):
     """Walks one module: the classes and functions it is in, the guards (tests of the enclosing ifs and of the
     early returns before it) that hold where a check is, and each assert or `if ...: raise` read as checks."""
 
-    def __init__(self, module: cst.Module, positions: Mapping[cst.CSTNode, CodeRange], path: str) -> None:
+    def __init__(self, module: cst.Module, path: str, lines: _Lines) -> None:
         super().__init__()
-        self.module, self.positions, self.path = module, positions, path
+        self.module, self.path, self.lines = module, path, lines
         self.names = _collections(module)
         self.found: list[Check] = []
         self.unread: list[NotUnderstood] = []
@@ -156,15 +162,15 @@ class _ChecksVisitor(cst.CSTVisitor):
         if target:
             self._note_type(target.removeprefix("self."), node.annotation)
 
-    def _add(self, node: cst.CSTNode, test: cst.BaseExpression, negate: bool, message: str,
+    def _add(self, node: cst.CSTNode, kind: str, test: cst.BaseExpression, negate: bool, message: str,
              implied: tuple[str, list[Constraint] | None] | None = None) -> None:
         read = conditions(self.local(test), negate, self.names, partial=True)
-        line = self.positions[node].start.line
+        line = self.lines.line(node, kind)
         if read is None and implied is None and negate and isinstance(test, cst.BooleanOperation) and isinstance(
                 test.operator, cst.And):
             # `if a and bad: raise`: when a holds, bad must not
             guard_text = self.module.code_for_node(test.left)
-            self._add(node, test.right, True, message, (guard_text, self.read(test.left, False)))
+            self._add(node, kind, test.right, True, message, (guard_text, self.read(test.left, False)))
             return
         if read is None:
             if reads_config(test):
@@ -183,13 +189,15 @@ class _ChecksVisitor(cst.CSTVisitor):
                                     self.functions[-1] if self.functions else None))
 
     def visit_Assert(self, node: cst.Assert) -> None:
+        self.lines.met("assert")
         message = node.msg.evaluated_value if isinstance(node.msg, cst.SimpleString) else ""
-        self._add(node, node.test, False, str(message or ""))
+        self._add(node, "assert", node.test, False, str(message or ""))
 
     def visit_If(self, node: cst.If) -> None:
+        self.lines.met("if")
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
         if body and _is_exit(body[0], (cst.Raise,)):
-            self._add(node, node.test, True, _raise_message(body[0]))
+            self._add(node, "if", node.test, True, _raise_message(body[0]))
 
     def visit_If_body(self, node: cst.If) -> None:
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
@@ -211,6 +219,9 @@ def _collections(module: cst.Module) -> dict[str, tuple[Any, ...]]:
     found: dict[str, tuple[Any, ...]] = {}
 
     class Finder(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            return not isinstance(node, cst.BaseExpression) and super().on_visit(node)  # no assignment in one
+
         def visit_Assign(self, node: cst.Assign) -> None:
             values = collection(node.value, {})
             for target in node.targets:

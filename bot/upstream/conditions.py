@@ -6,6 +6,8 @@ from typing import Any
 
 import libcst as cst
 
+from bot.upstream.check import CONFIG_WORDS
+
 
 def dotted(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Name):
@@ -170,9 +172,6 @@ def _chained(test: cst.Comparison, negated: bool) -> list[Constraint] | None:
     return [(chain, "bound", (lower, lo)), (chain, "bound", (upper, hi))]
 
 
-CONFIG_WORDS = ("config", "cfg", "conf")
-
-
 def reads_config(test: cst.BaseExpression) -> bool:
     """Does the test read a config field at all (worth saying it was not understood)?
 
@@ -199,6 +198,9 @@ def aliases(function: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     seen: set[str] = set()
 
     class Finder(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            return not isinstance(node, cst.BaseExpression) and super().on_visit(node)  # no statement in one
+
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return node is function
 

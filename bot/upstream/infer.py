@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.upstream.checks import Check, NotUnderstood, checks_in
+from bot.upstream.check import Check, NotUnderstood
 from bot.upstream.flow import is_test_path
 from bot.upstream.propose import Places, Proposal, equivalent, propose
 from bot.upstream.sources import text_of, too_large
@@ -113,6 +113,7 @@ MAX_READERS = 4  # processes reading a change's Python files at once
 def _checks(source: str, path: str) -> Read:
     """`checks_in`, with a file that fails or takes too long reported as not understood."""
     from bot.engine.isolation import isolated
+    from bot.upstream.checks import checks_in  # libcst: imported where the files are read
 
     found, error = isolated(path, "reading its checks", lambda: checks_in(source, path))
     if found is None:
@@ -125,27 +126,48 @@ def _read_one(_state: object, item: tuple[str, str]) -> Read:
     return _checks(*item)
 
 
-def _read_all(texts: list[tuple[str, str]]) -> list[Read]:
-    """The checks of each (text, path), read on forked workers when there are several files and cores (libcst
-    reads a large file in a second or so); the largest first, so the workers finish together."""
-    import os
+class Reading:
+    """The checks of each (text, path), being read: on forked workers when there are several files and cores
+    (libcst reads a large file in a second or so), begun at once so the caller does other work meanwhile (git's
+    checkout of the tree); `results` waits for them."""
 
-    from bot.engine.forks import Forks, can_fork
+    def __init__(self, texts: list[tuple[str, str]]) -> None:
+        import os
 
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    jobs = min(cores, MAX_READERS, len(texts))
-    if jobs < 2 or not can_fork():
-        return [_checks(text, path) for text, path in texts]
-    order = sorted(range(len(texts)), key=lambda i: -len(texts[i][0]))
-    forks = Forks(jobs)
-    try:
-        done = list(forks.map(_read_one, [texts[i] for i in order]))
-    finally:
-        forks.close()
-    out: list[Read] = [([], {}, [])] * len(texts)
-    for index, read in zip(order, done):
-        out[index] = read
-    return out
+        from bot.engine.forks import Forks, can_fork
+
+        self.texts = texts
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        jobs = min(cores, MAX_READERS, len(texts))
+        self.forks: Forks | None = Forks(jobs) if jobs >= 2 and can_fork() else None
+        self.tasks: dict[int, int] = {}  # task -> the text it reads
+        if self.forks is None:
+            return
+        try:  # the largest first: the workers start on them while the caller goes on, and finish together
+            for index in sorted(range(len(texts)), key=lambda i: -len(texts[i][0])):
+                self.tasks[self.forks.submit(_read_one, [texts[index]])] = index
+        except BaseException:
+            self.close()
+            raise
+
+    def results(self) -> list[Read]:
+        """The checks of each text, in the order given (read here when no worker was started)."""
+        if self.forks is None:
+            return [_checks(text, path) for text, path in self.texts]
+        out: list[Read] = [([], {}, [])] * len(self.texts)
+        try:
+            while self.forks.pending():
+                number, (read,) = self.forks.answer()
+                out[self.tasks[number]] = read
+        finally:
+            self.close()
+        return out
+
+    def close(self) -> None:
+        """The workers ended (a reading not waited for is dropped)."""
+        if self.forks is not None:
+            self.forks.close()
+            self.forks = None
 
 
 # per file the change edits: where its checks before and after the change are among the texts read (None: not
@@ -180,20 +202,40 @@ def _plan(old: Any, new: Any) -> tuple[list[tuple[str, str]], list[Planned]]:
     return texts, planned
 
 
-def infer(root: Path, before: str, after: str, existing: list[Any]) -> Inference:
-    """Proposals from the Python files the change edits (tests aside); checks are compared across
-    all of them, so a check moved from one file to another is not new."""
+@dataclass
+class Begun:
+    """An inference begun (`begin`): the commits, what is read of each file the change edits, and the reading of
+    their checks under way; `infer` finishes it."""
+
+    new: Any
+    planned: list[Planned]
+    reading: Reading
+
+    def close(self) -> None:
+        self.reading.close()
+
+
+def begin(root: Path, before: str, after: str) -> Begun:
+    """An inference from the change `before`..`after` begun: the Python files it edits (tests aside) being read on
+    forked workers, while the caller goes on (bot.upstream.watching: while git checks out the tree)."""
     import git
 
     repo = git.Repo(root)
     old, new = repo.commit(before), repo.commit(after)
+    texts, planned = _plan(old, new)
+    return Begun(new, planned, Reading(texts))
+
+
+def infer(root: Path, before: str, after: str, existing: list[Any], begun: Begun | None = None) -> Inference:
+    """Proposals from the Python files the change edits (tests aside); checks are compared across
+    all of them, so a check moved from one file to another is not new. `begun`: this inference, begun earlier."""
+    begun = begun or begin(root, before, after)
     old_checks: list[Check] = []
     old_unread: set[str] = set()
     candidates: list[tuple[list[Check], dict[str, dict[str, str]]]] = []
     result = Inference()
-    texts, planned = _plan(old, new)
-    read = _read_all(texts)
-    for before_at, after_at, skipped in planned:
+    read = begun.reading.results()
+    for before_at, after_at, skipped in begun.planned:
         if before_at is not None:
             checks, _, unread = read[before_at]
             old_checks.extend(checks)
@@ -205,7 +247,7 @@ def infer(root: Path, before: str, after: str, existing: list[Any]) -> Inference
             candidates.append((checks, types))
             result.not_understood.extend(unread)
     result.not_understood = [u for u in result.not_understood if not (u.text and u.text in old_unread)]
-    places = Places(new)
+    places = Places(begun.new)
     for checks, types in candidates:
         fresh: list[tuple[Check, Check | None]] = []
         for check in checks:

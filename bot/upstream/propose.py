@@ -6,8 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.upstream.checks import Check, NotUnderstood
-from bot.upstream.conditions import CONFIG_WORDS
+from bot.upstream.check import CONFIG_WORDS, Check, NotUnderstood
 from bot.upstream.flow import Flow, holder_paths, is_test_path
 from bot.upstream.sources import text_of, too_large
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from bot.model import Baseline, Report
     from bot.publish.publisher import PublishResult
     from bot.rules.model import Rule
+    from bot.upstream.infer import Begun
 
 
 @dataclass
@@ -61,15 +62,16 @@ class InferPolicy:
 
 def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict[str, str],
                    suggestions: list[str], not_understood: list[str], policy: InferPolicy = InferPolicy(),
-                   publishing: bool = False) -> list[Rule]:
+                   publishing: bool = False, begun: Begun | None = None) -> list[Rule]:
     """Rules inferred from the validation code the change adds, at or above the policy's confidence, run
-    at once (published only when the policy says so; the rest are suggestions)."""
+    at once (published only when the policy says so; the rest are suggestions). `begun`: the inference, begun
+    before (begin_inference)."""
     from bot.rules.loader import parse_rule
     from bot.upstream.infer import infer
 
     if policy.confidence == "off":
         return []
-    inference = infer(local, change.before, change.after, [r for r in rules if r.enabled])
+    inference = infer(local, change.before, change.after, [r for r in rules if r.enabled], begun)
     not_understood.extend(u.describe() for u in inference.not_understood)
     out: list[Rule] = []
     for proposal in inference.proposals:
@@ -114,14 +116,19 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     with repo_lock(repo):
         remote.fetch(default, repo.branch_prefix)
     change = read_change(remote.local, before, after or f"{NAMESPACE}{default}")
-    with remote.worktree(default) as worktree:
-        result, rules, selected = choose(remote.local, worktree, rules, change, options, policy,
-                                         publishing=not dry_run)
-        if not result.rules:
-            return result
-        if dry_run:
-            dry_report(result, worktree, selected, repo, options, baseline)
-            return result
+    begun = begin_inference(remote.local, change, policy)  # read while git checks out the tree
+    try:
+        with remote.worktree(default) as worktree:
+            result, rules, selected = choose(remote.local, worktree, rules, change, options, policy,
+                                             publishing=not dry_run, begun=begun)
+            if not result.rules:
+                return result
+            if dry_run:
+                dry_report(result, worktree, selected, repo, options, baseline)
+                return result
+    finally:
+        if begun is not None:
+            begun.close()
     pull = change.pull_number
     if pull is not None and options.upstream_ref is None:
         options.upstream_ref = f"#{pull}"
@@ -136,17 +143,34 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     return result
 
 
+def begin_inference(history: Path, change: Change, policy: InferPolicy) -> Begun | None:
+    """The inference from the change's Python files begun (read on forked workers while the caller goes on), when
+    choose will ask for it."""
+    from bot.upstream.infer import begin
+
+    if policy.confidence == "off" or not _edits_python(change):
+        return None
+    return begin(history, change.before, change.after)
+
+
+def _edits_python(change: Change) -> bool:
+    return any(path.endswith(".py") for path in change.paths)
+
+
 def choose(history: Path, tree: Path, rules: list[Rule], change: Change, options: PublishOptions,
-           policy: InferPolicy = InferPolicy(), publishing: bool = False) -> tuple[WatchResult, list[Rule], list[Rule]]:
-    """The rules the change calls for: (the result so far, every rule with the inferred ones, the selection)."""
+           policy: InferPolicy = InferPolicy(), publishing: bool = False, begun: Begun | None = None
+           ) -> tuple[WatchResult, list[Rule], list[Rule]]:
+    """The rules the change calls for: (the result so far, every rule with the inferred ones, the selection);
+    `begun`: the inference from the change, begun before (begin_inference)."""
     reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
     if any(path.endswith((".yaml", ".yml")) for path in change.paths):
         reasons[RULE_ID] = "the change edits config YAML: every launch it reaches is composed again"
     suggestions: list[str] = []
     not_understood: list[str] = []
     inferred: list[Rule] = []
-    if any(path.endswith(".py") for path in change.paths):
-        inferred = inferred_rules(history, change, rules, reasons, suggestions, not_understood, policy, publishing)
+    if _edits_python(change):
+        inferred = inferred_rules(history, change, rules, reasons, suggestions, not_understood, policy, publishing,
+                                  begun)
         rules = [*rules, *inferred]
     options.notes = [*options.notes, *(f"Suggested rule (not applied): {s}" for s in suggestions),
                      *(f"Validation changed upstream, not understood: {u}" for u in not_understood)]
