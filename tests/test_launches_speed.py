@@ -359,3 +359,37 @@ def test_a_line_is_found_by_its_newlines_as_counting_finds_it() -> None:
         for pos in range(0, len(text) + 1, 7):
             assert line_of(text, pos) == text.count(b"\n", 0, pos) + 1
         assert line_of(text, len(text)) == text.count(b"\n") + 1
+
+
+HEADS = b"""#!/bin/bash
+if [ "$FAST" = 1 ]; then
+  LAUNCH=(python3)
+elif [ "$UV" = 1 ]; then
+  LAUNCH=(uv run python3)
+else
+  LAUNCH=(torchrun --nproc_per_node=8)
+fi
+"${LAUNCH[@]}" -m pkg.train a=1 b=2 c=3
+"""
+
+
+def test_a_launch_several_heads_lead_to_reads_its_overrides_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command whose first word takes several values (a launcher set in branches) is one launch of each
+    entry; the overrides of a head that leads to an entry already found are not read again."""
+    from bot.lang.shell import launches
+    from bot.lang.shell.parse import analyse
+
+    read: list[str] = []
+    real = launches.parse_override_field
+
+    def counted(item: Any, src: bytes) -> Any:
+        read.append(item.text)
+        return real(item, src)
+
+    monkeypatch.setattr(launches, "parse_override_field", counted)
+    (launch,) = analyse(HEADS).launches
+    assert (launch.entry, launch.entry_kind) == ("pkg.train", "module")
+    assert launch.launcher == "python | uv | torchrun"
+    assert [(o.key, o.value_text) for o in launch.overrides] == [("a", "1"), ("b", "2"), ("c", "3")]
+    assert launch.head_guard == ()  # each head is set in another arm: no arm is taken by every way
+    assert sorted(read) == ["a=1", "b=2", "c=3"]
