@@ -393,3 +393,27 @@ def test_a_launch_several_heads_lead_to_reads_its_overrides_once(monkeypatch: py
     assert [(o.key, o.value_text) for o in launch.overrides] == [("a", "1"), ("b", "2"), ("c", "3")]
     assert launch.head_guard == ()  # each head is set in another arm: no arm is taken by every way
     assert sorted(read) == ["a=1", "b=2", "c=3"]
+
+
+def test_an_override_text_is_read_by_the_grammar_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Launches repeat most overrides word for word: Hydra's reading of each distinct text is made once and
+    shared, the failure to read one too; what each override's value is stays what the grammar says."""
+    from bot.lang.shell import values
+    from bot.lang.shell.parse import analyse
+
+    values.hydra_reading.cache_clear()
+    read: list[str] = []
+    real = values.parse_override
+
+    def counted(text: str) -> Any:
+        read.append(text)
+        return real(text)
+
+    monkeypatch.setattr(values, "parse_override", counted)
+    script = analyse(b"python t.py a.b=[1,2] c='x y' d='[1,' e=1\npython t.py a.b=[1,2] c='x y' d='[1,' e=1\n")
+    infos = [[values.read_value(o) for o in launch.overrides] for launch in script.launches]
+    assert [(i.state, i.value) for i in infos[0]] == [(i.state, i.value) for i in infos[1]]
+    assert [i.state for i in infos[0]] == ["static", "static", "invalid", "static"]
+    assert infos[0][0].value == [1, 2] and infos[0][1].value == "x y"
+    assert infos[0][2].reason == infos[1][2].reason and infos[0][2].reason.startswith("Hydra cannot parse it: ")
+    assert sorted(read) == ["a.b=[1,2]", "c=x y", "d=[1,", "e=1"]
