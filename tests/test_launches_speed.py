@@ -417,3 +417,38 @@ def test_an_override_text_is_read_by_the_grammar_once(monkeypatch: pytest.Monkey
     assert infos[0][0].value == [1, 2] and infos[0][1].value == "x y"
     assert infos[0][2].reason == infos[1][2].reason and infos[0][2].reason.startswith("Hydra cannot parse it: ")
     assert sorted(read) == ["a.b=[1,2]", "c=x y", "d=[1,", "e=1"]
+
+
+NOTEBOOK = json.dumps({"cells": [
+    {"cell_type": "code", "source": ["!python train.py a=1 \\\n", "  b=\"two\"\n"], "outputs": [
+        {"text": ["a long output\twith escapes \u00e9\n"] * 50}]},
+    {"cell_type": "markdown", "source": ["Run:\n", "```bash\n", "python train.py c=3\n", "```\n"]},
+    {"cell_type": "code", "source": ["x = '''\n", "!not shell\n", "'''\n", "!python train.py d=4\n"]}]}, indent=1)
+
+
+def test_a_notebook_is_read_once_and_its_characters_placed_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The notebook's JSON is read once for its code cells and its markdown cells; a string's characters are
+    placed on their bytes only when a view asks (most strings are outputs), as an eager reading placed them."""
+    from bot.lang.embedded import json_spans, nb_cells, notebooks
+
+    read: list[int] = []
+    real = json_spans.read_json
+
+    def counted(data: bytes) -> Any:
+        read.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(notebooks, "read_json", counted)
+    monkeypatch.setattr(nb_cells, "read_json", counted)
+    data = NOTEBOOK.encode("utf-8")
+    views = notebooks.notebook_views(data)
+    assert len(read) == 1
+    assert [v.text.decode().split() for v in views] == [
+        ["python", "train.py", "a=1", "\\", 'b="two"', "python", "train.py", "d=4"], ["python", "train.py", "c=3"]]
+    root = real(data)
+    output = root.members["cells"].items[0].members["outputs"].items[0].members["text"].items[0]
+    assert output.spans is None and output.data is data  # not placed yet
+    assert len(output.chars) == len(output.text) and output.data is None  # placed once asked
+    for char, (start, end) in zip(output.text, output.chars):
+        written = data[start:end]
+        assert (json.loads(b'"' + written + b'"') if written.startswith(b"\\") else written.decode()) == char
