@@ -452,3 +452,46 @@ def test_a_notebook_is_read_once_and_its_characters_placed_when_asked(monkeypatc
     for char, (start, end) in zip(output.text, output.chars):
         written = data[start:end]
         assert (json.loads(b'"' + written + b'"') if written.startswith(b"\\") else written.decode()) == char
+
+
+FLOW = """name: ünïcode ☃
+env:
+  TOP: "1"
+  PATHS: a/b
+jobs:
+  one:
+    env: {MID: x}
+    steps:
+      - run: python3 -m pkg.train a=$TOP b=$MID
+      - run: python3 -m pkg.train c=$PATHS
+  two:
+    steps:
+      - env: {OWN: "2"}
+        run: python3 -m pkg.train d=$OWN e=$TOP
+"""
+
+
+def test_a_workflow_env_map_is_read_once_for_every_step_it_feeds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each step is a view of its own with the env maps that feed it; a map shared by several steps (the
+    workflow's, a job's) is read once, and each view still maps its bytes to the file's (non-ASCII before them)."""
+    from bot.lang.embedded import workflow
+
+    read: list[object] = []
+    real = workflow._env_entries
+
+    def counted(data: bytes, env: Any, offsets: Any, fast: bool) -> Any:
+        read.append(env)
+        return real(data, env, offsets, fast)
+
+    monkeypatch.setattr(workflow, "_env_entries", counted)
+    data = FLOW.encode("utf-8")
+    views = workflow.workflow_views(data)
+    assert [v.text.decode().split("\n")[:4] for v in views] == [
+        ['TOP="1"', 'PATHS="a/b"', 'MID="x"', "python3 -m pkg.train a=$TOP b=$MID"],
+        ['TOP="1"', 'PATHS="a/b"', 'MID="x"', "python3 -m pkg.train c=$PATHS"],
+        ['TOP="1"', 'PATHS="a/b"', 'OWN="2"', "python3 -m pkg.train d=$OWN e=$TOP"]]
+    for view in views:
+        for at, host in enumerate(view.host_at[:-1]):
+            if view.text[at : at + 1] in (b"a", b"x", b"1"):  # a value's byte, or the script's
+                assert data[host : host + 1] == view.text[at : at + 1]
+    assert len(read) == 4  # the workflow's, job one's, none (read once), the last step's own: not 9 (3 a step)
