@@ -495,3 +495,26 @@ def test_a_workflow_env_map_is_read_once_for_every_step_it_feeds(monkeypatch: py
             if view.text[at : at + 1] in (b"a", b"x", b"1"):  # a value's byte, or the script's
                 assert data[host : host + 1] == view.text[at : at + 1]
     assert len(read) == 4  # the workflow's, job one's, none (read once), the last step's own: not 9 (3 a step)
+
+
+def test_an_entry_file_is_read_once_for_each_launch_of_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resolving a launch's app reads its entry file from disk once (its decorator, its config and its
+    `version_base` come from that one text); a file that is no app is read for its depth from the same text."""
+    from bot.hydra import python_file
+
+    files = {"train.py": APP.replace("version_base=None", 'version_base="1.3"'), "tool.py": "print(1)\n",
+             "conf/config.yaml": "a: 1\n", "run.sh": "python train.py a=1\npython train.py a=2\npython tool.py b=3\n"}
+    root = make_repo(tmp_path / "repo", files)
+    read: list[str] = []
+    real = python_file._text
+
+    def counted(path: Path) -> str | None:
+        read.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(python_file, "_text", counted)
+    found = collect(root, "repo").launches
+    assert [(i.cls, i.evidence) for i in found] == [("hydra", "@hydra.main in train.py")] * 2 + [
+        ("not-hydra", "tool.py has no @hydra.main decorator")]
+    assert read.count("train.py") == 2  # once a launch (it was five times for the two)
+    assert read.count("tool.py") == 3  # once for its decorator and depth, and by the compose API's and imports' readers
