@@ -518,3 +518,62 @@ def test_an_entry_file_is_read_once_for_each_launch_of_it(tmp_path: Path, monkey
         ("not-hydra", "tool.py has no @hydra.main decorator")]
     assert read.count("train.py") == 2  # once a launch (it was five times for the two)
     assert read.count("tool.py") == 3  # once for its decorator and depth, and by the compose API's and imports' readers
+
+
+COMMANDS = b"""#!/bin/bash
+export USE=1
+PY=python3
+echo "starting $USE" ${PY} train.py a=1
+mkdir -p "$OUT/logs" && cd "$OUT"
+source ./env.sh A=1
+. ./other.sh B=2
+bash run.sh c=3
+X=1 ./tool.sh d=4
+nohup python train.py e=5 &
+"$PY" train.py f=6
+$UNKNOWN python train.py g=7
+env A=1 python train.py h=8
+ray job submit --address x -- python train.py i=9
+./run.py j=10
+uv run python train.py k=11
+timeout 5 torchrun --nproc_per_node=2 train.py l=12
+printf '%s\\n' m=13
+python train.py n=14 \\\x20
+  trainer.o=15 trainer.p=16
+true && python -m pkg.train q=17
+"""
+
+
+def test_a_command_whose_first_word_runs_nothing_is_not_read_further(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`echo`, `mkdir`, `printf`: a command whose first word is no launcher, wrapper, runner, interpreter or
+    script runs no launch, whatever its other words, so they are not expanded; the launches and the script
+    calls found are those reading every word finds."""
+    from bot.lang.shell import parse
+
+    def seen(script: Any) -> Any:
+        return ([(launch.launcher, launch.entry, launch.entry_kind, [o.text for o in launch.overrides],
+                  [o.text for o in launch.stranded]) for launch in script.launches],
+                [(call.target, sorted(call.values)) for call in script.calls])
+
+    expanded: list[int] = []
+    real = parse.command_words
+
+    def counted(node: Any, env: Any, walker: Any, start: int = 0, stop: int | None = None) -> Any:
+        words = real(node, env, walker, start, stop)
+        expanded.append(len(words))
+        return words
+
+    monkeypatch.setattr(parse, "command_words", counted)
+    shortcut = seen(parse.analyse(COMMANDS))
+    fewer = sum(expanded)
+    expanded.clear()
+    monkeypatch.setattr(parse, "stops_launch", lambda first, consoles: False)  # every word read
+    assert seen(parse.analyse(COMMANDS)) == shortcut
+    assert sum(expanded) - fewer == 9  # the words after echo, mkdir, cd and printf
+    launches, calls = shortcut
+    assert [(launcher, entry) for launcher, entry, *_ in launches] == [
+        ("bash", "run.sh"), ("script", "./tool.sh"), ("python", "train.py"), ("python", "train.py"),
+        ("$UNKNOWN", "train.py"), ("python", "train.py"), ("ray job submit", "train.py"), ("script", "./run.py"),
+        ("uv", "train.py"), ("torchrun", "train.py"), ("python", "train.py"), ("python", "pkg.train")]
+    assert launches[-2][3:] == (["n=14"], ["trainer.o=15", "trainer.p=16"])  # the line a blank cut off: read whole
+    assert calls == [("./env.sh", ["USE"]), ("./other.sh", ["USE"]), ("run.sh", ["USE"]), ("./tool.sh", ["USE", "X"])]
