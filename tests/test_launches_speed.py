@@ -577,3 +577,28 @@ def test_a_command_whose_first_word_runs_nothing_is_not_read_further(monkeypatch
         ("uv", "train.py"), ("torchrun", "train.py"), ("python", "train.py"), ("python", "pkg.train")]
     assert launches[-2][3:] == (["n=14"], ["trainer.o=15", "trainer.p=16"])  # the line a blank cut off: read whole
     assert calls == [("./env.sh", ["USE"]), ("./other.sh", ["USE"]), ("run.sh", ["USE"]), ("./tool.sh", ["USE", "X"])]
+
+
+def test_a_module_is_looked_for_once_whichever_file_launches_it(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -m pkg` runs the same file from wherever the launch runs, whichever script launches it: it is
+    looked for once per scan and directory; a script's path is still looked for beside each launching file."""
+    from bot.hydra import app
+
+    files = {"pkg/__init__.py": "", "pkg/__main__.py": APP.replace('"conf"', '"../conf"'), "conf/config.yaml": "a: 1\n",
+             "a/run.sh": "python -m pkg a=1\npython train.py b=1\n", "b/run.sh": "python -m pkg a=2\n",
+             "c/run.sh": 'cd "$(dirname "$0")"\npython -m pkg a=3\npython train.py b=2\n', "c/train.py": "print(1)\n"}
+    root = make_repo(tmp_path / "repo", files)
+    looked: list[tuple[str | None, str | None]] = []
+    real = app.entry_file
+
+    def counted(context: Any, launch: Any) -> Any:
+        looked.append((launch.entry, launch.source_path))
+        return real(context, launch)
+
+    monkeypatch.setattr(app, "entry_file", counted)
+    found = sorted(collect(root, "repo").launches, key=lambda info: (info.path, info.line))
+    assert [(i.path, i.cls) for i in found] == [("a/run.sh", "hydra"), ("a/run.sh", "outside"), ("b/run.sh", "hydra"),
+                                                ("c/run.sh", "hydra"), ("c/run.sh", "not-hydra")]
+    assert sorted(looked, key=str) == [("pkg", "a/run.sh"), ("pkg", "c/run.sh"), ("train.py", "a/run.sh"),
+                                       ("train.py", "c/run.sh")]

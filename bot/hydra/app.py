@@ -23,7 +23,7 @@ from bot.hydra.imported import imported_app
 from bot.hydra.markers import CWD
 from bot.hydra.python_file import PythonFile, python_file
 from bot.hydra.search_path import app_search_path, not_there, primary_search_path, search_dir
-from bot.ir import SHELL_SCRIPT, Launch
+from bot.ir import DORA, MODULE, SHELL_SCRIPT, Launch
 
 if TYPE_CHECKING:
     from bot.context import ScanContext
@@ -74,8 +74,7 @@ def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> H
     root = context.root
     if launch.entry is None:
         return AppProblem("the entry point is chosen at run time", RUNTIME)
-    path = _found(context, ("entry", launch.entry, launch.entry_kind, run_dir(launch), launch.entry_base,
-                            launch.source_path), lambda: entry_file(context, launch))
+    path = _found(context, _entry_key(launch), lambda: entry_file(context, launch))
     if path is None:
         return AppProblem(missing_reason(context, launch) if explain else "not in the repository", OUTSIDE)
     if launch.entry_kind == SHELL_SCRIPT:
@@ -99,6 +98,15 @@ def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> H
 
 
 # the decorator's file, source, config_path, config_name and version_base (bot.hydra.decorator.version_base_of)
+def _entry_key(launch: Launch) -> tuple[object, ...]:
+    """What the file a launch runs depends on (bot.hydra.entry.entry_file): a module, or dora's main, is
+    looked for from where the launch runs, whichever file launches it; a script also from that file's place."""
+    here = run_dir(launch)
+    if launch.entry_kind in (MODULE, DORA):
+        return "entry", launch.entry, launch.entry_kind, here
+    return "entry", launch.entry, launch.entry_kind, here, launch.entry_base, launch.source_path
+
+
 Decorated = tuple[Path, str, str | None, str | None, str | None]
 
 
