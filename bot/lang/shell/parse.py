@@ -112,7 +112,7 @@ def _site_words(site: CommandSite, walker: Walker, consoles: Consoles, whole: bo
     """The command's words, or only its first when that already says it runs no launch and no script
     (bot.lang.shell.launchers.stops_launch: `echo`, `mkdir`, `export`), unless `whole` is asked."""
     first = command_words(site.node, site.env, walker, stop=1)
-    if not whole and first and all(fields and stops_launch(fields[0], consoles) for fields in first[0]):
+    if not whole and first and first[0] and all(fields and stops_launch(fields[0], consoles) for fields in first[0]):
         return first
     return first + command_words(site.node, site.env, walker, start=1)
 
