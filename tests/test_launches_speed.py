@@ -359,3 +359,246 @@ def test_a_line_is_found_by_its_newlines_as_counting_finds_it() -> None:
         for pos in range(0, len(text) + 1, 7):
             assert line_of(text, pos) == text.count(b"\n", 0, pos) + 1
         assert line_of(text, len(text)) == text.count(b"\n") + 1
+
+
+HEADS = b"""#!/bin/bash
+if [ "$FAST" = 1 ]; then
+  LAUNCH=(python3)
+elif [ "$UV" = 1 ]; then
+  LAUNCH=(uv run python3)
+else
+  LAUNCH=(torchrun --nproc_per_node=8)
+fi
+"${LAUNCH[@]}" -m pkg.train a=1 b=2 c=3
+"""
+
+
+def test_a_launch_several_heads_lead_to_reads_its_overrides_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command whose first word takes several values (a launcher set in branches) is one launch of each
+    entry; the overrides of a head that leads to an entry already found are not read again."""
+    from bot.lang.shell import launches
+    from bot.lang.shell.parse import analyse
+
+    read: list[str] = []
+    real = launches.parse_override_field
+
+    def counted(item: Any, src: bytes) -> Any:
+        read.append(item.text)
+        return real(item, src)
+
+    monkeypatch.setattr(launches, "parse_override_field", counted)
+    (launch,) = analyse(HEADS).launches
+    assert (launch.entry, launch.entry_kind) == ("pkg.train", "module")
+    assert launch.launcher == "python | uv | torchrun"
+    assert [(o.key, o.value_text) for o in launch.overrides] == [("a", "1"), ("b", "2"), ("c", "3")]
+    assert launch.head_guard == ()  # each head is set in another arm: no arm is taken by every way
+    assert sorted(read) == ["a=1", "b=2", "c=3"]
+
+
+def test_an_override_text_is_read_by_the_grammar_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Launches repeat most overrides word for word: Hydra's reading of each distinct text is made once and
+    shared, the failure to read one too; what each override's value is stays what the grammar says."""
+    from bot.lang.shell import values
+    from bot.lang.shell.parse import analyse
+
+    values.hydra_reading.cache_clear()
+    read: list[str] = []
+    real = values.parse_override
+
+    def counted(text: str) -> Any:
+        read.append(text)
+        return real(text)
+
+    monkeypatch.setattr(values, "parse_override", counted)
+    script = analyse(b"python t.py a.b=[1,2] c='x y' d='[1,' e=1\npython t.py a.b=[1,2] c='x y' d='[1,' e=1\n")
+    infos = [[values.read_value(o) for o in launch.overrides] for launch in script.launches]
+    assert [(i.state, i.value) for i in infos[0]] == [(i.state, i.value) for i in infos[1]]
+    assert [i.state for i in infos[0]] == ["static", "static", "invalid", "static"]
+    assert infos[0][0].value == [1, 2] and infos[0][1].value == "x y"
+    assert infos[0][2].reason == infos[1][2].reason and infos[0][2].reason.startswith("Hydra cannot parse it: ")
+    assert sorted(read) == ["a.b=[1,2]", "c=x y", "d=[1,", "e=1"]
+
+
+NOTEBOOK = json.dumps({"cells": [
+    {"cell_type": "code", "source": ["!python train.py a=1 \\\n", "  b=\"two\"\n"], "outputs": [
+        {"text": ["a long output\twith escapes \u00e9\n"] * 50}]},
+    {"cell_type": "markdown", "source": ["Run:\n", "```bash\n", "python train.py c=3\n", "```\n"]},
+    {"cell_type": "code", "source": ["x = '''\n", "!not shell\n", "'''\n", "!python train.py d=4\n"]}]}, indent=1)
+
+
+def test_a_notebook_is_read_once_and_its_characters_placed_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The notebook's JSON is read once for its code cells and its markdown cells; a string's characters are
+    placed on their bytes only when a view asks (most strings are outputs), as an eager reading placed them."""
+    from bot.lang.embedded import json_spans, nb_cells, notebooks
+
+    read: list[int] = []
+    real = json_spans.read_json
+
+    def counted(data: bytes) -> Any:
+        read.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(notebooks, "read_json", counted)
+    monkeypatch.setattr(nb_cells, "read_json", counted)
+    data = NOTEBOOK.encode("utf-8")
+    views = notebooks.notebook_views(data)
+    assert len(read) == 1
+    assert [v.text.decode().split() for v in views] == [
+        ["python", "train.py", "a=1", "\\", 'b="two"', "python", "train.py", "d=4"], ["python", "train.py", "c=3"]]
+    root = real(data)
+    output = root.members["cells"].items[0].members["outputs"].items[0].members["text"].items[0]
+    assert output.spans is None and output.data is data  # not placed yet
+    assert len(output.chars) == len(output.text) and output.data is None  # placed once asked
+    for char, (start, end) in zip(output.text, output.chars):
+        written = data[start:end]
+        assert (json.loads(b'"' + written + b'"') if written.startswith(b"\\") else written.decode()) == char
+
+
+FLOW = """name: ünïcode ☃
+env:
+  TOP: "1"
+  PATHS: a/b
+jobs:
+  one:
+    env: {MID: x}
+    steps:
+      - run: python3 -m pkg.train a=$TOP b=$MID
+      - run: python3 -m pkg.train c=$PATHS
+  two:
+    steps:
+      - env: {OWN: "2"}
+        run: python3 -m pkg.train d=$OWN e=$TOP
+"""
+
+
+def test_a_workflow_env_map_is_read_once_for_every_step_it_feeds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each step is a view of its own with the env maps that feed it; a map shared by several steps (the
+    workflow's, a job's) is read once, and each view still maps its bytes to the file's (non-ASCII before them)."""
+    from bot.lang.embedded import workflow
+
+    read: list[object] = []
+    real = workflow._env_entries
+
+    def counted(data: bytes, env: Any, offsets: Any, fast: bool) -> Any:
+        read.append(env)
+        return real(data, env, offsets, fast)
+
+    monkeypatch.setattr(workflow, "_env_entries", counted)
+    data = FLOW.encode("utf-8")
+    views = workflow.workflow_views(data)
+    assert [v.text.decode().split("\n")[:4] for v in views] == [
+        ['TOP="1"', 'PATHS="a/b"', 'MID="x"', "python3 -m pkg.train a=$TOP b=$MID"],
+        ['TOP="1"', 'PATHS="a/b"', 'MID="x"', "python3 -m pkg.train c=$PATHS"],
+        ['TOP="1"', 'PATHS="a/b"', 'OWN="2"', "python3 -m pkg.train d=$OWN e=$TOP"]]
+    for view in views:
+        for at, host in enumerate(view.host_at[:-1]):
+            if view.text[at : at + 1] in (b"a", b"x", b"1"):  # a value's byte, or the script's
+                assert data[host : host + 1] == view.text[at : at + 1]
+    assert len(read) == 4  # the workflow's, job one's, none (read once), the last step's own: not 9 (3 a step)
+
+
+def test_an_entry_file_is_read_once_for_each_launch_of_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resolving a launch's app reads its entry file from disk once (its decorator, its config and its
+    `version_base` come from that one text); a file that is no app is read for its depth from the same text."""
+    from bot.hydra import python_file
+
+    files = {"train.py": APP.replace("version_base=None", 'version_base="1.3"'), "tool.py": "print(1)\n",
+             "conf/config.yaml": "a: 1\n", "run.sh": "python train.py a=1\npython train.py a=2\npython tool.py b=3\n"}
+    root = make_repo(tmp_path / "repo", files)
+    read: list[str] = []
+    real = python_file._text
+
+    def counted(path: Path) -> str | None:
+        read.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(python_file, "_text", counted)
+    found = collect(root, "repo").launches
+    assert [(i.cls, i.evidence) for i in found] == [("hydra", "@hydra.main in train.py")] * 2 + [
+        ("not-hydra", "tool.py has no @hydra.main decorator")]
+    assert read.count("train.py") == 2  # once a launch (it was five times for the two)
+    assert read.count("tool.py") == 3  # once for its decorator and depth, and by the compose API's and imports' readers
+
+
+COMMANDS = b"""#!/bin/bash
+export USE=1
+PY=python3
+echo "starting $USE" ${PY} train.py a=1
+mkdir -p "$OUT/logs" && cd "$OUT"
+source ./env.sh A=1
+. ./other.sh B=2
+bash run.sh c=3
+X=1 ./tool.sh d=4
+nohup python train.py e=5 &
+"$PY" train.py f=6
+$UNKNOWN python train.py g=7
+env A=1 python train.py h=8
+ray job submit --address x -- python train.py i=9
+./run.py j=10
+uv run python train.py k=11
+timeout 5 torchrun --nproc_per_node=2 train.py l=12
+printf '%s\\n' m=13
+python train.py n=14 \\\x20
+  trainer.o=15 trainer.p=16
+true && python -m pkg.train q=17
+"""
+
+
+def test_a_command_whose_first_word_runs_nothing_is_not_read_further(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`echo`, `mkdir`, `printf`: a command whose first word is no launcher, wrapper, runner, interpreter or
+    script runs no launch, whatever its other words, so they are not expanded; the launches and the script
+    calls found are those reading every word finds."""
+    from bot.lang.shell import parse
+
+    def seen(script: Any) -> Any:
+        return ([(launch.launcher, launch.entry, launch.entry_kind, [o.text for o in launch.overrides],
+                  [o.text for o in launch.stranded]) for launch in script.launches],
+                [(call.target, sorted(call.values)) for call in script.calls])
+
+    expanded: list[int] = []
+    real = parse.command_words
+
+    def counted(node: Any, env: Any, walker: Any, start: int = 0, stop: int | None = None) -> Any:
+        words = real(node, env, walker, start, stop)
+        expanded.append(len(words))
+        return words
+
+    monkeypatch.setattr(parse, "command_words", counted)
+    shortcut = seen(parse.analyse(COMMANDS))
+    fewer = sum(expanded)
+    expanded.clear()
+    monkeypatch.setattr(parse, "stops_launch", lambda first, consoles: False)  # every word read
+    assert seen(parse.analyse(COMMANDS)) == shortcut
+    assert sum(expanded) - fewer == 9  # the words after echo, mkdir, cd and printf
+    launches, calls = shortcut
+    assert [(launcher, entry) for launcher, entry, *_ in launches] == [
+        ("bash", "run.sh"), ("script", "./tool.sh"), ("python", "train.py"), ("python", "train.py"),
+        ("$UNKNOWN", "train.py"), ("python", "train.py"), ("ray job submit", "train.py"), ("script", "./run.py"),
+        ("uv", "train.py"), ("torchrun", "train.py"), ("python", "train.py"), ("python", "pkg.train")]
+    assert launches[-2][3:] == (["n=14"], ["trainer.o=15", "trainer.p=16"])  # the line a blank cut off: read whole
+    assert calls == [("./env.sh", ["USE"]), ("./other.sh", ["USE"]), ("run.sh", ["USE"]), ("./tool.sh", ["USE", "X"])]
+
+
+def test_a_module_is_looked_for_once_whichever_file_launches_it(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -m pkg` runs the same file from wherever the launch runs, whichever script launches it: it is
+    looked for once per scan and directory; a script's path is still looked for beside each launching file."""
+    from bot.hydra import app
+
+    files = {"pkg/__init__.py": "", "pkg/__main__.py": APP.replace('"conf"', '"../conf"'), "conf/config.yaml": "a: 1\n",
+             "a/run.sh": "python -m pkg a=1\npython train.py b=1\n", "b/run.sh": "python -m pkg a=2\n",
+             "c/run.sh": 'cd "$(dirname "$0")"\npython -m pkg a=3\npython train.py b=2\n', "c/train.py": "print(1)\n"}
+    root = make_repo(tmp_path / "repo", files)
+    looked: list[tuple[str | None, str | None]] = []
+    real = app.entry_file
+
+    def counted(context: Any, launch: Any) -> Any:
+        looked.append((launch.entry, launch.source_path))
+        return real(context, launch)
+
+    monkeypatch.setattr(app, "entry_file", counted)
+    found = sorted(collect(root, "repo").launches, key=lambda info: (info.path, info.line))
+    assert [(i.path, i.cls) for i in found] == [("a/run.sh", "hydra"), ("a/run.sh", "outside"), ("b/run.sh", "hydra"),
+                                                ("c/run.sh", "hydra"), ("c/run.sh", "not-hydra")]
+    assert sorted(looked, key=str) == [("pkg", "a/run.sh"), ("pkg", "c/run.sh"), ("train.py", "a/run.sh"),
+                                       ("train.py", "c/run.sh")]

@@ -20,6 +20,7 @@ PURE_CACHES = {
     "bot.cache.store:_code_digest": "the digest of the bot's own source and parser versions; no argument",
     "bot.hydra.grammar:_parser": "Hydra's override parser, built once; no argument",
     "bot.hydra.grammar:_parse_override": "the override grammar: one override's text",
+    "bot.lang.shell.values:hydra_reading": "the override grammar's reading, or its refusal: one override's text",
     "bot.rules.globs:compile_glob": "glob compilation: the pattern and its separator",
     "bot.rules.suffix:_suffixes": "the key-suffix globs of one pattern",
     "bot.lang.focus:_settled_form": "the regular expression of one token",

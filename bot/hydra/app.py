@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.hydra.decorator import COMPUTED, hydra_main_arguments, too_deep_to_read, version_base_of
+from bot.hydra.decorator import COMPUTED, main_arguments, too_deep_to_read
 from bot.hydra.entry import entry_file, missing_reason, repository_dir, run_dir
 from bot.hydra.imported import imported_app
 from bot.hydra.markers import CWD
-from bot.hydra.python_file import python_file
+from bot.hydra.python_file import PythonFile, python_file
 from bot.hydra.search_path import app_search_path, not_there, primary_search_path, search_dir
-from bot.ir import SHELL_SCRIPT, Launch
+from bot.ir import DORA, MODULE, SHELL_SCRIPT, Launch
 
 if TYPE_CHECKING:
     from bot.context import ScanContext
@@ -74,8 +74,7 @@ def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> H
     root = context.root
     if launch.entry is None:
         return AppProblem("the entry point is chosen at run time", RUNTIME)
-    path = _found(context, ("entry", launch.entry, launch.entry_kind, run_dir(launch), launch.entry_base,
-                            launch.source_path), lambda: entry_file(context, launch))
+    path = _found(context, _entry_key(launch), lambda: entry_file(context, launch))
     if path is None:
         return AppProblem(missing_reason(context, launch) if explain else "not in the repository", OUTSIDE)
     if launch.entry_kind == SHELL_SCRIPT:
@@ -83,7 +82,7 @@ def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> H
     main = _hydra_main(context, launch, path)
     if isinstance(main, (HydraApp, AppProblem)):
         return main
-    path, source, function, config_path, name = main
+    path, source, config_path, name, version_base = main
     chosen = _config_path(context, launch, path, source, config_path, name)
     if isinstance(chosen, AppProblem):
         return chosen
@@ -95,10 +94,20 @@ def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> H
     dirs = app_search_path(context, launch, directory, name)
     if isinstance(dirs, str):
         return AppProblem(dirs, OUTSIDE)
-    return HydraApp(source, directory, name, dirs, version_base=version_base_of(context, path, function), root=root)
+    return HydraApp(source, directory, name, dirs, version_base=version_base, root=root)
 
 
-Decorated = tuple[Path, str, str | None, str | None, str | None]  # file, source, function, config_path, config_name
+# the decorator's file, source, config_path, config_name and version_base (bot.hydra.decorator.version_base_of)
+def _entry_key(launch: Launch) -> tuple[object, ...]:
+    """What the file a launch runs depends on (bot.hydra.entry.entry_file): a module, or dora's main, is
+    looked for from where the launch runs, whichever file launches it; a script also from that file's place."""
+    here = run_dir(launch)
+    if launch.entry_kind in (MODULE, DORA):
+        return "entry", launch.entry, launch.entry_kind, here
+    return "entry", launch.entry, launch.entry_kind, here, launch.entry_base, launch.source_path
+
+
+Decorated = tuple[Path, str, str | None, str | None, str | None]
 
 
 def _hydra_main(context: ScanContext, launch: Launch, path: Path) -> Decorated | HydraApp | AppProblem:
@@ -107,8 +116,9 @@ def _hydra_main(context: ScanContext, launch: Launch, path: Path) -> Decorated |
     root = context.root
     source = path.relative_to(root).as_posix()
     function = launch.console_target.partition(":")[2] if launch.console_target else None
-    decorated: Decorated | None = python_file(context, path).fact(  # once per scan and text of the file
-        ("decorated", function or None), lambda: _decorated(context, path, function))
+    file = python_file(context, path)  # read once for the launch: its decorator, else its depth
+    decorated: Decorated | None = file.fact(  # once per scan and text of the file
+        ("decorated", function or None), lambda: _decorated(context, path, function, file))
     if decorated is not None:
         return decorated
     from bot.hydra.api_app import compose_api_app
@@ -116,24 +126,24 @@ def _hydra_main(context: ScanContext, launch: Launch, path: Path) -> Decorated |
     api = compose_api_app(context, path)
     if api is not None:
         return api_app(context, launch, path, source, api)
-    unread = too_deep_to_read(context, path)
+    unread = file.too_deep if file.text is not None else too_deep_to_read(context, path)
     if unread is not None:  # not known to be no app: not read
         return AppProblem(f"{source} could not be read: {unread}", UNREADABLE)
     return AppProblem(f"{source} has no @hydra.main decorator", NOT_HYDRA)
 
 
-def _decorated(context: ScanContext, path: Path, function: str | None) -> Decorated | None:
+def _decorated(context: ScanContext, path: Path, function: str | None, file: PythonFile) -> Decorated | None:
     """The entry file's `@hydra.main` on `function` (or its first), or the one of the function it imports and
     runs, with what it says; None when there is none. The same for every launch of the file."""
     source = path.relative_to(context.root).as_posix()
     function_read = function or None
-    config_path, name, found = hydra_main_arguments(context, path, function_read)
+    config_path, name, found, version_base = main_arguments(file, function_read)  # `file`: the text at `path`
     if not found and (imported := imported_app(context, path, function_read)) is not None:
         path = imported[0]  # Hydra reads the decorator, and its config_path, where the function is defined
         source = f"{os.path.relpath(path, context.root)} (imported by {source})"
         function_read = imported[1] or None
-        config_path, name, found = hydra_main_arguments(context, path, function_read)
-    return (path, source, function_read, config_path, name) if found else None
+        config_path, name, found, version_base = main_arguments(python_file(context, path), function_read)
+    return (path, source, config_path, name, version_base) if found else None
 
 
 def _config_path(context: ScanContext, launch: Launch, path: Path, source: str, config_path: str | None,

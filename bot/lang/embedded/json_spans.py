@@ -22,11 +22,15 @@ class JString:
     end: int  # after the closing quote
     text: str
     spans: list[tuple[int, int]] | None = None  # host byte span of each decoded char; None: one byte each
+    # the document, while the spans of a string with escapes or non-ASCII characters are not made yet
+    data: bytes | None = field(default=None, repr=False, compare=False)
 
     @property
     def chars(self) -> list[tuple[int, int]]:
         """The host byte span of each decoded character (made when asked: most strings of a notebook are
         outputs and metadata, which nobody asks)."""
+        if self.data is not None:  # read again with each escape's bytes, once
+            self.spans, self.data = _Reader(self.data).spans(self.start), None
         if self.spans is None:
             first = self.start + 1
             return list(zip(range(first, self.end - 1), range(first + 1, self.end)))
@@ -153,26 +157,36 @@ class _Reader:
         if run < len(data) and data[run] == ord('"'):  # most strings: no escape
             text = data[pos:run].decode("utf-8")
             self.pos = run + 1
-            return JString(start, run + 1, text, None if len(text) == run - pos else list(_char_spans(text, pos, run)))
+            return JString(start, run + 1, text, data=None if len(text) == run - pos else data)
         out: list[str] = []
+        self.pos = self._read(pos, out, None)
+        return JString(start, self.pos, "".join(out), data=data)
+
+    def spans(self, start: int) -> list[tuple[int, int]]:
+        """The byte span of each character of the string whose opening quote is at `start`."""
         chars: list[tuple[int, int]] = []
+        self._read(start + 1, [], chars)
+        return chars
+
+    def _read(self, pos: int, out: list[str], chars: list[tuple[int, int]] | None) -> int:
+        """The characters of a string from `pos` (after its opening quote) appended to `out`, and their
+        spans to `chars` (None: not asked); where the string ends, after its closing quote."""
+        data = self.data
         while True:
             run = _PLAIN.match(data, pos).end()  # type: ignore[union-attr]  # always matches, maybe empty
             if run > pos:  # the bytes up to the next quote or backslash, decoded at once
                 text = data[pos:run].decode("utf-8")
                 out.append(text)
-                chars.extend(_char_spans(text, pos, run))
+                if chars is not None:
+                    chars.extend(_char_spans(text, pos, run))
                 pos = run
             if pos >= len(data):
                 raise self.fail("a closing quote")
             if data[pos] == ord('"'):
-                pos += 1
-                break
+                return pos + 1
             pos = self._escape(pos, out, chars)
-        self.pos = pos
-        return JString(start, pos, "".join(out), chars)
 
-    def _escape(self, pos: int, out: list[str], chars: list[tuple[int, int]]) -> int:
+    def _escape(self, pos: int, out: list[str], chars: list[tuple[int, int]] | None) -> int:
         """The escape at `pos` (a backslash): its character appended; where it ends."""
         data = self.data
         code = data[pos + 1] if pos + 1 < len(data) else -1
@@ -189,7 +203,8 @@ class _Reader:
             end = pos + 2
         else:
             raise self.fail("a valid escape")
-        chars.append((pos, end))
+        if chars is not None:
+            chars.append((pos, end))
         return end
 
     def scalar(self) -> Any:

@@ -10,13 +10,15 @@ from bot.lang.embedded.views import ShellView
 
 
 def cell_views(data: bytes, cell_type: str, wanted: Callable[[list[str]], bool],
-               blanked: Callable[[str], bool] | None = None) -> list[ShellView]:
+               blanked: Callable[[str], bool] | None = None, root: object = None) -> list[ShellView]:
     """One view a cell of `cell_type` whose source (a string or a list of strings) `wanted` accepts;
-    `blanked`: source strings (one line each, in nbformat's layout) turned into blanks (line breaks kept)."""
-    try:
-        root = read_json(data)
-    except ValueError:
-        return []
+    `blanked`: source strings (one line each, in nbformat's layout) turned into blanks (line breaks kept);
+    `root`: read_json of `data`, when the caller has read it (a notebook is read once)."""
+    if root is None:
+        try:
+            root = read_json(data)
+        except ValueError:
+            return []
     cells = root.members.get("cells") if isinstance(root, JObject) else None
     views = []
     for cell in cells.items if isinstance(cells, JArray) else []:

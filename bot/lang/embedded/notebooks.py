@@ -59,25 +59,30 @@ def notebook_views(data: bytes, consoles: Consoles = NO_CONSOLES) -> list[ShellV
             host_at.extend([start] * len(encoded))
         text += b"\n"
         host_at.append(strings[-1].content_end)
-    views = _markdown_shell_views(data, consoles)
+    views = _markdown_shell_views(data, consoles, root)
     if not found:
         return views
     host_at.append(host_at[-1])
     return [ShellView(bytes(text), host_at, encoders), *views]
 
 
-def _markdown_shell_views(data: bytes, consoles: Consoles) -> list[ShellView]:
+def _markdown_shell_views(data: bytes, consoles: Consoles, root: JObject) -> list[ShellView]:
     """The shell blocks of each markdown cell, read as a Markdown file's are, in the notebook's terms: a
-    Markdown view keeps its text's offsets, so the cell's own mapping to the JSON applies to it unchanged."""
+    Markdown view keeps its text's offsets, so the cell's own mapping to the JSON applies to it unchanged;
+    `root`: the notebook as read_json read it."""
     from bot.lang.embedded.blocks import markdown_views
     from bot.lang.embedded.nb_cells import cell_views
 
     views = []
-    for cell in cell_views(data, "markdown", lambda lines: any("```" in line or "~~~" in line for line in lines)):
+    for cell in cell_views(data, "markdown", _fenced, root=root):
         for block in markdown_views(cell.text, consoles):
             views.append(ShellView(block.text, cell.host_at, cell.encoders, names=block.names,
                                    hidden_errors=block.hidden_errors, own=block.own))
     return views
+
+
+def _fenced(lines: list[str]) -> bool:
+    return any("```" in line or "~~~" in line for line in lines)
 
 
 def _shell_chars(source: str) -> list[bool]:
@@ -109,6 +114,8 @@ def _shell_chars(source: str) -> list[bool]:
 
 def _after_triple_quotes(line: str, quote: str | None) -> str | None:
     """Whether a triple-quoted string is still open after this line of Python (an approximation)."""
+    if '"""' not in line and "'''" not in line:
+        return quote  # most lines: none opens or closes here
     i = 0
     while i < len(line):
         if quote is None and line[i] == "#":

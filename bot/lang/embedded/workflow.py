@@ -60,12 +60,9 @@ class _Offsets:
     def __init__(self, data: bytes) -> None:
         self.ascii = data.isascii()
         self.table: list[int] = []
-        if not self.ascii:
-            pos = 0
-            for ch in data.decode("utf-8"):
-                self.table.append(pos)
-                pos += len(ch.encode("utf-8"))
-            self.table.append(pos)
+        if not self.ascii:  # where each character starts (a byte that does not continue one), and the end
+            self.table = [i for i, byte in enumerate(data) if byte & 0xC0 != 0x80]
+            self.table.append(len(data))
 
     def byte(self, index: int) -> int:
         return index if self.ascii else self.table[index]
@@ -105,6 +102,7 @@ def _views(data: bytes, root: Any, fast: bool) -> list[ShellView]:
     defaults_shell = _default_shell(top)
     views: list[ShellView] = []
     seen: set[int] = set()
+    entries: dict[int, list[_Entry]] = {}  # each env map's entries, read once for every step it feeds
     for _, job in _mapping(top.get("jobs", (None, None))[1]).values():
         job_map = _mapping(job)
         job_shell = _default_shell(job_map) or defaults_shell
@@ -123,7 +121,12 @@ def _views(data: bytes, root: Any, fast: bool) -> list[ShellView]:
             builder = _Builder()
             # the runner's order: workflow env, then job env, then step env, each shadowing the one before
             for env in (workflow_env, job_map.get("env", (None, None))[1], step_map.get("env", (None, None))[1]):
-                _add_env(builder, data, env, offsets, fast)
+                if id(env) not in entries:
+                    entries[id(env)] = _env_entries(data, env, offsets, fast)
+                for name, text, start, end in entries[id(env)]:
+                    builder.synthetic(name + b'="', start)
+                    builder.copy(text, start)
+                    builder.synthetic(b'"\n', end)
             if _add_script(builder, data, step_map["run"][1], offsets):
                 views.append(builder.view())
     return views
@@ -136,10 +139,15 @@ def _default_shell(mapping: dict[str, tuple[Any, Any]]) -> str | None:
     return getattr(node, "value", None) if node is not None else None
 
 
-def _add_env(builder: _Builder, data: bytes, env: Any, offsets: _Offsets, fast: bool) -> None:
-    """`KEY: value` -> `KEY="value"` with the value's bytes mapped to the file; unsafe values left out."""
+_Entry = tuple[bytes, bytes, int, int]  # an env entry's name, its value's bytes, where they start and end
+
+
+def _env_entries(data: bytes, env: Any, offsets: _Offsets, fast: bool) -> list[_Entry]:
+    """The entries of an `env:` map a view writes as `KEY="value"`, the value's bytes mapped to the file;
+    unsafe values left out."""
     from bot.lang.yaml.fast import empty
 
+    out: list[_Entry] = []
     for name, (key, value) in _mapping(env).items():
         if not ENV_NAME.match(name) or value is None or key.style or value.tag.endswith(("map", "seq")):
             continue
@@ -153,9 +161,8 @@ def _add_env(builder: _Builder, data: bytes, env: Any, offsets: _Offsets, fast: 
             continue  # a block scalar
         if re.search(rb'[\\"$`\n]', text) or (value.style == "'" and b"'" in text):
             continue
-        builder.synthetic(name.encode() + b'="', start)
-        builder.copy(text, start)
-        builder.synthetic(b'"\n', end)
+        out.append((name.encode(), text, start, end))
+    return out
 
 
 def _add_script(builder: _Builder, data: bytes, node: Any, offsets: _Offsets) -> bool:

@@ -22,7 +22,8 @@ from bot.model import Span
 def _written(override: ShellOverride) -> Span | None:
     """Where the value's text is written: equal words of a loop's list are each a value of their own (a
     map must rewrite every one of them)."""
-    return source_span(override.value_pieces) if override.value_pieces else None
+    pieces = override.value_pieces
+    return source_span(pieces) if pieces else None
 
 
 def override_setting(override: ShellOverride) -> Override:

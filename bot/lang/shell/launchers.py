@@ -42,6 +42,22 @@ def _basename(text: str) -> str:
     return text.rsplit("/", 1)[-1]
 
 
+_CALLERS = {"source", ".", "zsh"}  # what runs a repository script besides bash and sh (bot.lang.shell.calls)
+
+
+def stops_launch(first: Field, consoles: Consoles = NO_CONSOLES) -> bool:
+    """Whether a command whose first field is `first` runs no launch (find_entry stops at it, whatever the
+    other words: no launcher, wrapper, runner, interpreter, script or console script) and no repository
+    script (bot.lang.shell.calls.script_call)."""
+    if not first.static:
+        return False  # a prefix set at run time may wrap a launcher
+    word = first.text
+    base = _basename(word)
+    return not (base == "env" or base == "ray" or base in WRAPPERS or base in RUNNERS or TORCHRUN.match(base)
+                or base == "dora" or PYTHON.match(base) or base in ("bash", "sh") or word.endswith((".sh", ".py"))
+                or word in _CALLERS or base in consoles)
+
+
 def find_entry(words: list[str], fields: list[Field],
                consoles: Consoles = NO_CONSOLES) -> tuple[str, str | None, str, int] | None:
     """(launcher, entry, entry kind, index of the first argument after the entry); `consoles`: the

@@ -147,7 +147,16 @@ def build_launches(site: CommandSite, words: list[list[list[Field]]], src: bytes
         heads.setdefault(tuple(f.text for f in fields), fields)
     launches: dict[tuple[str | None, str], Launch] = {}
     for head in heads.values():
-        launch = build_launch(site, head + rest, src, consoles)
+        fields = head + rest
+        found = find_entry(_words(fields), fields, consoles)
+        if found is None:
+            continue
+        launcher, entry, entry_kind, _ = found
+        known = launches.get((entry, entry_kind)) if entry_kind not in _ENTRY_ADJUSTED else None
+        if known is not None:  # the launch an earlier head makes: its overrides are not read again
+            _merge(known, launcher, _guard_of(head))
+            continue
+        launch = build_launch(site, fields, src, consoles, found)
         if launch is None:
             continue
         launch.source_path = path
@@ -156,10 +165,21 @@ def build_launches(site: CommandSite, words: list[list[list[Field]]], src: bytes
         if known is None:
             launches[(launch.entry, launch.entry_kind)] = launch
             continue
-        known.head_guard = tuple(arm for arm in known.head_guard if arm in launch.head_guard)
-        if launch.launcher not in known.launcher.split(" | "):
-            known.launcher += f" | {launch.launcher}"
+        _merge(known, launch.launcher, launch.head_guard)
     return list(launches.values())
+
+
+# entry kinds whose entry build_launch may rewrite (a script's path relative to the script's own directory),
+# and the one it may drop (a shell script handed no overrides): their launch is built to be compared
+_ENTRY_ADJUSTED = frozenset({"script", SHELL_SCRIPT})
+
+
+def _merge(known: Launch, launcher: str, guard: Guard) -> None:
+    """Another head of the command leads to a launch already made: the arms every head takes, and each
+    way of running it."""
+    known.head_guard = tuple(arm for arm in known.head_guard if arm in guard)
+    if launcher not in known.launcher.split(" | "):
+        known.launcher += f" | {launcher}"
 
 
 def _guard_of(fields: list[Field]) -> Guard:
@@ -172,9 +192,11 @@ def _guard_of(fields: list[Field]) -> Guard:
     return tuple(arms)
 
 
-def build_launch(site: CommandSite, fields: list[Field], src: bytes, consoles: Consoles = NO_CONSOLES) -> Launch | None:
+def build_launch(site: CommandSite, fields: list[Field], src: bytes, consoles: Consoles = NO_CONSOLES,
+                 found: tuple[str, str | None, str, int] | None = None) -> Launch | None:
+    """The launch the command's fields make, if any; `found`: find_entry of them, when the caller has it."""
     words = _words(fields)
-    found = find_entry(words, fields, consoles)
+    found = found if found is not None else find_entry(words, fields, consoles)
     if found is None:
         return None
     launcher, entry, entry_kind, first = found

@@ -12,11 +12,12 @@ from bot.lang.shell.arms import Statement
 from bot.lang.shell.calls import ScriptCall, script_call
 from bot.lang.shell.continuations import BLANK, COMMENT, LINE_END, cut_by_comment, cut_by_line_end, cut_short_at
 from bot.lang.shell.directories import tilde
+from bot.lang.shell.launchers import stops_launch
 from bot.lang.shell.launches import Launch, build_launches, parse_override_field
 from bot.lang.shell.quirks import masked
 from bot.lang.shell.text import Field, split_fields
 from bot.lang.shell.variables import Definition
-from bot.lang.shell.walk import Walker
+from bot.lang.shell.walk import CommandSite, Walker
 from bot.model import Span
 
 if TYPE_CHECKING:
@@ -90,19 +91,30 @@ def error_spans(root: Node) -> list[Span]:
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
-def command_words(node: Node, env: object, walker: Walker) -> list[list[list[Field]]]:
-    """The command's argv after expansion, by word: each word's alternatives, each a list of fields."""
+def command_words(node: Node, env: object, walker: Walker, start: int = 0,
+                  stop: int | None = None) -> list[list[list[Field]]]:
+    """The command's argv after expansion, by word: each word's alternatives, each a list of fields; only
+    the words from `start` to `stop` when asked."""
     words: list[list[list[Field]]] = []
     word = walker.expander.word
-    for target in _arguments(node):
+    for target in _arguments(node)[start:stop]:
         alternatives = []
         for alternative in word(target, env):  # type: ignore[arg-type]
             fields = split_fields(tilde(alternative, argument=True))
             for item in fields:
-                item.word = len(words)
+                item.word = start + len(words)
             alternatives.append(fields)
         words.append(alternatives)
     return words
+
+
+def _site_words(site: CommandSite, walker: Walker, consoles: Consoles, whole: bool) -> list[list[list[Field]]]:
+    """The command's words, or only its first when that already says it runs no launch and no script
+    (bot.lang.shell.launchers.stops_launch: `echo`, `mkdir`, `export`), unless `whole` is asked."""
+    first = command_words(site.node, site.env, walker, stop=1)
+    if not whole and first and first[0] and all(fields and stops_launch(fields[0], consoles) for fields in first[0]):
+        return first
+    return first + command_words(site.node, site.env, walker, start=1)
 
 
 def _strand(launches: list[Launch], fields: list[Field], src: bytes) -> None:
@@ -153,11 +165,12 @@ def analyse(src: bytes, all_exported: bool = False, path: str | None = None,
                          statements=result.statements, reaching=result.reaching, inline_strings=result.inline_strings)
     cut_launches: dict[int, list[Launch]] = {}  # the line after a cut: the launches it was meant to continue
     for site in result.commands:
-        words = command_words(site.node, site.env, walker)
+        line = int(site.node.start_point[0]) + 1
+        words = _site_words(site, walker, consoles, whole=line in cut_launches)  # a cut launch's rest: every word
         fields = [f for alternatives in words for alternative in alternatives for f in alternative]
         if not fields:
             continue
-        stranded = cut_launches.pop(int(site.node.start_point[0]) + 1, None)
+        stranded = cut_launches.pop(line, None)
         if stranded is not None:
             _strand(stranded, fields, src)
         launches = [launch for launch in build_launches(site, words, src, path, consoles)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from bot.hydra.grammar import HydraSyntaxError, parse_override
+from bot.hydra.grammar import HydraSyntaxError, Parsed, parse_override
 from bot.ir import State
 from bot.lang.shell.launches import Override
 from bot.lang.shell.text import Piece, Via
@@ -64,8 +65,17 @@ def read_value(override: Override) -> ValueInfo:
         return ValueInfo(State.DYNAMIC, reason=dynamic.dynamic or "unknown until run time", extra=extra,
                          default_of=default_of)
     text = override.value_text or ""
-    try:
-        parsed = parse_override(f"{override.key}={text}")
-    except HydraSyntaxError as exc:
-        return ValueInfo(State.INVALID, text=text, reason=f"Hydra cannot parse it: {exc}", extra=extra)
+    parsed = hydra_reading(f"{override.key}={text}")
+    if isinstance(parsed, str):
+        return ValueInfo(State.INVALID, text=text, reason=parsed, extra=extra)
     return ValueInfo(State.STATIC, value=parsed.value, text=text, extra=extra, default_of=default_of)
+
+
+@lru_cache(maxsize=16384)
+def hydra_reading(text: str) -> Parsed | str:
+    """Hydra's reading of the override `text`, or why it cannot read it; once per text, as launches repeat
+    most overrides (12,499 on verl's tip, 2,094 distinct). The value is shared: it is never changed."""
+    try:
+        return parse_override(text)
+    except HydraSyntaxError as exc:
+        return f"Hydra cannot parse it: {exc}"
