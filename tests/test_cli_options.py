@@ -72,8 +72,10 @@ def _stderr_on_a_terminal(argv: list[str]) -> bytes:
 
 def test_progress_shows_on_a_terminal_for_a_long_run_and_never_in_a_pipe(tmp_path: Path) -> None:
     """Each launch its own config and a key that config lacks, so that composing takes a while: each base is
-    composed, and each failure confirmed, by Hydra (a base that composes as plain data is too quick for it)."""
-    files: dict[str, str | bytes] = {"train.py": APP, "conf/train.yaml": "trainer:\n  epochs: 1\n  lr: 0.1\n"}
+    composed by Hydra, as the config sets Hydra's node beyond its plain settings (a base that composes as plain
+    data, its failures confirmed on the way to their keys, is too quick for it)."""
+    files: dict[str, str | bytes] = {"train.py": APP,
+                                     "conf/train.yaml": "hydra:\n  verbose: false\ntrainer:\n  epochs: 1\n  lr: 0.1\n"}
     files |= {f"conf/c_{i}.yaml": f"defaults:\n  - train\n  - _self_\ntrainer:\n  lr: 0.{i}\n" for i in range(100)}
     files |= {f"runs/run_{i}.sh": f"python3 train.py --config-name c_{i} trainer.epochs={i} trainer.absent_{i}=1\n"
               for i in range(100)}
