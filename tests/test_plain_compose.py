@@ -315,3 +315,33 @@ def test_on_the_way_keeps_only_the_mappings_to_the_key() -> None:
     assert on_the_way(DATA, "a.g") == {"a": {"g": {}}}
     assert on_the_way(DATA, "a.zz.y") == {"a": {}}  # the way stops where the config does
     assert on_the_way(DATA, "top.x") == {"top": "t"}
+
+
+@pytest.mark.parametrize("line", ["  - override hydra/job_logging: disabled\n", "  - override hydra/launcher: basic\n"])
+def test_a_config_choosing_hydras_own_options_is_still_composed_as_plain_data(tmp_path: Path, line: str) -> None:
+    """The defaults list is first worked out without Hydra's own node; a config that chooses an option of Hydra's
+    groups has it worked out again with the node, and its base is still the one Hydra composes."""
+    from bot.hydra.compose import Composer
+
+    root = _tree(tmp_path, {**CONF, "main.yaml": CONF["main.yaml"].replace("  - _self_\n", line + "  - _self_\n")})
+    plain = Composer(cross_check=False).plain_base(_app(root), ())
+    assert plain is not None
+    assert plain == _hydras(Composer(cross_check=False), _app(root), ())
+
+
+def test_hydras_own_node_is_left_out_of_the_defaults_list_where_nothing_names_it(tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from hydra._internal import defaults_list
+
+    from bot.hydra.compose import Composer
+
+    asked: list[bool] = []
+    made = defaults_list.create_defaults_list
+
+    def create(*args: Any, **kwargs: Any) -> Any:
+        asked.append(kwargs["prepend_hydra"])
+        return made(*args, **kwargs)
+
+    monkeypatch.setattr(defaults_list, "create_defaults_list", create)
+    assert Composer(cross_check=False).plain_base(_app(_tree(tmp_path)), ()) is not None
+    assert asked == [False]

@@ -31,6 +31,8 @@ def defaults_list(config_name: str | None, overrides: list[str], repos: dict[obj
                   ) -> tuple[Any, Any]:
     """(Hydra's defaults list, the config repository it read) for the app Hydra is initialised with (under
     bot.hydra.source.hydra_over), as Hydra's compose works them out before it merges, its checks included.
+    Hydra's own node (its `hydra/config` and the options that chooses) is left out where nothing of the app's
+    names Hydra's groups: worked out again with it otherwise.
     `repos`: Hydra's caching config repository by `key`, the caller's, one per app (its config, config dir
     and search path): an app's bases read each config once, as one Hydra compose does."""
     from hydra._internal.config_repository import CachingConfigRepository
@@ -47,9 +49,20 @@ def defaults_list(config_name: str | None, overrides: list[str], repos: dict[obj
         repo = repos[key] = CachingConfigRepository(loader.repository)
         loader._process_config_searchpath(config_name, parsed, repo)
     loader.validate_sweep_overrides_legal(overrides=parsed, run_mode=RunMode.RUN, from_shell=True)
+    try:  # first without Hydra's own node, which the app's part does not depend on unless it names its groups
+        found = create_defaults_list(repo=repo, config_name=config_name, overrides_list=parsed, prepend_hydra=False,
+                                     skip_missing=False)
+        if not any(_under_hydra(default.package) for default in found.defaults):
+            return found, repo
+    except Exception:  # Hydra's node may be what it lacks: worked out again with it, as Hydra does
+        pass
     found = create_defaults_list(repo=repo, config_name=config_name, overrides_list=parsed, prepend_hydra=True,
                                  skip_missing=False)
     return found, repo
+
+
+def _under_hydra(package: str | None) -> bool:
+    return package is not None and (package == "hydra" or package.startswith("hydra."))
 
 
 def merged(found: Any, repo: Any) -> dict[str, Any]:
