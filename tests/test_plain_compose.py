@@ -329,8 +329,8 @@ def test_a_config_choosing_hydras_own_options_is_still_composed_as_plain_data(tm
     assert plain == _hydras(Composer(cross_check=False), _app(root), ())
 
 
-def test_hydras_own_node_is_left_out_of_the_defaults_list_where_nothing_names_it(tmp_path: Path,
-                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hydras_own_node_is_left_out_of_the_defaults_list_where_nothing_names_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from hydra._internal import defaults_list
 
     from bot.hydra.compose import Composer

@@ -14,6 +14,7 @@ the file whose launch it is.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,13 +101,19 @@ class Applied:
         keys are unrelated and a failing override changes nothing, so it fails alone as in the list, and what
         Hydra's message says of it (its key, the mapping's type) is all on the way. None when Hydra applies one
         without failing: the caller applies the whole list to the whole base then."""
+        return self._each_alone(said, base, texts, lambda text: self._apply_on_the_way(base, text))
+
+    def _each_alone(self, said: list[str], base: Any, texts: list[str],
+                    apply: Callable[[str], list[tuple[int, str]]]) -> list[tuple[int, str]] | None:
+        """(index, message) of each override the index says fails, applied alone by `apply` once per base; None
+        when one does not fail alone."""
         failed: list[tuple[int, str]] = []
         for index, one in enumerate(said):
             if one != FAIL:
                 continue
             ident = (id(base), (texts[index],))
             if ident not in self._answers:
-                self._answers[ident] = self._apply_on_the_way(base, texts[index])
+                self._answers[ident] = apply(texts[index])
             if not self._answers[ident]:
                 return None
             failed.extend((index, message) for _, message in self._answers[ident])
@@ -143,16 +150,10 @@ class Applied:
     def _failing(self, said: list[str], base: Any, texts: list[str]) -> list[tuple[int, str]]:
         """Only what the index says fails, each applied alone (once per base: the index's keys are unrelated and
         a failing override changes nothing, so it fails alone as in the list): confirmed by Hydra, which words
-        why (the real-world check holds the words equal to those of the whole list: _agree)."""
-        failed: list[tuple[int, str]] = []
-        for index, one in enumerate(said):
-            if one != FAIL:
-                continue
-            ident = (id(base), (texts[index],))
-            if ident not in self._answers:
-                self._answers[ident] = self._apply(base, [texts[index]])
-            failed.extend((index, message) for _, message in self._answers[ident])
-        return failed
+        why (the real-world check holds the words equal to those of the whole list: _agree). Should one not fail
+        alone, the whole list is applied."""
+        failed = self._each_alone(said, base, texts, lambda text: self._apply(base, [text]))
+        return failed if failed is not None else self._apply(base, texts)
 
     def _agree(self, said: list[str], base: Any, texts: list[str], failed: list[tuple[int, str]], line: int) -> None:
         """IndexDisagreement where the index's verdict on an override is not Hydra's, or Hydra words a failure
