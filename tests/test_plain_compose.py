@@ -345,3 +345,30 @@ def test_hydras_own_node_is_left_out_of_the_defaults_list_where_nothing_names_it
     monkeypatch.setattr(defaults_list, "create_defaults_list", create)
     assert Composer(cross_check=False).plain_base(_app(_tree(tmp_path)), ()) is not None
     assert asked == [False]
+
+
+def test_the_config_names_of_one_config_dir_read_each_config_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    """Hydra's search path is the app's (given on the command line), whatever the primary config: the bases of
+    every config name of a config dir share one caching repository, and each is still Hydra's composition."""
+    from hydra._internal.config_repository import ConfigRepository
+
+    from bot.hydra.compose import Composer
+
+    loaded: list[str] = []
+    load = ConfigRepository.load_config
+
+    def counted(self: Any, config_path: str) -> Any:
+        loaded.append(config_path)
+        return load(self, config_path)
+
+    root = _tree(tmp_path, {**CONF, "other.yaml": "defaults:\n  - store: files\n  - net@learner.net: tiny\n"
+                                                  "  - _self_\ntitle: other\n"})
+    monkeypatch.setattr(ConfigRepository, "load_config", counted)
+    composer = Composer(cross_check=False)
+    apps = [_app(root), replace(_app(root), config_name="other")]
+    plains = [composer.plain_base(app, ()) for app in apps]
+    assert sorted(loaded) == sorted(set(loaded)) and "store/files" in loaded
+    monkeypatch.undo()
+    for app, plain in zip(apps, plains):
+        assert plain == _hydras(Composer(cross_check=False), app, ())

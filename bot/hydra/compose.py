@@ -92,7 +92,7 @@ class Composer:
         self._data: dict[str, Any] = {}  # each config text's YAML data (bot.hydra.source)
         self._plain: dict[tuple[object, ...], dict[str, Any] | None] = {}  # bases as plain data, where they are
         self._made: dict[tuple[object, ...], Any] = {}  # plain bases made OmegaConf configs (_made_base)
-        self._repos: dict[object, Any] = {}  # Hydra's caching config repository of each app's plain bases
+        self._repos: dict[object, Any] = {}  # Hydra's caching config repository of each config dir's plain bases
         # what the scan's trees hold, by path and key: config groups, and groups that are links out of the tree
         self._groups: dict[tuple[object, ...], bool] = {}
         self._refusals: dict[tuple[object, ...], str | None] = {}
@@ -220,7 +220,7 @@ class Composer:
             self._bound(app, groups)
             with self._initialised(app) as source:
                 source.outline = True
-                key = (app.root, app.config_dir, app.config_name, app.search_path, app.version_base)
+                key = (app.root, app.config_dir, app.search_path, app.version_base)
                 try:
                     found, repo = defaults_list(app.config_name, [*groups, _search_override(app)], self._repos, key)
                 finally:

@@ -33,8 +33,9 @@ def defaults_list(config_name: str | None, overrides: list[str], repos: dict[obj
     bot.hydra.source.hydra_over), as Hydra's compose works them out before it merges, its checks included.
     Hydra's own node (its `hydra/config` and the options that chooses) is left out where nothing of the app's
     names Hydra's groups: worked out again with it otherwise.
-    `repos`: Hydra's caching config repository by `key`, the caller's, one per app (its config, config dir
-    and search path): an app's bases read each config once, as one Hydra compose does."""
+    `repos`: Hydra's caching config repository by `key`, the caller's, one per config dir and search path (with the
+    config names it was set up for): Hydra's search path is the `hydra.searchpath` override the caller gives (the
+    app's), whatever a primary config says, so the bases of every config name there read each config once."""
     from hydra._internal.config_repository import CachingConfigRepository
     from hydra._internal.defaults_list import create_defaults_list
     from hydra.core.global_hydra import GlobalHydra
@@ -44,10 +45,13 @@ def defaults_list(config_name: str | None, overrides: list[str], repos: dict[obj
     loader: Any = GlobalHydra.instance().config_loader()
     loader.ensure_main_config_source_available()
     parsed = OverridesParser.create().parse_overrides(overrides=overrides)
-    repo = repos.get(key)
+    repo, primaries = repos.get(key) or (None, set[str | None]())
     if repo is None:
-        repo = repos[key] = CachingConfigRepository(loader.repository)
+        repo = CachingConfigRepository(loader.repository)
+        repos[key] = (repo, primaries)
+    if config_name not in primaries:  # the search path is the command line's (the app's): the same for every name
         loader._process_config_searchpath(config_name, parsed, repo)
+        primaries.add(config_name)
     loader.validate_sweep_overrides_legal(overrides=parsed, run_mode=RunMode.RUN, from_shell=True)
     try:  # first without Hydra's own node, which the app's part does not depend on unless it names its groups
         found = create_defaults_list(repo=repo, config_name=config_name, overrides_list=parsed, prepend_hydra=False,
