@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.collector import scanning
-from bot.compose.checker import Composed
+from bot.compose.checker import Composed, load_composing
 from bot.discover import SourceFile
 from bot.engine.checker import Checked, Setup, Waiting, check_one, compose_one
 from bot.engine.forks import Forks, can_fork
@@ -127,6 +127,8 @@ class Batches:
     def _start(self, count: int) -> Forks | _Here:
         if self.jobs <= 1 or self.setup.facts is not None or count < PARALLEL_FROM or not can_fork():
             return _Here(self.setup)
+        if self.setup.compose is not None:
+            load_composing()  # each worker inherits it
         return Forks(self.jobs, self.setup)
 
     def _chunks(self, files: list[SourceFile]) -> Iterator[list[SourceFile]]:
