@@ -23,7 +23,7 @@ from bot.lang.kinds import SHELL
 from bot.model import Baseline, FileResult, Finding
 from bot.rules.evaluate import LaunchFacts, evaluate
 from bot.rules.globs import any_match
-from bot.rules.model import Rule
+from bot.rules.model import Rule, evaluated
 from bot.rules.parse_reach import rules_reached
 
 if TYPE_CHECKING:
@@ -71,6 +71,7 @@ def check_file(path: str, data: bytes, rules: list[Rule], facts: LaunchFacts | N
     Findings silenced by a comment in the file or by `baseline` are set aside before any fix is planned.
     """
     kind = kind or kind_for_path(path) or SHELL
+    rules = evaluated(rules)  # a migration's steps in its place
     front = front or front_end(path, kind, context, packages, focus)
     try:
         reading = front.read(data)

@@ -26,7 +26,7 @@ from bot.hydra.renames import config_renames
 from bot.lang import is_config, is_shell_family, names_apps, shell_family
 from bot.lang.focus import Scripts
 from bot.model import BASELINE, Baseline, CacheStats, Finding, Outcome, Reason, Report, RuleInfo
-from bot.rules.model import Rule, consults_config
+from bot.rules.model import Rule, consults_config, evaluated
 
 
 class Memo(Protocol):
@@ -93,7 +93,7 @@ def scan_all(root: Path, rules: list[Rule], *, label: str | None = None, paths: 
     """
     if not root.is_dir():
         raise UserError(f"{root}: expected a directory (the repository to scan)")
-    enabled = [r for r in rules if r.enabled]
+    enabled = evaluated([r for r in rules if r.enabled])  # a migration's steps in its place
     report = _new_report(root, rules, label, baseline)
     packaging: list[str] = []
     listed = list(sources(root, report.skipped, shell_family() if alone else None, sized=paths, packaging=packaging))

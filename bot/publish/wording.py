@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from bot.hydra.grammar import format_value
 from bot.model import Finding, Report, Status
 from bot.rules.model import Rule
+from bot.rules.moves import carries
 
 SHELL_KINDS = ("shell",)
 
@@ -86,6 +87,8 @@ def _verb(rules: list[Rule], finding: Finding) -> tuple[str, list[str]] | None:
     """(verb, what it acts on) for one fixed finding: ("set", ["use_mbridge=True"])."""
     rule = next((r for r in rules if r.id == finding.rule), None)
     leaf = finding.key.rsplit(".", 1)[-1]
+    if rule is not None and rule.steps:
+        rule = _step(rule, finding)
     if rule is None:
         return None
     if rule.ensure:
@@ -102,6 +105,9 @@ def _verb(rules: list[Rule], finding: Finding) -> tuple[str, list[str]] | None:
                               if value == old or value.startswith(old + ".")), value)]
     if fix.has_set:
         return "set", [f"{leaf}={format_value(fix.set)}"]
+    if fix.rename is not None and carries(fix.rename):  # "move reward_model.overlong_buffer to reward.x.y"
+        glob = next((g for g in rule.match_key if g.matches(finding.key)), rule.match_key[0])
+        return "move", [f"{_fixed_part(glob.pattern)} to {_fixed_part(fix.rename)}"]
     if fix.rename is not None:
         return "rename", [f"{leaf} to {fix.rename.rsplit('.', 1)[-1]}"]
     if fix.remove:
@@ -111,6 +117,20 @@ def _verb(rules: list[Rule], finding: Finding) -> tuple[str, list[str]] | None:
     if fix.prefix is not None:
         return "prefix", [f"{leaf} with {fix.prefix or 'nothing'}"]
     return None
+
+
+def _step(migration: Rule, finding: Finding) -> Rule | None:
+    """The step of a migration that made the finding: the one whose keys (or launches, or additions) it names."""
+    for step in migration.steps:
+        if any(g.matches(finding.key) for g in step.match_key) or any(e.key == finding.key for e in step.ensure):
+            return step
+    return next((s for s in migration.steps if s.fix is not None and s.fix.entrypoint), None)
+
+
+def _fixed_part(key: str) -> str:
+    """A moved key up to its first wildcard segment."""
+    parts = key.split(".")
+    return ".".join(parts[: next((i for i, p in enumerate(parts) if "*" in p), len(parts))])
 
 
 def _and(names: list[str]) -> str:

@@ -190,7 +190,7 @@ class Evaluator:
         if not first.keyed:
             manual(finding, "the key is not written in one place")
             return None
-        return plan_fix(rule, finding, values, site.groups[0])
+        return plan_fix(rule, finding, values, site.groups[0], self.facts if len(site.groups) == 1 else None)
 
     # ---- entry point rules ---------------------------------------------------------
     def entrypoint_rule(self, rule: Rule) -> list[Finding]:

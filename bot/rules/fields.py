@@ -1,4 +1,4 @@
-"""The fields format v1 allows in each section (read from bot.rules.schema), and typed checks of field values
+"""The fields the rule format allows in each section (read from bot.rules.schema), and typed checks of field values
 (`file: field: expected ...`)."""
 
 from __future__ import annotations
@@ -21,16 +21,25 @@ WHEN_FIELDS = fields_of("when")
 MATCH_FIELDS = fields_of("match")
 FIX_FIELDS = fields_of("fix")
 ENSURE_FIELDS = fields_of("ensure")
+MIGRATION_FIELDS = fields_of("migration")
+STEP_FIELDS = fields_of("migration", "steps")
 
 
 class FieldChecker:
-    """Field access with errors that say `file: field: expected ...`."""
+    """Field access with errors that say `file: field: expected ...`; `within`: the section the fields are in
+    (a migration's step: `migration.steps[2]`)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, within: str = "") -> None:
         self.path = path
+        self.within = within
+
+    def inside(self, section: str) -> FieldChecker:
+        """A checker of the fields of `section` (their errors name it)."""
+        return FieldChecker(self.path, f"{self.within}.{section}" if self.within else section)
 
     def fail(self, where: str, expected: str) -> UserError:
-        return UserError(f"{self.path}: {where}: {expected}")
+        place = ".".join(p for p in (self.within, where) if p)
+        return UserError(f"{self.path}: {place}: {expected}")
 
     def mapping(self, value: Any, where: str, allowed: set[str]) -> dict[str, Any]:
         if not isinstance(value, dict):

@@ -22,6 +22,7 @@ from bot.ir import (
 from bot.model import Edit, Finding, Reason, Status
 from bot.rules.matching import LaunchFacts
 from bot.rules.model import EnsureEntry, Rule
+from bot.rules.moves import carries, moved_key
 
 
 def manual(finding: Finding, reason: str) -> Finding:
@@ -66,9 +67,15 @@ def new_text(rule: Rule, setting: Setting) -> tuple[str, Any] | None:
     return None
 
 
-def renamed_key(rule: Rule, key: str) -> str:
+def renamed_key(rule: Rule, key: str) -> str | None:
+    """The key's new name: the rename's, beside it or dotted, or (a subtree moved) the rename with the segments
+    the match key's wildcards took (None: no match key gives them)."""
     assert rule.fix is not None and rule.fix.rename is not None
-    return sibling_key(key, rule.fix.rename)
+    target = rule.fix.rename
+    if not carries(target):
+        return sibling_key(key, target)
+    return next((moved for glob in rule.match_key if (moved := moved_key(glob.pattern, target, key)) is not None),
+                None)
 
 
 def excerpt_key(rule: Rule, setting: Setting) -> str | None:
@@ -80,10 +87,12 @@ def excerpt_key(rule: Rule, setting: Setting) -> str | None:
     if full is None:
         return None
     above = full[: len(full) - len(setting.key)]
-    return rule.fix.rename[len(above):] if rule.fix.rename.startswith(above) else None
+    new = renamed_key(rule, full)
+    return new[len(above):] if new is not None and new.startswith(above) else None
 
 
-def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: SettingGroup) -> Plan | None:
+def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: SettingGroup,
+             facts: LaunchFacts | None = None) -> Plan | None:
     fix = rule.fix
     if fix is None:
         manual(finding, "the rule reports this without a fix")
@@ -91,12 +100,17 @@ def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: Setti
     first = variants[0]
     if fix.remove:
         return Plan(finding, group, [RemoveKey(first)], "removed")
+    if fix.drop_if_default and fix.rename and not first.excerpt:
+        new_key = renamed_key(rule, first.key)
+        if new_key is not None and _the_default(group, facts, new_key, variants):
+            return Plan(finding, group, [RemoveKey(first)], f"removed: {new_key} defaults to {first.text}")
     actions: list[Action] = []
     words: list[str] = []
     if fix.rename:
         new_key = excerpt_key(rule, first) if first.excerpt and "." in fix.rename else renamed_key(rule, first.key)
         if new_key is None:
-            manual(finding, "the block shows part of the config: a person must place the new key")
+            manual(finding, "the block shows part of the config: a person must place the new key" if first.excerpt
+                   else "the key is not of the shape the move's old key gives")
             return None
         actions.append(RenameKey(first, new_key))
         words.append(f"renamed to {new_key}")
@@ -125,6 +139,14 @@ def plan_fix(rule: Rule, finding: Finding, variants: list[Setting], group: Setti
         actions.append(SetValue(first, text, value, variants))
         words.append(f"set to {text}")
     return Plan(finding, group, actions, " and ".join(words))
+
+
+def _the_default(group: SettingGroup, facts: LaunchFacts | None, key: str, variants: list[Setting]) -> bool:
+    """Whether every value the override takes is what the launch's composed config has at `key` already."""
+    if facts is None or group.launch is None or any(s.state != "static" for s in variants):
+        return False
+    found, default = facts.value(group.launch, key)
+    return bool(found) and all(values_equal(default, s.value) for s in variants)
 
 
 def plan_branch_values(rule: Rule, finding: Finding, variants: list[Setting], verdicts: list[bool | None],

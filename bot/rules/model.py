@@ -1,4 +1,4 @@
-"""A loaded, validated rule (format v1). Built only by bot.rules.loader."""
+"""A loaded, validated rule (format 1, or a format 2 migration of several steps). Built only by bot.rules.loader."""
 
 from __future__ import annotations
 
@@ -45,6 +45,7 @@ class Fix:
     map_items: tuple[tuple[Any, Any], ...] = ()  # list elements: old -> new
     remove_items: tuple[Any, ...] = ()  # list elements dropped
     entrypoint: tuple[tuple[str, str], ...] = ()  # launches: old dotted module prefix -> new, longest first
+    drop_if_default: bool = False  # a renamed override whose value is the new key's default is removed instead
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,9 @@ class Rule:
     ensure_together: bool = False
     relation: Relation | None = None
     comments: str = ""  # note | fix | off for commented-out overrides and prose literals; "": the default
+    # a migration (format 2): its steps, each a rule of this id with one match and fix (or ensure, or
+    # relation); the scan evaluates the steps, everything else (reports, pull requests, baselines) the migration
+    steps: tuple[Rule, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def comment_policy(self, prose: bool = False) -> str:
@@ -92,6 +96,9 @@ class Rule:
 
     def prefilter_tokens(self) -> list[bytes] | None:
         """Byte strings of which a file must contain one for this rule to fire; None: no filter."""
+        if self.steps:  # a migration fires where one of its steps does
+            each = [step.prefilter_tokens() for step in self.steps]
+            return None if any(t is None for t in each) else sorted({t for ts in each for t in ts or ()})
         tokens: set[str] = set()
         for glob in (*self.match_key, *(self.relation.left if self.relation else ())):
             leaves = glob.leaf_alternatives()
@@ -116,10 +123,16 @@ class Rule:
         return sorted(t.encode() for t in tokens if t) or None
 
 
+def evaluated(rules: list[Rule]) -> list[Rule]:
+    """What the scan evaluates: each rule, or a migration's steps in its place."""
+    return [step for rule in rules for step in (rule.steps or (rule,))]
+
+
 def consults_config(rules: list[Rule]) -> bool:
-    """Whether a rule reads the composed Hydra config (when.config, when.value, prefix: auto).
+    """Whether a rule reads the composed Hydra config (when.config, when.value, prefix: auto, drop_if_default).
 
     Composition reads files discovery does not list and the environment (`oc.env`): the caches
     never hold such results.
     """
-    return any(r.when_config or r.when_value or any(e.prefix == "auto" for e in r.ensure) for r in rules if r.enabled)
+    return any(r.when_config or r.when_value or any(e.prefix == "auto" for e in r.ensure)
+               or (r.fix is not None and r.fix.drop_if_default) for r in evaluated(rules) if r.enabled)

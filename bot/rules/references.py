@@ -187,7 +187,7 @@ def _matched_prefix(rule: Rule, key: str) -> str | None:
 def _new_key(rule: Rule, key: str) -> str:
     """The key once the rule renamed it or the mapping above it."""
     prefix = _matched_prefix(rule, key) or key
-    return renamed_key(rule, prefix) + key[len(prefix) :]
+    return (renamed_key(rule, prefix) or prefix) + key[len(prefix) :]  # a move's old key always gives its new one
 
 
 def _unquoted(text: str) -> str:

@@ -13,7 +13,7 @@ from bot.rules.model import CHANGE_TYPES, PREFIXES, SEVERITIES
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://github.com/followup-bot/followup-bot/schema/rule.schema.json",
-    "title": "followup-bot rule, format v1",
+    "title": "followup-bot rule, format 1 or 2 (a migration)",
     "type": "object",
     "additionalProperties": False,
     "required": ["id"],
@@ -22,6 +22,7 @@ SCHEMA: dict[str, Any] = {
         {"required": ["ensure"]},
         {"required": ["relation"]},
         {"required": ["fix"], "properties": {"fix": {"required": ["entrypoint"]}}},
+        {"required": ["migration"]},
     ],
     "$defs": {
         "keyGlobs": {
@@ -42,6 +43,12 @@ SCHEMA: dict[str, Any] = {
         "prefix": {"enum": list(PREFIXES)},  # the prefixes the model reads
     },
     "properties": {
+        "format": {
+            "enum": [1, 2],
+            "default": 1,
+            "description": "2: the rule is a migration (`migration`), several steps under one id, applied, judged "
+            "and published together.",
+        },
         "id": {
             "type": "string",
             "pattern": "^[a-z0-9][a-z0-9._-]*$",
@@ -123,9 +130,21 @@ SCHEMA: dict[str, Any] = {
             "minProperties": 1,
             "properties": {
                 "set": {"$ref": "#/$defs/value"},
-                "rename": {"type": "string", "pattern": "^[A-Za-z0-9_\\-]+(\\.[A-Za-z0-9_\\-]+)*$"},
+                "rename": {
+                    "type": "string",
+                    "pattern": "^([A-Za-z0-9_\\-]+|\\*\\*?)(\\.([A-Za-z0-9_\\-]+|\\*\\*?))*$",
+                    "description": "A new last segment, a dotted key, or a dotted key whose * and ** segments take "
+                    "what the match key's matched, in order (a subtree moved).",
+                },
                 "map": {"type": "object", "minProperties": 1},
                 "remove": {"const": True},
+                "drop_if_default": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "With rename: an override whose value equals the new key's default in the "
+                    "launch's composed config is removed instead of renamed (a launch the config cannot be "
+                    "composed for is renamed).",
+                },
                 "prefix": {"$ref": "#/$defs/prefix"},
                 "map_items": {
                     "type": "object",
@@ -183,6 +202,70 @@ SCHEMA: dict[str, Any] = {
                         "description": "auto: plain where the launch's composed config has the key, + where it has not",
                     },
                     "if_sets": {"$ref": "#/$defs/keyGlobs"},
+                },
+            },
+        },
+        "migration": {
+            "type": "object",
+            "additionalProperties": False,
+            "minProperties": 1,
+            "description": "Format 2: a whole migration, its steps under this rule's id (`when`, `files` and "
+            "`comments` hold for every step). Each of moves, values, removals, additions and entrypoints is "
+            "shorthand for steps.",
+            "properties": {
+                "moves": {
+                    "type": "object",
+                    "minProperties": 1,
+                    "additionalProperties": {"type": "string", "minLength": 1},
+                    "description": "Old key glob -> new key: a dotted key, the old key's new last segment, or a key "
+                    "whose * and ** segments take what the old key's matched, in order (a subtree moved).",
+                },
+                "drop_if_default": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Every move drops an override whose value is the new key's default (fix's "
+                    "drop_if_default).",
+                },
+                "values": {
+                    "type": "object",
+                    "minProperties": 1,
+                    "additionalProperties": {"type": "object", "minProperties": 1},
+                    "description": "Key glob -> {old value: new value}.",
+                },
+                "removals": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "oneOf": [
+                            {"type": "string", "minLength": 1},
+                            {
+                                "type": "object",
+                                "additionalProperties": False,
+                                "required": ["key"],
+                                "properties": {
+                                    "key": {"$ref": "#/$defs/keyGlobs"},
+                                    "value": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/value"}},
+                                    "value_not": {"type": "array", "minItems": 1,
+                                                  "items": {"$ref": "#/$defs/value"}},
+                                },
+                            },
+                        ]
+                    },
+                    "description": "Key globs whose overrides are removed, or {key, value | value_not}.",
+                },
+                "additions": {"$ref": "#/properties/ensure", "description": "As ensure: what every launch sets."},
+                "entrypoints": {"$ref": "#/properties/fix/properties/entrypoint"},
+                "steps": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "minProperties": 1,
+                        "properties": {name: {"$ref": f"#/properties/{name}"}
+                                       for name in ("when", "match", "fix", "ensure", "ensure_mode", "relation")},
+                    },
+                    "description": "Steps written as format 1's sections; a step's when replaces the rule's.",
                 },
             },
         },

@@ -46,8 +46,9 @@ def parse_fix(c: FieldChecker, data: Any) -> Fix:
     rename = None
     if "rename" in fix:
         rename = c.string(fix["rename"], "fix.rename")
-        if not KEY_PATH.match(rename):
-            raise c.fail("fix.rename", f"expected a key segment or a dotted key, got {rename!r}")
+        if not KEY_PATH.match(rename) and not _MOVED.match(rename):
+            raise c.fail("fix.rename", f"expected a key segment, a dotted key, or a dotted key with * or ** segments "
+                                       f"(a subtree moved), got {rename!r}")
     pairs: tuple[tuple[Any, Any], ...] = ()
     if "map" in fix:
         raw = fix["map"]
@@ -67,6 +68,9 @@ def parse_fix(c: FieldChecker, data: Any) -> Fix:
         other = next((f for f in ("set", "map") if f in fix), None)
         if name in fix and other is not None:
             raise c.fail(f"fix.{name}", f"expected {name} or {other}, not both: {name} edits list elements")
+    drop = c.boolean(fix["drop_if_default"], "fix.drop_if_default") if "drop_if_default" in fix else False
+    if drop and rename is None:
+        raise c.fail("fix.drop_if_default", "expected a rename beside it: it drops a renamed override")
     entrypoint = _entrypoint(c, fix["entrypoint"]) if "entrypoint" in fix else ()
     if entrypoint and len(fix) > 1:
         raise c.fail("fix.entrypoint", "expected entrypoint alone: it edits the launch, not its overrides")
@@ -85,6 +89,7 @@ def parse_fix(c: FieldChecker, data: Any) -> Fix:
         map_items=map_items,
         remove_items=remove_items,
         entrypoint=entrypoint,
+        drop_if_default=drop,
     )
 
 
@@ -107,6 +112,8 @@ def _items_map(c: FieldChecker, data: Any) -> tuple[tuple[Any, Any], ...]:
     return tuple((_item(c, k, "fix.map_items"), _item(c, v, f"fix.map_items.{k}")) for k, v in data.items())
 
 
+# a new key that takes the old key's wildcards (a subtree moved)
+_MOVED = re.compile(r"^(?:[A-Za-z0-9_\-]+|\*\*?)(\.(?:[A-Za-z0-9_\-]+|\*\*?))*$")
 _SEGMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")  # a module's name, or a directory's of a script path
 
 
