@@ -1,7 +1,7 @@
 """Replay issue 21's migrations with today's bot and compare its diff with the humans'.
 
     python benchmarks/replay.py [--corpus ../shared/corpus] [--only NAME ...] [--json FILE] [--keep DIR]
-                                [--at parent|framework | --watch | --followups]
+                                [--at parent|framework | --watch | --followups] [--rules-from DIR]
 
 (`--json` rows also list each missed denominator line and each bot line not counted right.)
 
@@ -143,8 +143,9 @@ def followup_repository(corpus: Corpus, entry: dict[str, Any], into: Path) -> Pa
     return repo
 
 
-def bot_command(corpus: Corpus, entry: dict[str, Any], at: str, tmp: Path) -> list[str]:
-    """The bot's command for one migration: the rule alone over a tree (`run`); `watch` over a scratch
+def bot_command(corpus: Corpus, entry: dict[str, Any], at: str, tmp: Path, rules_from: Path = REPLAY) -> list[str]:
+    """The bot's command for one migration: the rule alone (its file in `rules_from`) over a tree (`run`); `watch`
+    over a scratch
     repository whose last commit is the framework part, with no rule at all (`watch`); or `watch` over U in a
     scratch repository whose work tree is F's parent (`followups`)."""
     if at == "watch":
@@ -158,7 +159,7 @@ def bot_command(corpus: Corpus, entry: dict[str, Any], at: str, tmp: Path) -> li
     tree = corpus.tree(entry["parent"]) if at == "parent" else framework_tree(corpus, entry, tmp)
     rules = tmp / "rules"
     rules.mkdir()
-    shutil.copy(REPLAY / entry["rule"], rules / entry["rule"])
+    shutil.copy(rules_from / entry["rule"], rules / entry["rule"])
     return ["bot", "run", "--repo", str(tree), "--dry-run", "--format", "diff", "--no-bundled",
             "--rules", str(rules), "--no-cache", "--no-baseline"]
 
@@ -183,9 +184,10 @@ def run_bot(name: str, cmd: list[str], keep: Path | None, label: str) -> tuple[l
     return parse_diff(out.stdout), seconds, summary
 
 
-def bot_diff(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -> tuple[list[FileDiff], float, str]:
+def bot_diff(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None, rules_from: Path = REPLAY
+             ) -> tuple[list[FileDiff], float, str]:
     with tempfile.TemporaryDirectory(prefix="replay-") as tmp:
-        cmd = bot_command(corpus, entry, at, Path(tmp))
+        cmd = bot_command(corpus, entry, at, Path(tmp), rules_from)
         return run_bot(entry["name"], cmd, keep, at)
 
 
@@ -278,7 +280,8 @@ def score(corpus: Corpus, sha: str, human: list[Any], files: list[Any], den: lis
             "missed": dict(sorted(missed.items())), "missed_lines": missed_lines}
 
 
-def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -> dict[str, Any]:
+def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None, rules_from: Path = REPLAY
+            ) -> dict[str, Any]:
     row: dict[str, Any] = {"name": entry["name"], "sha": entry["sha"], "format": entry["format"]}
     den = counted_lines(corpus, entry)
     row["denominator"] = len(den)
@@ -287,7 +290,7 @@ def measure(corpus: Corpus, entry: dict[str, Any], at: str, keep: Path | None) -
                    missed=dict(Counter(c.where for c in den)))
         return row
     human = human_diff(corpus, entry["parent"], entry["sha"])
-    files, seconds, summary = bot_diff(corpus, entry, at, keep)
+    files, seconds, summary = bot_diff(corpus, entry, at, keep, rules_from)
     row.update(score(corpus, entry["sha"], human, files, den), seconds=round(seconds, 1), summary=summary)
     return row
 
@@ -341,6 +344,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="no rule: `bot watch` over a scratch repository whose last commit is the framework part")
     ap.add_argument("--followups", action="store_true",
                     help="the follow-up pairs (tests/realworld/followups/set.json): `bot watch` over U at F's parent")
+    ap.add_argument("--rules-from", type=Path, default=REPLAY,
+                    help="where each migration's rule file is read (default tests/realworld/replay; the same "
+                         "migrations written as format 2 rules are in tests/realworld/replay/migrations)")
     args = ap.parse_args(argv)
     at = "followups" if args.followups else "watch" if args.watch else args.at
     if shutil.which("bot") is None:
@@ -353,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     for e in listed:
         if args.only and e["name"] not in args.only:
             continue
-        row = measure(corpus, e, at, args.keep)
+        row = measure(corpus, e, at, args.keep, args.rules_from.resolve())
         rows.append(row)
         print(f"{e['name']}: {row['covered']}/{row['denominator']} covered, {row['right']}/{row['bot_lines']} right"
               f" ({row['seconds']} s)", file=sys.stderr)
