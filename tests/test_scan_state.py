@@ -23,6 +23,7 @@ PURE_CACHES = {
     "bot.lang.shell.values:hydra_reading": "the override grammar's reading, or its refusal: one override's text",
     "bot.rules.globs:compile_glob": "glob compilation: the pattern and its separator",
     "bot.rules.suffix:_suffixes": "the key-suffix globs of one pattern",
+    "bot.rules.moves:_pattern": "the regular expression of one move's old key",
     "bot.lang.focus:_settled_form": "the regular expression of one token",
     "bot.lang.yaml.fast:_loader": "libyaml's loader class, built once; no argument",
     "bot.lang.shell.parse:_parser": "tree-sitter-bash's parser, built once; no argument",
