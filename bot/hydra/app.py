@@ -82,19 +82,41 @@ def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> H
     main = _hydra_main(context, launch, path)
     if isinstance(main, (HydraApp, AppProblem)):
         return main
-    path, source, config_path, name, version_base = main
+    source, version_base = main[1], main[4]
+    chosen = _found(context, _config_key(launch, main),  # launches of one app mostly choose its config alike
+                    lambda: _config_dir(context, launch, main))
+    if isinstance(chosen, AppProblem):
+        return chosen
+    directory, name = chosen
+    dirs = app_search_path(context, launch, directory, name)  # per launch: it reads the primary config's text
+    if isinstance(dirs, str):
+        return AppProblem(dirs, OUTSIDE)
+    return HydraApp(source, directory, name, dirs, version_base=version_base, root=root)
+
+
+def _config_key(launch: Launch, main: Decorated) -> tuple[object, ...]:
+    """What the config directory and name a decorated app runs with depend on beyond the decorator (`main`): the
+    launch's Hydra flags and where it runs (`--config-path=$(pwd)/..`, a `config_path` of the working directory);
+    not which file launches it."""
+    config_path_dir = (None if launch.config_path_dir is None
+                       else ("dir", repository_dir(launch.config_path_dir, launch.source_path)))
+    return ("config", main, launch.entry, launch.entry_kind, launch.config_path, launch.config_name,
+            launch.config_runtime, config_path_dir, run_dir(launch))
+
+
+def _config_dir(context: ScanContext, launch: Launch, main: Decorated) -> tuple[Path, str | None] | AppProblem:
+    """The config directory and name of a `@hydra.main` (`main`: where it is and what it says) as the launch
+    runs it, or why they are not the repository's."""
+    path, source, config_path, name, _ = main
     chosen = _config_path(context, launch, path, source, config_path, name)
     if isinstance(chosen, AppProblem):
         return chosen
     config, name = chosen
     directory = search_dir(context, config, path.parent)
     if directory is None:
-        return AppProblem(f"config directory {config} of {source} {not_there(root, config, path.parent)}", OUTSIDE)
-    name = config_name(name)
-    dirs = app_search_path(context, launch, directory, name)
-    if isinstance(dirs, str):
-        return AppProblem(dirs, OUTSIDE)
-    return HydraApp(source, directory, name, dirs, version_base=version_base, root=root)
+        return AppProblem(f"config directory {config} of {source} {not_there(context.root, config, path.parent)}",
+                          OUTSIDE)
+    return directory, config_name(name)
 
 
 # the decorator's file, source, config_path, config_name and version_base (bot.hydra.decorator.version_base_of)
