@@ -22,7 +22,7 @@ from bot.model import Span
 def _written(override: ShellOverride) -> Span | None:
     """Where the value's text is written: equal words of a loop's list are each a value of their own (a
     map must rewrite every one of them)."""
-    pieces = override.value_pieces
+    pieces = override.value_run
     return source_span(pieces) if pieces else None
 
 

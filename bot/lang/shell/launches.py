@@ -53,12 +53,17 @@ class Override:
 
     @property
     def value_pieces(self) -> list[Piece]:
-        if self.value_start is None:
-            return []
-        known = self.__dict__.get("_value_pieces")  # the field never changes once read: cut it once
+        return list(self.value_run)
+
+    @property
+    def value_run(self) -> tuple[Piece, ...]:
+        """The value's pieces, cut once (the field never changes once read) and shared: a reader that only
+        reads them takes no copy."""
+        known: tuple[Piece, ...] | None = self.__dict__.get("_value_pieces")
         if known is None:
-            known = self.__dict__["_value_pieces"] = self.field.chars(self.value_start, len(self.field.text))
-        return list(known)
+            known = self.__dict__["_value_pieces"] = () if self.value_start is None else tuple(
+                self.field.chars(self.value_start, len(self.field.text)))
+        return known
 
     @property
     def site(self) -> Span | None:

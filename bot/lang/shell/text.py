@@ -157,7 +157,7 @@ class Field:
         return None
 
 
-def source_span(pieces: list[Piece]) -> Span | None:
+def source_span(pieces: Sequence[Piece]) -> Span | None:
     """The byte span that holds exactly these characters, if they are static and in one place."""
     if not pieces:
         return None

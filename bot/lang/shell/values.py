@@ -12,7 +12,7 @@ from bot.lang.shell.launches import Override
 from bot.lang.shell.text import Piece, Via
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ValueInfo:
     state: State
     value: Any = None
@@ -20,6 +20,12 @@ class ValueInfo:
     reason: str = ""
     extra: tuple[Via, ...] = ()  # expansions the value came through, beyond the key's own
     default_of: str | None = None
+
+    def __init__(self, state: State, value: Any = None, text: str | None = None, reason: str = "",
+                 extra: tuple[Via, ...] = (), default_of: str | None = None) -> None:
+        # the generated frozen __init__ sets each field with object.__setattr__; one is made per override
+        self.__dict__.update({"state": state, "value": value, "text": text, "reason": reason, "extra": extra,
+                              "default_of": default_of})
 
     def origin(self) -> str:
         """`from USE_MBRIDGE (line 12)` and the like; empty for a literal in the override."""
@@ -41,18 +47,21 @@ class ValueInfo:
 def value_chain(override: Override, piece: Piece) -> tuple[Via, ...] | None:
     """The piece's expansions beyond those that brought the override itself, or None if unrelated."""
     chain = override.key_chain
+    via = piece.via
     if not chain:
-        return piece.via
-    head = piece.via[: len(chain)]
-    if tuple(v.use for v in head) != tuple(v.use for v in chain):
+        return via
+    if len(via) < len(chain):
         return None
-    return piece.via[len(chain) :]
+    for mine, key in zip(via, chain):  # mostly the very same step: the key and the value came through it
+        if mine is not key and mine.use != key.use:
+            return None
+    return via[len(chain) :]
 
 
 def read_value(override: Override) -> ValueInfo:
     if override.value_start is None:
         return ValueInfo(State.NONE)
-    pieces = override.value_pieces
+    pieces = override.value_run
     chain = value_chain(override, pieces[0]) if pieces else None  # only the first piece's chain is kept
     extra: tuple[Via, ...] = chain if chain is not None else ()
     default_of = dynamic = None
