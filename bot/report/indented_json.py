@@ -10,6 +10,7 @@ does not know) is handed to `json.dumps` itself, so the text, or the error, is a
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from json.encoder import encode_basestring  # the C one where there is one
 from typing import Any
 
@@ -45,34 +46,42 @@ def _scalar(value: Any) -> str:
 
 
 def _write(value: Any, out: list[str], newline: str, step: str) -> None:
-    """Append the text of `value`, whose first line is already indented; `newline` starts its next line."""
+    """Append the text of `value`, whose first line is already indented; `newline` starts its next line.
+    The common leaves of a container (strings, null, integers) are written in its loop, without a call each."""
     if isinstance(value, str):
         out.append(encode_basestring(value))
-    elif isinstance(value, dict):
-        if not value:
-            out.append("{}")
-            return
-        inner = newline + step
-        lead = "{" + inner
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise _Unusual
-            out.append(lead)
-            out.append(encode_basestring(key))
-            out.append(": ")
-            _write(item, out, inner, step)
-            lead = "," + inner
-        out.append(newline + "}")
+        return
+    if isinstance(value, dict):
+        items: Iterable[tuple[Any, Any]] = value.items()
+        close = "}"
     elif isinstance(value, (list, tuple)):
-        if not value:
-            out.append("[]")
-            return
-        inner = newline + step
-        lead = "[" + inner
-        for item in value:
-            out.append(lead)
-            _write(item, out, inner, step)
-            lead = "," + inner
-        out.append(newline + "]")
+        items = enumerate(value)
+        close = "]"
     else:
         out.append(_scalar(value))
+        return
+    if not value:
+        out.append("{}" if close == "}" else "[]")
+        return
+    inner = newline + step
+    append = out.append
+    lead = ("{" if close == "}" else "[") + inner
+    between = "," + inner
+    for key, item in items:
+        append(lead)
+        lead = between
+        if close == "}":
+            if not isinstance(key, str):
+                raise _Unusual
+            append(encode_basestring(key))
+            append(": ")
+        kind = type(item)
+        if kind is str:
+            append(encode_basestring(item))
+        elif item is None:
+            append("null")
+        elif kind is int:
+            append(int.__repr__(item))
+        else:
+            _write(item, out, inner, step)
+    append(newline + close)
