@@ -99,3 +99,16 @@ def test_the_indented_writer_writes_a_containers_leaves_without_a_call_each() ->
     import json
 
     assert text == json.dumps(value, indent=1, ensure_ascii=False)
+
+
+def test_pieces_and_expansion_steps_are_slotted_values_equal_and_hashed_by_their_fields() -> None:
+    from bot.lang.shell.text import Definition, Piece, Via
+    from bot.model import Span
+
+    definition = Definition("V", "scalar", 1)
+    via = Via("V", definition, Span(0, 2), "b")
+    one, same = (Piece("ab", range(0, 2), range(1, 3), via=(via,)) for _ in range(2))
+    assert not hasattr(one, "__dict__") and not hasattr(via, "__dict__")  # made by the hundred thousand
+    assert one == same and hash(one) == hash(same) and len({one, same}) == 1
+    assert one != Piece("ab", range(0, 2), range(1, 3)) and via == Via("V", definition, Span(0, 2), "b")
+    assert via != Via("V", Definition("V", "scalar", 1), Span(0, 2), "b")  # another assignment of V

@@ -20,17 +20,24 @@ WORK_DIR = "the working directory"  # why `$(pwd)` and `$PWD` are dynamic: where
 SHELL_SPACE = " \t\n"
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class Via:
-    """One step of variable expansion: `$var` at `use` in some word read `definition`."""
+    """One step of variable expansion: `$var` at `use` in some word read `definition` (never changed once made,
+    not frozen: see Piece)."""
 
     var: str
     definition: Definition
     use: Span
     use_ctx: str
 
+    def __init__(self, var: str, definition: Definition, use: Span, use_ctx: str) -> None:
+        self.var = var
+        self.definition = definition
+        self.use = use
+        self.use_ctx = use_ctx
 
-@dataclass(frozen=True, init=False)
+
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class Piece:
     text: str
     # byte offset where each character starts and ends, ascending; empty when dynamic. A range when
@@ -47,10 +54,17 @@ class Piece:
     def __init__(self, text: str, starts: Sequence[int] = (), ends: Sequence[int] = (), ctx: str = BARE,
                  quote: int = -1, via: tuple[Via, ...] = (), dynamic: str | None = None,
                  default_of: str | None = None, splittable: bool = False) -> None:
-        # what the generated frozen __init__ does, in one step: it sets each field with object.__setattr__,
-        # and pieces are made by the hundred thousand
-        self.__dict__.update({"text": text, "starts": starts, "ends": ends, "ctx": ctx, "quote": quote, "via": via,
-                              "dynamic": dynamic, "default_of": default_of, "splittable": splittable})
+        # a piece is never changed once made, but is not frozen: a frozen dataclass sets each field with
+        # object.__setattr__, and pieces are made by the hundred thousand (slots: set and read faster still)
+        self.text = text
+        self.starts = starts
+        self.ends = ends
+        self.ctx = ctx
+        self.quote = quote
+        self.via = via
+        self.dynamic = dynamic
+        self.default_of = default_of
+        self.splittable = splittable
 
     @property
     def static(self) -> bool:
