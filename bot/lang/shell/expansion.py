@@ -164,6 +164,9 @@ class Expander:
     def _concat(parts: list[list[Items]]) -> list[Items]:
         combos: list[Items] = [[]]
         for alternatives in parts:
+            if len(combos) == 1 and len(alternatives) == 1:  # most parts: one way each
+                combos = [combos[0] + alternatives[0]]
+                continue
             combos = [a + b for a, b in itertools.product(combos, alternatives)][:MAX_ALTERNATIVES]
         return combos
 
@@ -174,7 +177,6 @@ class Expander:
         if form is None:
             return [[self._dynamic(node, "a parameter expansion the bot does not evaluate", ctx)]]
         name, subscript, op, operand = form
-        use = Span(node.start_byte, node.end_byte)
         if name.isdigit() and op in (":-", "-") and operand:
             return [[as_default(p, f"${name}") for p in alt] for alt in self._operand(operand, env, ctx)]
         if name.isdigit() or name in ("@", "*", "#", "?", "$", "!", "-", "0"):
@@ -183,6 +185,7 @@ class Expander:
         if op is not None and op not in (":-", "-", ":=", "="):
             return [[self._dynamic(node, f"computed by ${{{name}{op}...}}", ctx)]]
         out: list[Items] = []
+        use = Span(node.start_byte, node.end_byte)
         for definition in reaching(env, name):
             via = Via(name, definition, use, ctx)
             if definition.kind == "caller" and name == "PWD" and operand is None:

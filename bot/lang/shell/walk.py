@@ -225,11 +225,14 @@ class Walker:
             if form is None:
                 continue
             forms.append((sub, kind, form))
-            span = Span(sub.start_byte, sub.end_byte)
-            reached[(span.start, span.end)] = reaching(env, form[0])
-            for definition in env.get(form[0], ()):
-                if span not in definition.uses:  # a `bash -c "..."` string's uses are read twice
-                    definition.uses.append(span)
+            start, end = sub.start_byte, sub.end_byte
+            assigned = env.get(form[0])
+            reached[(start, end)] = assigned or reaching(env, form[0])
+            if assigned:
+                span = Span(start, end)
+                for definition in assigned:
+                    if span not in definition.uses:  # a `bash -c "..."` string's uses are read twice
+                        definition.uses.append(span)
         self._uses = (node, forms)  # what _assign_defaults reads of the same command again
 
     # ---- compound statements: branches, loops, function bodies ----------------------
@@ -394,8 +397,14 @@ class Walker:
         if name_node is None or name_node.type not in ("variable_name", "subscript"):
             self.record_uses(node, env)
             return env
-        append = any(c.type == "+=" for c in node.children)
-        values = [c for c in node.children[1:] if c.type not in ("=", "+=")]
+        append = False
+        values = []
+        for child in node.children[1:]:  # one pass: the operator, and the value's nodes
+            kind = child.type
+            if kind == "+=":
+                append = True
+            elif kind != "=":
+                values.append(child)
         for part in values:
             self.record_uses(part, env)
         if name_node.type == "subscript":  # A[3]=x: too rare to track; A may now be anything
