@@ -12,7 +12,7 @@ from bot.lang.shell.launches import Override
 from bot.lang.shell.text import Piece, Via
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class ValueInfo:
     state: State
     value: Any = None
@@ -23,9 +23,14 @@ class ValueInfo:
 
     def __init__(self, state: State, value: Any = None, text: str | None = None, reason: str = "",
                  extra: tuple[Via, ...] = (), default_of: str | None = None) -> None:
-        # the generated frozen __init__ sets each field with object.__setattr__; one is made per override
-        self.__dict__.update({"state": state, "value": value, "text": text, "reason": reason, "extra": extra,
-                              "default_of": default_of})
+        # never changed once made, not frozen: a frozen dataclass sets each field with object.__setattr__, and
+        # one is made per override (as bot.lang.shell.text.Piece)
+        self.state = state
+        self.value = value
+        self.text = text
+        self.reason = reason
+        self.extra = extra
+        self.default_of = default_of
 
     def origin(self) -> str:
         """`from USE_MBRIDGE (line 12)` and the like; empty for a literal in the override."""
