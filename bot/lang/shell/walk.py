@@ -444,6 +444,13 @@ class Walker:
                 continue
             alternatives = [tilde(alt) for alt in self.expander.word(child, env)]
             for alternative in alternatives:  # every branch's value is a possible element
+                only = alternative[0] if len(alternative) == 1 else None
+                if only is not None and (not only.splittable or only.dynamic is not None):
+                    if only.text or not only.splittable:  # one piece, not split: an element of its own
+                        if items:
+                            items.append(BREAK)
+                        items.append(only)
+                    continue
                 for element in split_fields(alternative):  # `"${A[@]}"`, an unquoted `$X`: several elements
                     if items:
                         items.append(BREAK)
