@@ -24,7 +24,7 @@ import resource
 import subprocess
 import sys
 import tarfile
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,32 +120,45 @@ def reason(why: str) -> str:
     return re.sub(r"^\S+ has no @hydra\.main decorator$", "the entry has no @hydra.main decorator", why)
 
 
-def verdicts(project: dict[str, object], found: Scan) -> dict[str, object]:
+@dataclass
+class Verdicts:
+    """One project's labelled launches against today's bot."""
+
+    launches: int
+    lost: list[str]
+    new: list[str]
+    in_tree: int
+    composed: int
+    not_checked: dict[str, int]
+    rows: list[dict[str, object]]
+
+
+def verdicts(project: dict[str, object], found: Scan) -> Verdicts:
     """Each labelled launch's verdict today, and what no longer matches the labels."""
     labelled = project["launches"]
     assert isinstance(labelled, list)
     at = {(str(launch["path"]), int(str(launch["line"]))) for launch in found.launches}
-    rows = []
+    rows: list[dict[str, object]] = []
     for launch in labelled:
-        key = (launch["path"], launch["line"])
+        key = (str(launch["path"]), int(launch["line"]))
         rows.append({**launch, "found": key in at, "today": found.not_checked.get(key, "composed")})
     in_tree = [row for row in rows if row["in_tree"]]
     composed = [row for row in in_tree if row["found"] and row["today"] == "composed"]
     reasons: dict[str, int] = {}
     for row in in_tree:
         if row not in composed:
-            why = reason(row["today"]) if row["found"] else "not found by bot launches"
+            why = reason(str(row["today"])) if row["found"] else "not found by bot launches"
             reasons[why] = reasons.get(why, 0) + 1
-    return {
-        "launches": len(found.launches),
-        "labelled": len(rows),
-        "lost": [f"{row['path']}:{row['line']}" for row in rows if not row["found"]],
-        "new": sorted(f"{p}:{n}" for p, n in at - {(row["path"], row["line"]) for row in rows}),
-        "in_tree": len(in_tree),
-        "composed": len(composed),
-        "not_checked": dict(sorted(reasons.items(), key=lambda item: (-item[1], item[0]))),
-        "rows": rows,
-    }
+    labelled_at = {(str(row["path"]), int(str(row["line"]))) for row in rows}
+    return Verdicts(
+        launches=len(found.launches),
+        lost=[f"{row['path']}:{row['line']}" for row in rows if not row["found"]],
+        new=sorted(f"{path}:{line}" for path, line in at - labelled_at),
+        in_tree=len(in_tree),
+        composed=len(composed),
+        not_checked=dict(sorted(reasons.items(), key=lambda item: (-item[1], item[0]))),
+        rows=rows,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,28 +173,32 @@ def main(argv: list[str] | None = None) -> int:
         projects = [project for project in projects if project["name"] in args.only]
     print("| project | version | launches | in tree | composed | compose-check CPU s | cold scan CPU s | ratio |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
-    results = {}
+    results: dict[str, Verdicts] = {}
+    cpu: dict[str, dict[str, float]] = {}
     totals = [0, 0]
     for project in projects:
         found = scan(args.bot, fetch(project, args.work))
         result = verdicts(project, found)
-        results[project["name"]] = {**result, "compose_cpu": found.compose_cpu, "scan_cpu": found.scan_cpu}
-        totals[0] += int(result["in_tree"])
-        totals[1] += int(result["composed"])
+        results[project["name"]] = result
+        cpu[project["name"]] = {"compose_cpu": found.compose_cpu, "scan_cpu": found.scan_cpu}
+        totals[0] += result.in_tree
+        totals[1] += result.composed
         ratio = found.compose_cpu / found.scan_cpu if found.scan_cpu else 0.0
         print(
-            f"| {project['name']} | {project['version']} | {result['launches']} | {result['in_tree']} | "
-            f"{result['composed']} | {found.compose_cpu:.1f} | {found.scan_cpu:.1f} | {ratio:.2f} |"
+            f"| {project['name']} | {project['version']} | {result.launches} | {result.in_tree} | "
+            f"{result.composed} | {found.compose_cpu:.1f} | {found.scan_cpu:.1f} | {ratio:.2f} |"
         )
     print(f"| **all** | | | **{totals[0]}** | **{totals[1]}** | | | |")
     for name, result in results.items():
-        for what in ("lost", "new"):
-            if result[what]:
-                print(f"{name}: labelled launches {what}: {', '.join(result[what])}", file=sys.stderr)
-        for why, count in result["not_checked"].items():
+        if result.lost:
+            print(f"{name}: labelled launches the bot no longer finds: {', '.join(result.lost)}", file=sys.stderr)
+        if result.new:
+            print(f"{name}: launches found but not labelled: {', '.join(result.new)}", file=sys.stderr)
+        for why, count in result.not_checked.items():
             print(f"{name}: in tree, not composed: {count} {why}", file=sys.stderr)
     if args.json:
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
+        dump = {name: {**asdict(result), **cpu[name]} for name, result in results.items()}
+        args.json.write_text(json.dumps(dump, indent=1) + "\n")
     return 0
 
 
