@@ -113,7 +113,7 @@ def main(args: argparse.Namespace) -> int:
         return full_run_in_actions(args, repo, rules, options)
     # `bot run --since` hands its own arguments, without these
     policy = InferPolicy(getattr(args, "infer_confidence", "high"), getattr(args, "inferred_as", "draft"))
-    result = watch(repo, rules, span[0], span[1], options, args.dry_run, baseline_for(args), policy)
+    result = watch(repo, rules, span[0], span[1], options, args.dry_run, baseline_for(args), policy, _jobs(args))
     if not result.rules:
         return nothing_triggered(result)
     report = result.report
@@ -125,6 +125,14 @@ def main(args: argparse.Namespace) -> int:
     if actions.in_actions():
         report_to_actions(args, report, sorted(result.reasons), annotate=True)
     return remaining_code(args, report, code)
+
+
+def _jobs(args: argparse.Namespace) -> int:
+    """The processes a dry run's scan runs on: `run --since`'s --jobs, else the usable cores (at most 8, as `run`)."""
+    from bot.engine.forks import usable_cores
+
+    asked = getattr(args, "jobs", None)
+    return max(1, asked) if asked is not None else max(1, min(usable_cores(), 8))
 
 
 def nothing_triggered(result: WatchResult) -> int:

@@ -5,6 +5,9 @@ something fails now, which after most changes are few or none. So the tree at th
 exported, listed and read only when the first such file is asked about, and only that file's launches are
 composed there (the script as it was, one added since laid over the old tree, as the whole check before
 the change composed it): the same answer as composing every file of it, for the files that matter.
+
+`begin` exports it at once instead, in a forked process (bot.engine.ahead) while the scan goes on: one tree for
+the scan's process and every worker forked from it, each of which lists and reads it when a file fails there.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from bot.errors import UserError
 if TYPE_CHECKING:
     from bot.compose.checker import Key
     from bot.discover import SourceFile
+    from bot.engine.ahead import Ahead
     from bot.engine.changed import Differences
     from bot.engine.checker import Setup
 
@@ -34,8 +38,20 @@ class FailingBefore:
         self.root, self.since, self.seconds, self.differences = root, since, seconds, differences
         self._by_path: dict[str, frozenset[Key]] = {}
         self._made_in = os.getpid()
-        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._own: tempfile.TemporaryDirectory[str] | None = None  # where this process exported it itself
         self._old: tuple[Setup, dict[str, SourceFile]] | None = None
+        self._ahead: Ahead | None = None  # the tree being exported (begin), shared with the workers
+
+    def begin(self) -> None:
+        """The tree before the change exported from now on, in a forked process, for this process and every
+        worker forked from it after this (asked or not: most of the export is git and the file system's work,
+        done while the scan reads the files). Call it before forking the workers; `close` removes it."""
+        from bot.engine.ahead import Ahead
+
+        if self._ahead is not None:
+            return
+        root, since, differences = self.root, self.since, self.differences
+        self._ahead = Ahead(lambda tree: export_before(root, since, tree, differences), "bot-drift-")
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, tuple) or not key or not isinstance(key[0], str):
@@ -50,25 +66,45 @@ class FailingBefore:
         """Whether a file failing now had the tree before the change exported (and not yet removed)."""
         return self._old is not None
 
+    @property
+    def tree(self) -> Path | None:
+        """The tree before the change this process reads failures from, kept for the scan: the one begun, or
+        its own export (None: none asked yet, or a worker's own, removed once read)."""
+        return self._old[0].context.root if self._old is not None else None
+
     def close(self) -> None:
-        """The exported tree removed (it is removed at exit too)."""
-        if self._scratch is not None:
-            self._scratch.cleanup()
-            self._scratch, self._old = None, None
+        """The exported tree removed (it is removed at exit too); in a worker, nothing (the tree is its caller's)."""
+        if os.getpid() != self._made_in:
+            return
+        if self._ahead is not None:
+            self._ahead.close()
+            self._ahead = None
+        if self._own is not None:
+            self._own.cleanup()
+        self._own, self._old = None, None
 
     def _failing(self, path: str) -> frozenset[Key]:
-        if os.getpid() != self._made_in:  # a forked worker: its own tree, removed once read
+        shared = self._ahead.wait() if self._ahead is not None else None
+        if shared is None and os.getpid() != self._made_in:  # a forked worker: its own tree, removed once read
             with tempfile.TemporaryDirectory(prefix="bot-drift-") as scratch:
-                setup, listed = self._read(Path(scratch))
+                setup, listed = self._read(Path(scratch) / "tree")
                 return _keys(setup, listed, path)
         if self._old is None:
-            self._scratch = tempfile.TemporaryDirectory(prefix="bot-drift-")
-            self._old = self._read(Path(self._scratch.name))
+            if shared is not None:  # made once for every process, read by each that asks
+                self._old = self._listed(shared)
+            else:
+                self._own = tempfile.TemporaryDirectory(prefix="bot-drift-")
+                self._old = self._read(Path(self._own.name) / "tree")
         setup, listed = self._old
         return _keys(setup, listed, path)
 
-    def _read(self, scratch: Path) -> tuple[Setup, dict[str, SourceFile]]:
-        """The tree at `since` exported under `scratch`, listed as compose-check lists it, and its scan setup."""
+    def _read(self, old: Path) -> tuple[Setup, dict[str, SourceFile]]:
+        """The tree at `since` exported at `old`, listed as compose-check lists it, and its scan setup."""
+        export_before(self.root, self.since, old, self.differences)
+        return self._listed(old)
+
+    def _listed(self, old: Path) -> tuple[Setup, dict[str, SourceFile]]:
+        """The exported tree at `old`, listed as compose-check lists it, and its scan setup."""
         from bot.compose.checker import ComposeOptions
         from bot.discover import sources
         from bot.engine.checker import Composing, Setup
@@ -76,8 +112,6 @@ class FailingBefore:
         from bot.engine.silence import default_baseline
         from bot.lang import shell_family
 
-        old = scratch / "tree"
-        export_before(self.root, self.since, old, self.differences)
         packaging: list[str] = []
         listed = list(sources(old, [], shell_family(), packaging=packaging))
         context = scan_context(old, listed, packaging)

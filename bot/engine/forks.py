@@ -34,6 +34,11 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and hasattr(os, "waitpid")
 
 
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def _send(fd: int, payload: bytes) -> None:
     view = memoryview(payload)
     while view:
@@ -280,4 +285,4 @@ def _describe(chunk: list[Any]) -> str:
     return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
-__all__ = ["Forks", "can_fork"]
+__all__ = ["Forks", "can_fork", "usable_cores"]

@@ -132,13 +132,10 @@ class Reading:
     checkout of the tree); `results` waits for them."""
 
     def __init__(self, texts: list[tuple[str, str]]) -> None:
-        import os
-
-        from bot.engine.forks import Forks, can_fork
+        from bot.engine.forks import Forks, can_fork, usable_cores
 
         self.texts = texts
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        jobs = min(cores, MAX_READERS, len(texts))
+        jobs = min(usable_cores(), MAX_READERS, len(texts))
         self.forks: Forks | None = Forks(jobs) if jobs >= 2 and can_fork() else None
         self.tasks: dict[int, int] = {}  # task -> the text it reads
         if self.forks is None:

@@ -96,8 +96,10 @@ def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict
 
 
 def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, options: PublishOptions,
-          dry_run: bool, baseline: Baseline | None = None, policy: InferPolicy = InferPolicy()) -> WatchResult:
-    """Read the change, choose the rules it calls for, then scan (dry-run) or publish with them.
+          dry_run: bool, baseline: Baseline | None = None, policy: InferPolicy = InferPolicy(),
+          jobs: int = 1) -> WatchResult:
+    """Read the change, choose the rules it calls for, then scan (dry-run, on `jobs` processes) or publish with
+    them.
 
     A local repository with nowhere to publish to is read where it is: the change from its own
     history (`after` defaults to HEAD), its working tree as it is; no fetch, always a dry run.
@@ -107,7 +109,7 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
         change = read_change(repo.path, before, after or "HEAD")
         result, _, selected = choose(repo.path, repo.path, rules, change, options, policy)
         if result.rules:
-            dry_report(result, repo.path, selected, repo, options, baseline)
+            dry_report(result, repo.path, selected, repo, options, baseline, jobs)
         return result
     credentials = from_environment()
     token = git_token(credentials, repo)
@@ -124,7 +126,7 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
             if not result.rules:
                 return result
             if dry_run:
-                dry_report(result, worktree, selected, repo, options, baseline)
+                dry_report(result, worktree, selected, repo, options, baseline, jobs)
                 return result
     finally:
         if begun is not None:
@@ -190,12 +192,17 @@ def choose(history: Path, tree: Path, rules: list[Rule], change: Change, options
 
 
 def dry_report(result: WatchResult, tree: Path, selected: list[Rule], repo: RepoConfig, options: PublishOptions,
-               baseline: Baseline | None) -> None:
+               baseline: Baseline | None, jobs: int = 1) -> None:
+    """The report of the selected rules over the tree, on `jobs` processes (with compose-check's findings when the
+    change edits config YAML)."""
     composing = None
     if options.compose:  # compose-check in the same scan, what the change broke (or all of it: --compose-all)
         composing = drift_options(tree, options.compose_since) if options.compose_since else ComposeOptions()
+        if isinstance(composing.known, FailingBefore):
+            composing.known.begin()  # the tree before the change exported once, while the scan reads the files
     try:
-        result.report = scan(tree, selected, label=repo.github or repo.name, baseline=baseline, compose=composing)
+        result.report = scan(tree, selected, label=repo.github or repo.name, baseline=baseline, compose=composing,
+                             jobs=jobs)
     finally:
         if composing is not None and isinstance(composing.known, FailingBefore):
             composing.known.close()  # the tree before the change, if a file failing now had it exported
