@@ -115,3 +115,23 @@ def test_waiting_with_no_worker_left_is_an_error_not_a_hang() -> None:
         forks.submit(square_and_pid, [1])
         with pytest.raises(RuntimeError, match="no worker process"):
             forks.answer()
+
+
+def test_workers_end_at_close_though_a_process_forked_meanwhile_holds_their_pipes() -> None:
+    """A process forked while the workers live (the tree before a change, made ahead) holds their pipes open too:
+    closing the workers does not wait for it to end."""
+    import time
+
+    forks = Forks(2)
+    assert sorted(value for value, _ in forks.map(square_and_pid, [1, 2])) == [1, 4]
+    holder = os.fork()
+    if holder == 0:
+        time.sleep(30)
+        os._exit(0)
+    try:
+        start = time.monotonic()
+        forks.close()
+        assert time.monotonic() - start < 10
+    finally:
+        os.kill(holder, signal.SIGKILL)
+        os.waitpid(holder, 0)

@@ -145,3 +145,25 @@ def test_closing_a_directory_still_being_made_stops_its_process(tmp_path: Path) 
     ahead = Ahead(slow, "bot-ahead-")
     ahead.close()
     assert not ahead.path.parent.exists()
+
+
+def test_a_dry_run_prepares_compose_check_before_the_rules_are_chosen_when_the_change_edits_config_yaml(
+        tmp_path: Path) -> None:
+    from bot.publish.run import PublishOptions
+    from bot.upstream.change import read_change
+    from bot.upstream.watching import close_compose, prepared_compose
+
+    known = _known(tmp_path)
+    repo = known.root
+    change = read_change(repo, known.since, "HEAD")
+    prepared = prepared_compose(repo, change, PublishOptions())
+    try:
+        assert prepared is not None and isinstance(prepared.known, FailingBefore)
+        assert prepared.known.begun and prepared.known.since == known.since  # exported while the rules are chosen
+    finally:
+        close_compose(prepared)
+    every = prepared_compose(repo, change, PublishOptions(compose_all=True))
+    assert every is not None and every.known is None  # --compose-all: every launch that fails, nothing before
+    (repo / "scripts/a.sh").write_text("python3 -m pkg.train trainer.epochs=6\n")
+    git(repo, "commit", "-qam", "a script alone")
+    assert prepared_compose(repo, read_change(repo, "HEAD~1", "HEAD"), PublishOptions()) is None

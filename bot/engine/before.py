@@ -67,6 +67,11 @@ class FailingBefore:
         return self._old is not None
 
     @property
+    def begun(self) -> bool:
+        """Whether the tree is being exported ahead (begin), for every process that asks."""
+        return self._ahead is not None
+
+    @property
     def tree(self) -> Path | None:
         """The tree before the change this process reads failures from, kept for the scan: the one begun, or
         its own export (None: none asked yet, or a worker's own, removed once read)."""

@@ -257,11 +257,11 @@ class Forks:
                            f"{_describe(self._chunks[worker.held[0]])}") from None
 
     def close(self) -> None:
-        """End the workers: those that hold no work end at the closed pipe, the others are stopped."""
+        """End the workers: each is stopped. One that holds no work would end at the closed pipe, unless a process
+        forked meanwhile holds the pipe open too (bot.engine.ahead): then it would wait as long as that one."""
         for worker in self.workers:
             os.close(worker.tasks)
-            if worker.held:
-                os.kill(worker.pid, signal.SIGKILL)
+            os.kill(worker.pid, signal.SIGKILL)
         for worker in self.workers:
             os.close(worker.answers)
             os.waitpid(worker.pid, 0)

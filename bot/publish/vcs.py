@@ -125,8 +125,9 @@ class Remote:
         the bot made, so no other user can put anything at its path first."""
         private = Path(tempfile.mkdtemp(prefix="followup-bot-wt-"))
         path = private / "tree"
-        try:
-            self.git("worktree", "add", "--detach", "--quiet", str(path), f"{NAMESPACE}{branch}")
+        try:  # the files written by one process per core (git's own setting; most of the time is the kernel's)
+            self.git("-c", "checkout.workers=0", "worktree", "add", "--detach", "--quiet", str(path),
+                     f"{NAMESPACE}{branch}")
             try:
                 yield path
             finally:

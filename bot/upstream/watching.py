@@ -107,9 +107,13 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     if repo.local_only:
         assert repo.path is not None
         change = read_change(repo.path, before, after or "HEAD")
-        result, _, selected = choose(repo.path, repo.path, rules, change, options, policy)
-        if result.rules:
-            dry_report(result, repo.path, selected, repo, options, baseline, jobs)
+        prepared = prepared_compose(repo.path, change, options)
+        try:
+            result, _, selected = choose(repo.path, repo.path, rules, change, options, policy)
+            if result.rules:
+                dry_report(result, repo.path, selected, repo, options, baseline, jobs, prepared)
+        finally:
+            close_compose(prepared)
         return result
     credentials = from_environment()
     token = git_token(credentials, repo)
@@ -121,13 +125,17 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     begun = begin_inference(remote.local, change, policy)  # read while git checks out the tree
     try:
         with remote.worktree(default) as worktree:
-            result, rules, selected = choose(remote.local, worktree, rules, change, options, policy,
-                                             publishing=not dry_run, begun=begun)
-            if not result.rules:
-                return result
-            if dry_run:
-                dry_report(result, worktree, selected, repo, options, baseline, jobs)
-                return result
+            prepared = prepared_compose(worktree, change, options) if dry_run else None
+            try:
+                result, rules, selected = choose(remote.local, worktree, rules, change, options, policy,
+                                                 publishing=not dry_run, begun=begun)
+                if not result.rules:
+                    return result
+                if dry_run:
+                    dry_report(result, worktree, selected, repo, options, baseline, jobs, prepared)
+                    return result
+            finally:
+                close_compose(prepared)
     finally:
         if begun is not None:
             begun.close()
@@ -155,6 +163,10 @@ def begin_inference(history: Path, change: Change, policy: InferPolicy) -> Begun
     return begin(history, change.before, change.after)
 
 
+def _edits_config(change: Change) -> bool:
+    return any(path.endswith((".yaml", ".yml")) for path in change.paths)
+
+
 def _edits_python(change: Change) -> bool:
     return any(path.endswith(".py") for path in change.paths)
 
@@ -165,7 +177,7 @@ def choose(history: Path, tree: Path, rules: list[Rule], change: Change, options
     """The rules the change calls for: (the result so far, every rule with the inferred ones, the selection);
     `begun`: the inference from the change, begun before (begin_inference)."""
     reasons = {r.id: "triggered by the change" for r in triggered(rules, change)}
-    if any(path.endswith((".yaml", ".yml")) for path in change.paths):
+    if _edits_config(change):
         reasons[RULE_ID] = "the change edits config YAML: every launch it reaches is composed again"
     suggestions: list[str] = []
     not_understood: list[str] = []
@@ -192,19 +204,42 @@ def choose(history: Path, tree: Path, rules: list[Rule], change: Change, options
 
 
 def dry_report(result: WatchResult, tree: Path, selected: list[Rule], repo: RepoConfig, options: PublishOptions,
-               baseline: Baseline | None, jobs: int = 1) -> None:
+               baseline: Baseline | None, jobs: int = 1, prepared: ComposeOptions | None = None) -> None:
     """The report of the selected rules over the tree, on `jobs` processes (with compose-check's findings when the
-    change edits config YAML)."""
+    change edits config YAML: from `prepared`, made before the rules were chosen, when there is one)."""
     composing = None
     if options.compose:  # compose-check in the same scan, what the change broke (or all of it: --compose-all)
-        composing = drift_options(tree, options.compose_since) if options.compose_since else ComposeOptions()
-        if isinstance(composing.known, FailingBefore):
-            composing.known.begin()  # the tree before the change exported once, while the scan reads the files
+        composing = prepared if prepared is not None else _compose_options(tree, options.compose_since)
     try:
         result.report = scan(tree, selected, label=repo.github or repo.name, baseline=baseline, compose=composing,
                              jobs=jobs)
     finally:
-        if composing is not None and isinstance(composing.known, FailingBefore):
-            composing.known.close()  # the tree before the change, if a file failing now had it exported
+        close_compose(composing)  # the tree before the change, if it was exported
     if result.suggestions or result.not_understood:
         result.report.inferred = result.inferred()
+
+
+def prepared_compose(tree: Path, change: Change, options: PublishOptions) -> ComposeOptions | None:
+    """compose-check's options for a dry run's scan, made as soon as the tree is there when the change edits config
+    YAML (choose then asks for compose-check, since the change's first commit unless `compose_all`), so the tree
+    before the change is exported while the rules are chosen; None otherwise. close_compose ends it."""
+    if not _edits_config(change):
+        return None
+    return _compose_options(tree, options.compose_since if options.compose_all else change.before)
+
+
+def _compose_options(tree: Path, since: str | None) -> ComposeOptions:
+    """compose-check's options: what the change since `since` broke (the tree before it begun exporting), or
+    every launch that fails (no `since`)."""
+    if not since:
+        return ComposeOptions()
+    composing = drift_options(tree, since)
+    if isinstance(composing.known, FailingBefore):
+        composing.known.begin()  # the tree before the change exported once, while the work goes on
+    return composing
+
+
+def close_compose(composing: ComposeOptions | None) -> None:
+    """The tree before the change removed, if it was exported (again: nothing)."""
+    if composing is not None and isinstance(composing.known, FailingBefore):
+        composing.known.close()
