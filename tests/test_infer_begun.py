@@ -60,3 +60,25 @@ def test_what_infer_makes_of_the_checks_needs_no_libcst() -> None:
     probe = "import sys, bot.upstream.infer, bot.upstream.propose; print('libcst' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_an_inference_begun_beside_git_leaves_it_a_core_and_still_reads_on_a_worker(tmp_path: Path) -> None:
+    """Begun while git checks out the tree (`beside` one process), the texts are read on one worker fewer than the
+    cores, and on one even where there is a single core: each worker reads libcst in itself."""
+    repo = make_repo(tmp_path / "r", {"verl/workers/engine/megatron.py": ENGINE.format(check=""),
+                                       "verl/utils/limits.py": OTHER.format(check="    pass"),
+                                       "verl/trainer/config/ppo_megatron_trainer.yaml": YAML})
+    before = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "verl/workers/engine/megatron.py").write_text(
+        ENGINE.format(check='        assert self.engine_config.use_mbridge, "use_mbridge must be True"'))
+    (repo / "verl/utils/limits.py").write_text(OTHER.format(check="    assert config.actor.tp > 0"))
+    git(repo, "commit", "-qam", "checks")
+    after = git(repo, "rev-parse", "HEAD").strip()
+    begun = begin(repo, before, after, beside=1)
+    try:
+        assert begun.reading.forks is not None
+        assert len(begun.reading.forks.workers) == min(max(1, len(os.sched_getaffinity(0)) - 1), 4)
+        finished = infer(repo, before, after, [], begun)
+    finally:
+        begun.close()
+    assert [p.rule["id"] for p in finished.proposals] == ["inferred-use-mbridge"]

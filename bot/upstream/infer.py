@@ -131,12 +131,14 @@ class Reading:
     (libcst reads a large file in a second or so), begun at once so the caller does other work meanwhile (git's
     checkout of the tree); `results` waits for them."""
 
-    def __init__(self, texts: list[tuple[str, str]]) -> None:
+    def __init__(self, texts: list[tuple[str, str]], beside: int = 0) -> None:
+        """`beside`: processes the caller runs meanwhile (git's checkout), each leaving a core to it; then the
+        texts are read on a worker even where there is one."""
         from bot.engine.forks import Forks, can_fork, usable_cores
 
         self.texts = texts
-        jobs = min(usable_cores(), MAX_READERS, len(texts))
-        self.forks: Forks | None = Forks(jobs) if jobs >= 2 and can_fork() else None
+        jobs = min(max(1, usable_cores() - beside), MAX_READERS, len(texts))
+        self.forks: Forks | None = Forks(jobs) if jobs >= 2 - bool(beside) and can_fork() else None
         self.tasks: dict[int, int] = {}  # task -> the text it reads
         if self.forks is None:
             return
@@ -212,15 +214,16 @@ class Begun:
         self.reading.close()
 
 
-def begin(root: Path, before: str, after: str) -> Begun:
+def begin(root: Path, before: str, after: str, beside: int = 0) -> Begun:
     """An inference from the change `before`..`after` begun: the Python files it edits (tests aside) being read on
-    forked workers, while the caller goes on (bot.upstream.watching: while git checks out the tree)."""
+    forked workers, while the caller goes on (bot.upstream.watching: while git checks out the tree, `beside` one
+    process, which keeps a core: each worker reads its own copy of libcst in, so the fewer the cheaper)."""
     import git
 
     repo = git.Repo(root)
     old, new = repo.commit(before), repo.commit(after)
     texts, planned = _plan(old, new)
-    return Begun(new, planned, Reading(texts))
+    return Begun(new, planned, Reading(texts, beside))
 
 
 def infer(root: Path, before: str, after: str, existing: list[Any], begun: Begun | None = None) -> Inference:

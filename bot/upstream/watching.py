@@ -160,7 +160,7 @@ def begin_inference(history: Path, change: Change, policy: InferPolicy) -> Begun
 
     if policy.confidence == "off" or not _edits_python(change):
         return None
-    return begin(history, change.before, change.after)
+    return begin(history, change.before, change.after, beside=1)  # git's checkout keeps a core
 
 
 def _edits_config(change: Change) -> bool:
