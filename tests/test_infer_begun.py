@@ -64,7 +64,8 @@ def test_what_infer_makes_of_the_checks_needs_no_libcst() -> None:
 
 def test_an_inference_begun_beside_git_leaves_it_a_core_and_still_reads_on_a_worker(tmp_path: Path) -> None:
     """Begun while git checks out the tree (`beside` one process), the texts are read on one worker fewer than the
-    cores, and on one even where there is a single core: each worker reads libcst in itself."""
+    cores, and on one even where there is a single core (each worker reads libcst in itself); once git is done, on
+    one more where the cores allow."""
     repo = make_repo(tmp_path / "r", {"verl/workers/engine/megatron.py": ENGINE.format(check=""),
                                        "verl/utils/limits.py": OTHER.format(check="    pass"),
                                        "verl/trainer/config/ppo_megatron_trainer.yaml": YAML})
@@ -77,7 +78,10 @@ def test_an_inference_begun_beside_git_leaves_it_a_core_and_still_reads_on_a_wor
     begun = begin(repo, before, after, beside=1)
     try:
         assert begun.reading.forks is not None
-        assert len(begun.reading.forks.workers) == min(max(1, len(os.sched_getaffinity(0)) - 1), 4)
+        cores = len(os.sched_getaffinity(0))
+        assert len(begun.reading.forks.workers) == min(max(1, cores - 1), 4)
+        begun.widen()  # git is done: a worker more takes the texts still waiting
+        assert len(begun.reading.forks.workers) == min(cores, 4)
         finished = infer(repo, before, after, [], begun)
     finally:
         begun.close()

@@ -170,6 +170,15 @@ class Forks:
         self._chunks[self._count] = chunk
         return self._count
 
+    def grow(self) -> None:
+        """One more worker, forked now, handed tasks queued for any worker."""
+        self.workers.append(self._fork())
+        self._feed()
+
+    def queued(self) -> int:
+        """Tasks for any worker that no worker holds yet."""
+        return len(self._queue)
+
     def pending(self) -> int:
         """Tasks submitted and not yet taken by `answer`."""
         return len(self._chunks) - len(self._internal) + len(self._answered)

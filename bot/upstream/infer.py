@@ -149,6 +149,14 @@ class Reading:
             self.close()
             raise
 
+    def widen(self) -> None:
+        """The process it was begun beside has ended: a worker more, where the cores allow and texts wait."""
+        from bot.engine.forks import usable_cores
+
+        if self.forks is not None and self.forks.queued() and \
+                len(self.forks.workers) < min(usable_cores(), MAX_READERS, len(self.texts)):
+            self.forks.grow()
+
     def results(self) -> list[Read]:
         """The checks of each text, in the order given (read here when no worker was started)."""
         if self.forks is None:
@@ -209,6 +217,10 @@ class Begun:
     new: Any
     planned: list[Planned]
     reading: Reading
+
+    def widen(self) -> None:
+        """What it was begun beside (git's checkout) has ended: the reading takes the core back."""
+        self.reading.widen()
 
     def close(self) -> None:
         self.reading.close()

@@ -125,6 +125,8 @@ def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, o
     begun = begin_inference(remote.local, change, policy)  # read while git checks out the tree
     try:
         with remote.worktree(default) as worktree:
+            if begun is not None:
+                begun.widen()  # git has checked the tree out: its core reads too
             prepared = prepared_compose(worktree, change, options) if dry_run else None
             try:
                 result, rules, selected = choose(remote.local, worktree, rules, change, options, policy,
