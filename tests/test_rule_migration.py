@@ -174,3 +174,23 @@ def test_a_moved_override_that_is_the_new_keys_default_is_dropped(tmp_path: Path
         ("other.sh", "scorer.penalty.len"): "renamed to score.kwargs.penalty_cfg.len",
         ("elsewhere.sh", "scorer.manager"): "renamed to score.manager.name",
     }
+
+
+def test_a_config_mapping_a_subtree_move_takes_moves_whole_and_never_into_itself(tmp_path: Path) -> None:
+    """The mapping's lines (comments, blank lines) go below its new key, indented for their place; its keys are
+    no findings of their own; a move into the mapping's own subtree is left to a person."""
+    from bot.engine.scan import scan
+
+    config = ("run:\n  epochs: 3\nscorer:\n  penalty:\n    enable: true   # on\n\n    len: 64\n  manager: x\n"
+              "score:\n  kwargs: {}\n")
+    repo = make_repo(tmp_path / "repo", {"conf/run.yaml": config})
+    report = scan(repo, _rules(tmp_path, MIGRATION.split("    scorer.manager")[0]))
+    assert [(f.key, f.status.value) for f in report.findings] == [("scorer.penalty", "fixable")]
+    (change,) = report.changes
+    assert change.after.decode() == ("run:\n  epochs: 3\nscorer:\n  manager: x\nscore:\n  kwargs:\n"
+                                     "    penalty_cfg:\n      enable: true   # on\n\n      len: 64\n")
+    into = "format: 2\nid: scoring-moved\nmigration:\n  moves:\n    scorer.penalty.**: scorer.penalty.old.**\n"
+    report = scan(repo, _rules(tmp_path, into))
+    assert [f.message.split("; ")[1] for f in report.findings] == [
+        "the mapping would move into itself: a person must move this value (not written: renamed to "
+        "scorer.penalty.old)"]

@@ -30,6 +30,7 @@ from bot.ir import (
     Realise,
     Setting,
     SettingGroup,
+    State,
 )
 from bot.model import NOTE, Finding, Status
 from bot.rules.entrypoints import KEY, EntryTargets, launches, moved_to, plan_move
@@ -44,6 +45,7 @@ from bot.rules.matching import (
     value_matches,
 )
 from bot.rules.model import EnsureEntry, Rule
+from bot.rules.moves import carries
 from bot.rules.references import removal_references, rename_references
 
 
@@ -100,9 +102,11 @@ class Evaluator:
             silent = group.role in (COMMENT, PROSE) and rule.comment_policy(group.role == PROSE) == "off"
             if silent or (group.role == HYDRA_NODE and not names_hydra(rule)):
                 continue
-            for setting in group.settings:
-                if not key_matches(rule, setting):
-                    continue
+            matched = [s for s in group.settings if key_matches(rule, s)]
+            moved = _moved_mappings(rule, matched)
+            for setting in matched:
+                if any(setting.key.startswith(key + ".") for key in moved):
+                    continue  # inside a config's mapping the same move takes whole
                 site = sites.setdefault(setting.site, Site())
                 site.settings.append(setting)
                 if all(g is not group for g in site.groups):
@@ -306,3 +310,10 @@ def evaluate(path: str, groups: list[SettingGroup], rules: list[Rule], realise: 
 
 
 __all__ = ["EntryTargets", "LaunchFacts", "evaluate", "group_applies", "key_matches", "value_matches"]
+
+
+def _moved_mappings(rule: Rule, matched: list[Setting]) -> set[str]:
+    """The keys of a config's mappings that a subtree move (`a.** -> b.**`) takes whole, with what they hold."""
+    if rule.fix is None or rule.fix.rename is None or not carries(rule.fix.rename):
+        return set()
+    return {s.key for s in matched if s.state is State.MAPPING and not s.excerpt}

@@ -202,6 +202,24 @@ def remove(doc: Doc, entry: Entry) -> Edits | str:
     return [(span[0], past_blank(doc.text, *span), "")]
 
 
+def _block(doc: Doc, entry: Entry, end: int) -> list[str] | str:
+    """A block mapping's lines below its key up to `end` (where its entry's lines end), indented from column 0 as
+    they stand relative to one another (a blank line kept empty); refused where the key's line holds more than
+    the key, or a line is not indented below it."""
+    text = doc.text
+    key_line_end = text.line_end(entry.key.start_mark.index)
+    rest = text.text[entry.key.end_mark.index : key_line_end].strip()
+    if rest != ":":
+        return "the mapping's key line holds more than its key: a person must move this value"
+    lines = text.text[text.after_line(entry.key.start_mark.index) : end].rstrip("\r\n").split("\n")
+    lines = [line.rstrip("\r") for line in lines]
+    indents = [len(line) - len(line.lstrip(" ")) for line in lines if line.strip()]
+    if not indents or min(indents) <= entry.key.start_mark.column or any("\t" in line for line in lines):
+        return "the mapping's lines are not indented below its key: a person must move this value"
+    cut = min(indents)
+    return [line[cut:] if line.strip() else "" for line in lines]
+
+
 def _emptied(doc: Doc, entry: Entry, what: str) -> str:
     """`moving it would leave old empty`; a Clash when other fixes planned here take the mapping's other keys."""
     where = ".".join(entry.path[:-1]) or "the document"
@@ -211,25 +229,39 @@ def _emptied(doc: Doc, entry: Entry, what: str) -> str:
 
 
 def move(doc: Doc, entry: Entry, rel: tuple[str, ...], value: SetValue | None) -> Edits | str:
-    """A rename to another parent: the line goes, `leaf: value` is added at the new path."""
-    from ruamel.yaml.nodes import ScalarNode
+    """A rename to another parent: the lines go, `leaf: value` is added at the new path (a block mapping with
+    its lines, indented for their new place)."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode
 
     node = entry.value
     old = doc.text.slice(node)
-    if not isinstance(node, ScalarNode) or node.style in ("|", ">") or "\n" in old:
-        return "a rename to another mapping moves only a one-line scalar; a person must move this value"
+    whole = isinstance(node, MappingNode) and not node.flow_style and node.value and value is None
+    if not whole and (not isinstance(node, ScalarNode) or node.style in ("|", ">") or "\n" in old):
+        return ("a rename to another mapping moves only a one-line scalar or a block mapping; a person must move "
+                "this value")
     if "${." in old:
         return "a relative interpolation would point elsewhere after the move"
     span = entry_lines(doc, entry)
     if isinstance(span, str):
         return span
+    block: list[str] | None = None
+    if whole and rel[: len(entry.path)] == entry.path:
+        return "the mapping would move into itself: a person must move this value"
+    if whole:  # the lines that go below the key are the lines that come back below its new place
+        lines = _block(doc, entry, span[1])
+        if isinstance(lines, str):
+            return lines
+        block = lines
     if doc.last_left(entry) and rel[: len(entry.path) - 1] != entry.path[:-1]:
         return _emptied(doc, entry, "moving")
-    text = old if value is None else yaml_value(value.value, old or None, bool_style(old))
-    after = doc.text.text[node.end_mark.index : doc.text.line_end(node.end_mark.index)]
-    comment = after if after.strip().startswith("#") else ""  # the line's own comment goes along
     saved = doc.plans()
-    added = insert(doc, rel, (text or "null") + comment)
+    if block is not None:
+        added = insert(doc, rel, "", block)
+    else:
+        text = old if value is None else yaml_value(value.value, old or None, bool_style(old))
+        after = doc.text.text[node.end_mark.index : doc.text.line_end(node.end_mark.index)]
+        comment = after if after.strip().startswith("#") else ""  # the line's own comment goes along
+        added = insert(doc, rel, (text or "null") + comment)
     if isinstance(added, str):
         return added
     *opened, (at, _, new) = added

@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from ruamel.yaml.nodes import MappingNode
 
 
-def insert(doc: Doc, rel: tuple[str, ...], value_text: str) -> Edits | str:
-    """Add `leaf: value` under the deepest existing mapping of `rel`, creating the missing ones."""
+def insert(doc: Doc, rel: tuple[str, ...], value_text: str, block: list[str] | None = None) -> Edits | str:
+    """Add `leaf: value` under the deepest existing mapping of `rel`, creating the missing ones; with `block`
+    (a block mapping's lines, indented from column 0), `leaf:` and the lines below it."""
     from ruamel.yaml.nodes import MappingNode
 
     mapping: MappingNode = doc.root
@@ -43,7 +44,7 @@ def insert(doc: Doc, rel: tuple[str, ...], value_text: str) -> Edits | str:
             if isinstance(place, str):
                 return place
             opened, at, indent = place
-            return _add(doc, rel, depth + 1, indent, at, value_text, opened)
+            return _add(doc, rel, depth + 1, indent, at, value_text, opened, block)
         mapping, depth = pair[1], depth + 1
     if mapping.flow_style or not mapping.value:
         return "the document is a flow mapping" if mapping.flow_style else "the mapping is empty"
@@ -51,7 +52,7 @@ def insert(doc: Doc, rel: tuple[str, ...], value_text: str) -> Edits | str:
     point = entry_lines(doc, Entry(last_key, last_value, mapping, (), False, False), check=False)
     if isinstance(point, str):
         return f"cannot find the end of the mapping: {point}"
-    return _add(doc, rel, depth, mapping.value[0][0].start_mark.column, point[1], value_text, opened)
+    return _add(doc, rel, depth, mapping.value[0][0].start_mark.column, point[1], value_text, opened, block)
 
 
 def _open_empty(doc: Doc, entry: Entry) -> tuple[Edits, int, int] | str:
@@ -76,7 +77,7 @@ def _colon_before(text: Text, entry: Entry) -> int | None:
 
 
 def _add(doc: Doc, rel: tuple[str, ...], depth: int, indent: int, at: int, value_text: str,
-         opened: Edits) -> Edits | str:
+         opened: Edits, block: list[str] | None = None) -> Edits | str:
     if rel in doc.added:
         return Clash("another fix adds the same key")
     if indent > doc.floors.get(at, indent):
@@ -84,6 +85,10 @@ def _add(doc: Doc, rel: tuple[str, ...], depth: int, indent: int, at: int, value
     lines, created = _lines(doc, rel, depth, indent, at, value_text)
     if isinstance(lines, str):
         return lines
+    if block is not None:  # `leaf:` then the mapping's lines, one step below it
+        inner = " " * (indent + doc.step * (len(rel) - depth))
+        lines[-1] = lines[-1].removesuffix(": ") + ":"
+        lines.extend(inner + line if line else "" for line in block)
     if doc.spaced and (not opened or at in doc.tails):
         lines.insert(0, "")  # the file keeps a blank line between fields
     doc.created.update(dict.fromkeys(created, at))
