@@ -236,10 +236,12 @@ def test_a_move_next_to_its_old_line_becomes_one_replacement() -> None:
     assert after == b"trainer:\r\n  epochs: 3\r\n  val_kwargs:\r\n    n: 1\r\n  temperature: 0.6"
 
 
-def test_a_move_of_a_mapping_or_onto_a_set_key_is_manual() -> None:
+def test_a_block_mapping_moves_whole_and_a_flow_one_or_onto_a_set_key_is_manual() -> None:
     nested = rule("nested", match={"key": ["trainer.val_kwargs"]}, fix={"rename": "eval.kwargs"})
-    (finding,) = find_yaml("x.yaml", b"trainer:\n  val_kwargs:\n    n: 1\n  x: 2\n", [nested])
-    assert finding.status is Status.MANUAL and "one-line scalar" in finding.message
+    _, after = fix("trainer:\n  val_kwargs:\n    n: 1  # runs\n    top: 2\n  x: 2\n", [nested])
+    assert after == b"trainer:\n  x: 2\neval:\n  kwargs:\n    n: 1  # runs\n    top: 2\n"
+    (finding,) = find_yaml("x.yaml", b"trainer:\n  val_kwargs: {n: 1}\n  x: 2\n", [nested])
+    assert finding.status is Status.MANUAL and "one-line scalar or a block mapping" in finding.message
     (finding,) = find_yaml("x.yaml", b"trainer:\n  temperature: 1\n  val_kwargs:\n    temperature: 0\n    n: 1\n",
                            [MOVE])
     assert finding.status is Status.MANUAL and "already set" in finding.message
