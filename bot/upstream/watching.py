@@ -95,6 +95,40 @@ def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict
     return out
 
 
+def migrated_rules(history: Path, tree: Path, change: Change, rules: list[Rule], reasons: dict[str, str],
+                   suggestions: list[str], not_understood: list[str], policy: InferPolicy = InferPolicy(),
+                   publishing: bool = False) -> list[Rule]:
+    """The migration read from what the change did to its apps' composed configs (bot.upstream.config_migration):
+    its high-confidence steps run as one rule when the policy lets inferred rules run; the rest are suggestions."""
+    from bot.rules.loader import parse_rule
+    from bot.upstream.config_migration import HIGH, read_migration
+
+    if policy.confidence == "off":
+        return []
+    upstream = f"#{change.pull_number}" if change.pull_number is not None else change.after[:12]
+    migration = read_migration(history, tree, change.before, change.after, change.paths, upstream)
+    out: list[Rule] = []
+    for proposed, confidence in ((migration.rule, HIGH), (migration.suggested, "low")):
+        if proposed is None:
+            continue
+        if not policy.runs(confidence) or (publishing and policy.publish == "dry-run"):
+            suggestions.append(f"the change's config: `{proposed['title']}` suggests rule {proposed['id']}; "
+                               "run `bot infer` to see it")
+            continue
+        try:
+            rule = parse_rule(proposed, Path(f"{proposed['id']}.yaml"))
+        except UserError as exc:
+            not_understood.append(f"the change's config made a migration the format refuses: {exc}")
+            continue
+        if rule.id in {r.id for r in [*rules, *out]}:
+            continue
+        reasons[rule.id] = f"inferred from the change's config: {proposed['title']}"
+        out.append(rule)
+    not_understood.extend(f"the change's config: apps read `{key}` differently; left to a person"
+                          for key in migration.disagreeing)
+    return out
+
+
 def watch(repo: RepoConfig, rules: list[Rule], before: str, after: str | None, options: PublishOptions,
           dry_run: bool, baseline: Baseline | None = None, policy: InferPolicy = InferPolicy(),
           jobs: int = 1) -> WatchResult:
@@ -187,7 +221,10 @@ def choose(history: Path, tree: Path, rules: list[Rule], change: Change, options
     if _edits_python(change):
         inferred = inferred_rules(history, change, rules, reasons, suggestions, not_understood, policy, publishing,
                                   begun)
-        rules = [*rules, *inferred]
+    if _edits_config(change):
+        inferred += migrated_rules(history, tree, change, [*rules, *inferred], reasons, suggestions, not_understood,
+                                   policy, publishing)
+    rules = [*rules, *inferred]
     options.notes = [*options.notes, *(f"Suggested rule (not applied): {s}" for s in suggestions),
                      *(f"Validation changed upstream, not understood: {u}" for u in not_understood)]
     enabled = [r for r in rules if r.enabled]

@@ -1,0 +1,241 @@
+"""A format 2 migration read from what an upstream change did to its apps' composed configs.
+
+The key changes of every app (bot.upstream.key_changes over bot.upstream.config_tree) become the steps of
+one migration (docs/rules.md, "Migrations"), each with its sources. Each step is verified by Hydra's own
+reading of the two configs: the old form composed before the change and is refused or inert after it, the new
+form is a key of the config after it. A step is of high confidence when at least one more source agrees:
+
+- a move: the value is unchanged under the new key (the config before and after agree on it);
+- a removal: the change drops the Python that read the key, or no Python of the repository reads it after;
+- a required key: the value added is the one every launch that relied on it composed before;
+- a deprecated key: the change's YAML marks it deprecated, and its default became null.
+
+High steps make the migration `watch` runs (and opens as a draft); the others are suggested. Keys whose apps
+disagree (moved in one, removed in another) are left to a person. The rule id is derived from the steps, so
+the same change always proposes the same id (PR branches, baselines and `ignore[...]` key on it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.upstream.key_changes import DEPRECATED, MOVED, REMOVED, REQUIRED, KeyChange, key_changes
+
+HIGH, LOW = "high", "low"
+DEPRECATION = re.compile(r"deprecat", re.IGNORECASE)
+YAML_KEY = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*:")
+
+
+@dataclass
+class Step:
+    change: KeyChange
+    configs: set[str] = field(default_factory=set)  # the config names it was read in
+    agreeing: list[str] = field(default_factory=list)
+    confidence: str = LOW
+
+
+@dataclass
+class ConfigMigration:
+    rule: dict[str, Any] | None  # the high-confidence steps as one format 2 rule
+    suggested: dict[str, Any] | None  # the others, as one rule a maintainer may adopt
+    steps: list[Step] = field(default_factory=list)
+    disagreeing: list[str] = field(default_factory=list)  # keys the apps read differently
+
+
+@dataclass
+class ChangeText:
+    """What the change's own lines say: YAML keys it calls deprecated, Python lines it removed and added."""
+
+    deprecated: set[str] = field(default_factory=set)
+    removed_python: list[str] = field(default_factory=list)
+    added_python: list[str] = field(default_factory=list)
+
+
+def change_text(history: Path, before: str, after: str) -> ChangeText:
+    import git
+
+    repo = git.Repo(history)
+    out = ChangeText()
+    for diff in repo.commit(before).diff(repo.commit(after), create_patch=True):
+        path = diff.b_path or diff.a_path or ""
+        patch = diff.diff.decode("utf-8", "replace") if isinstance(diff.diff, bytes) else str(diff.diff or "")
+        lines = patch.splitlines()
+        if path.endswith((".yaml", ".yml")):
+            out.deprecated |= _deprecated_keys([line[1:] for line in lines if line.startswith("+")])
+        elif path.endswith(".py") and not _is_test(path):
+            out.removed_python.extend(line[1:] for line in lines if line.startswith("-"))
+            out.added_python.extend(line[1:] for line in lines if line.startswith("+"))
+    return out
+
+
+def _is_test(path: str) -> bool:
+    parts = path.split("/")
+    return "tests" in parts or "test" in parts or parts[-1].startswith("test_")
+
+
+def _deprecated_keys(added: list[str]) -> set[str]:
+    """Keys an added YAML line marks deprecated: on its own line's comment, or a comment line just above it."""
+    out: set[str] = set()
+    marked = False
+    for line in added:
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            marked = marked or bool(DEPRECATION.search(stripped))
+            continue
+        match = YAML_KEY.match(line)
+        if match and (marked or ("#" in line and DEPRECATION.search(line.split("#", 1)[1]))):
+            out.add(match.group(1))
+        marked = False
+    return out
+
+
+def _reads(lines: list[str], key: str) -> int:
+    """How many of these Python lines read the config key (its name, or its parent and name when the name is
+    a common word)."""
+    leaf = key.rpartition(".")[2]
+    parent = key.rpartition(".")[0].rpartition(".")[2]
+    if "_" in leaf and len(leaf) >= 6:
+        pattern = re.compile(rf"""(\.|\[['"]|get\(['"]|\b){re.escape(leaf)}\b""")
+    elif parent:
+        pattern = re.compile(rf"""\b{re.escape(parent)}(\.|\[['"]|\.get\(['"]){re.escape(leaf)}\b""")
+    else:
+        return 0
+    return sum(1 for line in lines if pattern.search(line))
+
+
+def _python_reads(root: Path, key: str) -> bool:
+    """Whether a Python file of the tree (tests aside) reads the key after the change."""
+    for path in root.rglob("*.py"):
+        relative = path.relative_to(root).as_posix()
+        if _is_test(relative) or path.is_symlink():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if _reads(text.splitlines(), key):
+            return True
+    return False
+
+
+def _agreeing(step: Step, text: ChangeText, tree: Path, shared: set[str]) -> list[str]:
+    """The sources besides Hydra's reading that agree on the step (none: it is only suggested). `shared`: new keys
+    more than one old key moves to, whose value a person chooses."""
+    change = step.change
+    if change.new is not None and change.new in shared:
+        return []
+    if change.kind == MOVED:
+        if change.subtree:
+            return ["the whole section is unchanged under the new key"]
+        return [f"the value `{change.value}` is unchanged under the new key"]
+    if change.kind == REQUIRED:
+        return [f"`{change.value}` is what every launch that left it unset composed before the change"]
+    if change.kind == DEPRECATED:
+        return [] if change.successor else ["the change's YAML marks it deprecated"]
+    dropped = _reads(text.removed_python, change.old) - _reads(text.added_python, change.old)
+    if dropped > 0:
+        return [f"the change drops {dropped} line(s) of Python that read it"]
+    if not change.subtree and not _python_reads(tree, change.old):
+        return ["no Python of the repository reads it after the change"]
+    return []
+
+
+def _launch_key(key: str) -> bool:
+    """Keys a launch may set: never Hydra's `_target_`-style internals."""
+    return not any(part.startswith("_") and part.endswith("_") for part in key.split("."))
+
+
+def read_migration(history: Path, tree: Path, before: str, after: str, paths: list[str],
+                   upstream: str = "") -> ConfigMigration:
+    """The migration the change's config edits call for, from every app of `tree` they reach."""
+    from bot.upstream.config_tree import app_configs
+
+    text = change_text(history, before, after)
+    steps: dict[tuple[object, ...], Step] = {}
+    by_key: dict[str, set[tuple[object, ...]]] = {}
+    for app in app_configs(history, tree, before, after, paths):
+        if app.before is None or app.after is None:
+            continue
+        for change in key_changes(app.before, app.after, text.deprecated):
+            if not _launch_key(change.old):
+                continue
+            step = steps.setdefault(change.ident(), Step(change))
+            step.configs.add(app.config_name)
+            by_key.setdefault(change.old, set()).add(change.ident())
+    disagreeing = sorted(k for k, idents in by_key.items() if len(idents) > 1)
+    kept = [s for s in steps.values() if s.change.old not in disagreeing]
+    targets = [s.change.new for s in kept if s.change.new is not None]
+    shared = {t for t in targets if targets.count(t) > 1}
+    for step in kept:
+        step.agreeing = _agreeing(step, text, tree, shared)
+        step.confidence = HIGH if step.agreeing else LOW
+    kept.sort(key=lambda s: (s.change.old, s.change.kind))
+    high = [s for s in kept if s.confidence == HIGH]
+    low = [s for s in kept if s.confidence == LOW]
+    return ConfigMigration(_rule(high, upstream, HIGH), _rule(low, upstream, LOW), kept, disagreeing)
+
+
+def _rule(steps: list[Step], upstream: str, confidence: str) -> dict[str, Any] | None:
+    if not steps:
+        return None
+    migration: dict[str, Any] = {}
+    moves: dict[str, str] = {}
+    removals: list[Any] = []
+    extra: list[dict[str, Any]] = []
+    for step in steps:
+        change = step.change
+        if change.kind == MOVED and change.new is not None:
+            if change.subtree:
+                moves[f"{change.old}.**"] = f"{change.new}.**"
+            else:
+                moves[change.old] = change.new
+        elif change.kind == DEPRECATED and change.new is not None:
+            moves[change.old] = change.new
+        elif change.kind == DEPRECATED:
+            removals.append({"key": change.old, "value_not": [None]})
+        elif change.kind == REMOVED:
+            removals.append(f"{change.old}.**" if change.subtree else change.old)
+        elif change.kind == REQUIRED:
+            extra.append({"ensure": [{"key": change.old, "value": change.value}],
+                          "when": {"config": sorted(step.configs)}})
+    if moves:
+        migration["moves"] = moves
+    if removals:
+        migration["removals"] = removals
+    if extra:
+        migration["steps"] = extra
+    digest = hashlib.sha1(json.dumps(migration, sort_keys=True, default=str).encode()).hexdigest()[:8]
+    first = steps[0].change.old.split(".")[-2:]
+    slug = re.sub(r"[^a-z0-9]+", "-", "-".join(first).lower()).strip("-")
+    kinds = sorted({s.change.kind for s in steps})
+    only_deprecated = kinds == [DEPRECATED]
+    lines = [f"- {s.change.evidence} (in {_names(s.configs)})"
+             + (f"; {'; '.join(s.agreeing)}" if s.agreeing else "") for s in steps]
+    return {
+        "format": 2,
+        "id": f"inferred-config-{slug}-{digest}",
+        "title": _title(steps),
+        "description": ("Read from the change's config (" + ("verified, and another source agrees on each step"
+                        if confidence == HIGH else "not confirmed by a second source") + "):\n" + "\n".join(lines)),
+        **({"upstream": upstream} if upstream else {}),
+        "severity": "warning" if only_deprecated else "error",
+        "migration": migration,
+    }
+
+
+def _names(configs: set[str]) -> str:
+    names = sorted(configs)
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _title(steps: list[Step]) -> str:
+    first = steps[0].change
+    verb = {MOVED: f"moved to {first.new}", REMOVED: "was removed", REQUIRED: "is required",
+            DEPRECATED: "is deprecated"}[first.kind]
+    more = f" (and {len(steps) - 1} more config key change{'s' if len(steps) > 2 else ''})" if len(steps) > 1 else ""
+    return f"{first.old} {verb}{more}"
