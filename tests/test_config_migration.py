@@ -199,3 +199,20 @@ def test_the_migration_applied_once_changes_nothing_more(tmp_path: Path) -> None
     main(["watch", "--repo", str(repo), "--before", before, "--after", after, "--no-bundled", "--dry-run",
           "--format", "diff", "--output", str(again)])
     assert again.read_text().strip() == ""
+
+
+def test_infer_prints_the_migration_and_writes_it_for_adoption(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from bot.cli import main
+    from bot.rules.loader import load_rule_file
+
+    repo, before, after = _repository(tmp_path)
+    rules = tmp_path / "rules"
+    assert main(["infer", "--repo", str(repo), "--before", before, "--after", after, "--no-bundled",
+                 "--output", str(rules)]) == 0
+    printed = capsys.readouterr().out
+    assert "# confidence: high\nformat: 2\nid: inferred-config-" in printed
+    assert "# confidence: low\nformat: 2\n" in printed  # the profiler sections, suggested
+    written = sorted(rules.glob("*.yaml"))
+    assert len(written) == 2
+    adopted = [load_rule_file(path) for path in written]
+    assert sorted(r.enabled for r in adopted) == [False, True]  # the low one is written disabled

@@ -1,4 +1,4 @@
-"""`bot infer`: propose rules from the validation code a change adds."""
+"""`bot infer`: propose rules from the validation code a change adds, and the migration its config edits call for."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from bot.commands.output import EXIT_OK, commit_in, git_repository, load_rules, 
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    infer = commands.add_parser("infer", help="propose rules from validation code a change adds")
+    infer = commands.add_parser("infer", help="propose rules from the validation code and the config a change edits")
     infer.add_argument("--repo", required=True, help="a local repository path")
     infer.add_argument("--before", required=True)
     infer.add_argument("--after", required=True)
@@ -27,6 +27,7 @@ def main(args: argparse.Namespace) -> int:
     commit_in(root, args.before, "--before")
     commit_in(root, args.after, "--after")
     from ruamel.yaml import YAML
+    from ruamel.yaml.scalarstring import LiteralScalarString
 
     from bot.upstream.infer import infer
 
@@ -41,15 +42,36 @@ def main(args: argparse.Namespace) -> int:
     if inference.unchanged or inference.loosened:
         print(f"# no rule from {inference.unchanged} check(s) that moved or stayed the same and "
               f"{inference.loosened} that were loosened")
-    for proposal in inference.proposals:  # ids are unique in one inference (bot.upstream.infer)
-        rule = {**proposal.rule, "enabled": proposal.confidence == "high"}
+    proposed = [(proposal.rule, proposal.confidence) for proposal in inference.proposals]
+    proposed += migration_proposals(root, args.before, args.after)
+    for found, confidence in proposed:  # ids are unique in one inference (bot.upstream.infer)
+        rule = {**found, "enabled": confidence == "high"}
+        if "\n" in str(rule.get("description", "")):
+            rule["description"] = LiteralScalarString(str(rule["description"]).rstrip("\n") + "\n")
         buffer = StringIO()
         yaml.dump(rule, buffer)
         text = buffer.getvalue()
-        print(f"# confidence: {proposal.confidence}\n{text}---")
+        print(f"# confidence: {confidence}\n{text}---")
         if args.output is not None:
             write_rule(args.output, rule, text)
     return EXIT_OK
+
+
+def migration_proposals(root: Path, before: str, after: str) -> list[tuple[dict[str, Any], str]]:
+    """The migration the change's config edits call for (bot.upstream.config_migration), read over the
+    repository's own launches: its high-confidence steps, and the others as a rule of low confidence."""
+    from bot.upstream.change import read_change
+    from bot.upstream.config_migration import HIGH, LOW, read_migration
+
+    change = read_change(root, before, after)
+    if not any(path.endswith((".yaml", ".yml")) for path in change.paths):
+        return []
+    upstream = f"#{change.pull_number}" if change.pull_number is not None else change.after[:12]
+    migration = read_migration(root, root, change.before, change.after, change.paths, upstream)
+    for key in migration.disagreeing:
+        print(f"# the change's config: apps read `{key}` differently; left to a person")
+    return [(rule, confidence) for rule, confidence in ((migration.rule, HIGH), (migration.suggested, LOW))
+            if rule is not None]
 
 
 def write_rule(directory: Path, rule: dict[str, Any], text: str) -> None:
@@ -61,6 +83,9 @@ def write_rule(directory: Path, rule: dict[str, Any], text: str) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{rule['id']}.yaml"
     path.write_text(text, encoding="utf-8")
+    if "migration" in rule:
+        print(f"# wrote {path} (a migration read from the config: no fixture is written for it)")
+        return
     fixture = fixture_for(rule)
     if fixture is None:
         print(f"# wrote {path} (no fixture: the rule has no shape a launch can break)")
