@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.upstream.key_changes import DEPRECATED, MOVED, REMOVED, REQUIRED, KeyChange, key_changes
+from bot.upstream.key_changes import DEPRECATED, MOVED, REMOVED, REQUIRED, Flat, KeyChange, key_changes
 
 HIGH, LOW = "high", "low"
 DEPRECATION = re.compile(r"deprecat", re.IGNORECASE)
@@ -150,6 +150,11 @@ def _launch_key(key: str) -> bool:
     return not any(part.startswith("_") and part.endswith("_") for part in key.split("."))
 
 
+def _derived(change: KeyChange) -> bool:
+    """A removed key whose value was an interpolation of another: derived, not a setting launches make."""
+    return change.kind == REMOVED and isinstance(change.value, str) and "${" in change.value
+
+
 def read_migration(history: Path, tree: Path, before: str, after: str, paths: list[str],
                    upstream: str = "") -> ConfigMigration:
     """The migration the change's config edits call for, from every app of `tree` they reach."""
@@ -158,11 +163,12 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
     text = change_text(history, before, after)
     steps: dict[tuple[object, ...], Step] = {}
     by_key: dict[str, set[tuple[object, ...]]] = {}
-    for app in app_configs(history, tree, before, after, paths):
+    apps = app_configs(history, tree, before, after, paths)
+    for app in apps:
         if app.before is None or app.after is None:
             continue
         for change in key_changes(app.before, app.after, text.deprecated):
-            if not _launch_key(change.old):
+            if not _launch_key(change.old) or _derived(change):
                 continue
             step = steps.setdefault(change.ident(), Step(change))
             step.configs.add(app.config_name)
@@ -177,29 +183,69 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
     kept.sort(key=lambda s: (s.change.old, s.change.kind))
     high = [s for s in kept if s.confidence == HIGH]
     low = [s for s in kept if s.confidence == LOW]
-    return ConfigMigration(_rule(high, upstream, HIGH), _rule(low, upstream, LOW), kept, disagreeing)
+    valid = {key for app in apps for key in Flat.of(app.after or {}).leaves}
+    return ConfigMigration(_rule(high, upstream, HIGH, valid), _rule(low, upstream, LOW, valid), kept, disagreeing)
 
 
-def _rule(steps: list[Step], upstream: str, confidence: str) -> dict[str, Any] | None:
+def _suffix(key: str) -> str:
+    return ".".join(key.split(".")[-2:])
+
+
+def _general(steps: list[Step], valid: set[str]) -> dict[tuple[object, ...], str]:
+    """Steps the same change makes under several parents, written once for any parent: a rename or deprecation in
+    place (`a.x.old -> a.x.new`, `b.x.old -> b.x.new`: `**.x.old -> new`) or a removal (`**.x.old`), keyed by the
+    step's (kind, suffix, new name). Not where a key of that suffix is still valid in a config after the change
+    (a removal, a move; a deprecated key stays valid by definition)."""
+    groups: dict[tuple[object, ...], set[str]] = {}
+    for step in steps:
+        change = step.change
+        if change.subtree or change.old.count(".") < 2:
+            continue
+        if change.kind in (MOVED, DEPRECATED) and change.new is not None and \
+                change.new.rpartition(".")[0] == change.old.rpartition(".")[0]:
+            group: tuple[object, ...] = (change.kind, _suffix(change.old), change.new.rpartition(".")[2])
+        elif change.kind in (REMOVED, DEPRECATED) and change.new is None:
+            group = (change.kind, _suffix(change.old), None)
+        else:
+            continue
+        groups.setdefault(group, set()).add(change.old)
+    out = {}
+    for group, keys in groups.items():
+        kind, suffix = group[0], str(group[1])
+        still = [k for k in valid if (k == suffix or k.endswith("." + suffix)) and k not in keys]
+        if len(keys) >= 2 and (kind == DEPRECATED or not still):
+            out[group] = f"**.{suffix}"
+    return out
+
+
+def _rule(steps: list[Step], upstream: str, confidence: str, valid: set[str] = frozenset()  # type: ignore[assignment]
+          ) -> dict[str, Any] | None:
     if not steps:
         return None
     migration: dict[str, Any] = {}
     moves: dict[str, str] = {}
     removals: list[Any] = []
     extra: list[dict[str, Any]] = []
+    general = _general(steps, valid)
     for step in steps:
         change = step.change
+        renamed = change.new.rpartition(".")[2] if change.new is not None else None
+        glob = general.get((change.kind, _suffix(change.old), renamed))
         if change.kind == MOVED and change.new is not None:
             if change.subtree:
                 moves[f"{change.old}.**"] = f"{change.new}.**"
             else:
-                moves[change.old] = change.new
+                moves[glob or change.old] = renamed if glob and renamed else change.new
         elif change.kind == DEPRECATED and change.new is not None:
-            moves[change.old] = change.new
+            moves[glob or change.old] = renamed if glob and renamed else change.new
         elif change.kind == DEPRECATED:
-            removals.append({"key": change.old, "value_not": [None]})
+            entry = {"key": glob or change.old, "value_not": [None]}
+            if entry not in removals:
+                removals.append(entry)
         elif change.kind == REMOVED:
-            removals.append(f"{change.old}.**" if change.subtree else change.old)
+            key = f"{change.old}.**" if change.subtree else glob or change.old
+            if key not in removals:
+                removals.append(key)
         elif change.kind == REQUIRED:
             extra.append({"ensure": [{"key": change.old, "value": change.value}],
                           "when": {"config": sorted(step.configs)}})
