@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from bot.errors import UserError
 from bot.upstream.entry_moves import EntryMove, entry_moves, is_entry_point
 from tests.conftest import git, make_repo
 
@@ -156,3 +159,18 @@ def test_entry_points_are_a_main_block_or_hydras_main_under_any_name_it_is_impor
     assert not is_entry_point(LIBRARY)
     assert not is_entry_point('if __name__ == "lab":\n    pass\n')
     assert not is_entry_point("def main(:\n")
+
+
+def test_a_change_git_cannot_read_is_the_users_error_naming_it(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "up", {"lab/train.py": SCRIPT_MAIN})
+    with pytest.raises(UserError, match="cannot read the change 0123456789ab"):
+        entry_moves(repo, "0123456789abcdef", "HEAD")
+
+
+def test_a_shim_is_the_old_place_of_one_new_file_the_one_most_like_its_old_code(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "up", {"lab/train.py": SCRIPT_MAIN})
+    variant = SCRIPT_MAIN.replace("print(arg)", "print(arg.upper())")
+    shim = "from tools.train import demo  # noqa: F401\nfrom tools.train_loud import demo as loud  # noqa: F401\n"
+    before, after = _commit(repo, {"tools/train.py": SCRIPT_MAIN, "tools/train_loud.py": variant,
+                                   "lab/train.py": shim})
+    assert [m.files for m in entry_moves(repo, before, after)] == [(("lab/train.py", "tools/train.py"),)]

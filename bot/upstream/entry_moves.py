@@ -160,18 +160,15 @@ def _shimmed(diffs: git.DiffIndex[git.Diff]) -> list[_Moved]:
     modified = [d for d in diffs if d.change_type == "M" and (d.b_path or "").endswith(".py")]
     nows = {d.b_path or "": _text(d.b_blob) or "" for d in modified}
     wases = {d.b_path or "": d.a_blob for d in modified}
-    out = []
+    chosen: dict[str, tuple[float, _Moved]] = {}  # an old path -> the new file most like its old text
     for path, text in entries:
         module = _module(path)
-        best: tuple[float, _Moved] | None = None
         for old, now in nows.items():
             phrase = _shim_phrase(old, now, module) if module.rpartition(".")[2] in now else ""
             score = _similarity(_text(wases[old]) or "", text) if phrase else 0.0
-            if score >= SIMILAR and _similarity(now, text) < SIMILAR and (best is None or score > best[0]):
-                best = (score, _Moved(old, path, phrase))
-        if best is not None:
-            out.append(best[1])
-    return out
+            if score >= SIMILAR and _similarity(now, text) < SIMILAR and score > chosen.get(old, (0.0,))[0]:
+                chosen[old] = (score, _Moved(old, path, phrase))
+    return [moved for _, moved in chosen.values()]
 
 
 def _similarity(a: str, b: str) -> float:
