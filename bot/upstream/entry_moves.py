@@ -74,7 +74,7 @@ def entry_moves(history: Path, before: str, after: str) -> list[EntryMove]:
         if move.old in after_paths and not move.shim:
             continue  # the old module is still there, and not as a shim: launches of it still run it
         groups.setdefault(_prefixes(move.old, move.new, before_py, after_paths), []).append(move)
-    edits = _launch_edits(before_commit, after_commit, diffs, list(groups))
+    edits = _launch_edits(before_commit, after_commit, diffs, list(groups)) if groups else {}
     found = []
     for (old, new), members in groups.items():
         shims = sorted({m.shim for m in members if m.shim})
