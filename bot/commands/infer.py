@@ -58,20 +58,25 @@ def main(args: argparse.Namespace) -> int:
 
 
 def migration_proposals(root: Path, before: str, after: str) -> list[tuple[dict[str, Any], str]]:
-    """The migration the change's config edits call for (bot.upstream.config_migration), read over the
-    repository's own launches: its high-confidence steps, and the others as a rule of low confidence."""
+    """The migrations the change calls for: its config edits' (bot.upstream.config_migration, read over the
+    repository's own launches) and its moved entry points' (bot.upstream.entry_migration); for each, its
+    high-confidence steps as one rule, and the others as a rule of low confidence."""
     from bot.upstream.change import read_change
     from bot.upstream.config_migration import HIGH, LOW, read_migration
+    from bot.upstream.entry_migration import entry_migration
 
     change = read_change(root, before, after)
-    if not any(path.endswith((".yaml", ".yml")) for path in change.paths):
-        return []
     upstream = f"#{change.pull_number}" if change.pull_number is not None else change.after[:12]
-    migration = read_migration(root, root, change.before, change.after, change.paths, upstream)
-    for key in migration.disagreeing:
-        print(f"# the change's config: apps read `{key}` differently; left to a person")
-    return [(rule, confidence) for rule, confidence in ((migration.rule, HIGH), (migration.suggested, LOW))
-            if rule is not None]
+    found: list[tuple[dict[str, Any] | None, str]] = []
+    if any(path.endswith((".yaml", ".yml")) for path in change.paths):
+        migration = read_migration(root, root, change.before, change.after, change.paths, upstream)
+        for key in migration.disagreeing:
+            print(f"# the change's config: apps read `{key}` differently; left to a person")
+        found += [(migration.rule, HIGH), (migration.suggested, LOW)]
+    if any(path.endswith(".py") for path in change.paths):
+        moved, suggested = entry_migration(root, change.before, change.after, upstream)
+        found += [(moved, HIGH), (suggested, LOW)]
+    return [(rule, confidence) for rule, confidence in found if rule is not None]
 
 
 def write_rule(directory: Path, rule: dict[str, Any], text: str) -> None:

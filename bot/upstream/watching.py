@@ -98,31 +98,37 @@ def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict
 def migrated_rules(history: Path, tree: Path, change: Change, rules: list[Rule], reasons: dict[str, str],
                    suggestions: list[str], not_understood: list[str], policy: InferPolicy = InferPolicy(),
                    publishing: bool = False) -> list[Rule]:
-    """The migration read from what the change did to its apps' composed configs (bot.upstream.config_migration):
-    its high-confidence steps run as one rule when the policy lets inferred rules run; the rest are suggestions."""
+    """The migrations read from the change: what it did to its apps' composed configs (bot.upstream.config_migration)
+    and the entry points it moved (bot.upstream.entry_migration). Their high-confidence steps run, each kind as one
+    rule, when the policy lets inferred rules run; the rest are suggestions."""
     from bot.rules.loader import parse_rule
-    from bot.upstream.config_migration import HIGH, read_migration
+    from bot.upstream.config_migration import HIGH, LOW, ConfigMigration, read_migration
+    from bot.upstream.entry_migration import entry_migration
 
     if policy.confidence == "off":
         return []
     upstream = f"#{change.pull_number}" if change.pull_number is not None else change.after[:12]
-    migration = read_migration(history, tree, change.before, change.after, change.paths, upstream)
+    migration = read_migration(history, tree, change.before, change.after, change.paths, upstream) if _edits_config(
+        change) else ConfigMigration(None, None)
+    moved, suggested_moves = entry_migration(history, change.before, change.after, upstream) if _edits_python(
+        change) else (None, None)
     out: list[Rule] = []
-    for proposed, confidence in ((migration.rule, HIGH), (migration.suggested, "low")):
+    for proposed, confidence in ((migration.rule, HIGH), (moved, HIGH), (migration.suggested, LOW),
+                                 (suggested_moves, LOW)):
         if proposed is None:
             continue
         if not policy.runs(confidence) or (publishing and policy.publish == "dry-run"):
-            suggestions.append(f"the change's config: `{proposed['title']}` suggests rule {proposed['id']}; "
+            suggestions.append(f"the change: `{proposed['title']}` suggests rule {proposed['id']}; "
                                "run `bot infer` to see it")
             continue
         try:
             rule = parse_rule(proposed, Path(f"{proposed['id']}.yaml"))
         except UserError as exc:
-            not_understood.append(f"the change's config made a migration the format refuses: {exc}")
+            not_understood.append(f"the change made a migration the format refuses: {exc}")
             continue
         if rule.id in {r.id for r in [*rules, *out]}:
             continue
-        reasons[rule.id] = f"inferred from the change's config: {proposed['title']}"
+        reasons[rule.id] = f"inferred from the change: {proposed['title']}"
         out.append(rule)
     not_understood.extend(f"the change's config: apps read `{key}` differently; left to a person"
                           for key in migration.disagreeing)
@@ -221,7 +227,7 @@ def choose(history: Path, tree: Path, rules: list[Rule], change: Change, options
     if _edits_python(change):
         inferred = inferred_rules(history, change, rules, reasons, suggestions, not_understood, policy, publishing,
                                   begun)
-    if _edits_config(change):
+    if _edits_config(change) or _edits_python(change):
         inferred += migrated_rules(history, tree, change, [*rules, *inferred], reasons, suggestions, not_understood,
                                    policy, publishing)
     rules = [*rules, *inferred]
