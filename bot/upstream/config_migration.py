@@ -22,9 +22,13 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bot.upstream.key_changes import DEPRECATED, MOVED, REMOVED, REQUIRED, Flat, KeyChange, key_changes
+from bot.upstream.key_changes import DEPRECATED, MOVED, REMOVED, REQUIRED, VALUE, Flat, KeyChange, key_changes
+from bot.upstream.value_renames import Hunk, ValueRename, value_renames
+
+if TYPE_CHECKING:
+    from bot.upstream.config_tree import AppConfig
 
 HIGH, LOW = "high", "low"
 DEPRECATION = re.compile(r"deprecat", re.IGNORECASE)
@@ -54,6 +58,21 @@ class ChangeText:
     deprecated: set[str] = field(default_factory=set)
     removed_python: list[str] = field(default_factory=list)
     added_python: list[str] = field(default_factory=list)
+    python_hunks: list[Hunk] = field(default_factory=list)
+    yaml_hunks: list[Hunk] = field(default_factory=list)
+
+
+def _hunks(path: str, lines: list[str], after_text: str = "") -> list[Hunk]:
+    """A patch's hunks: the lines each removes and adds."""
+    out: list[Hunk] = []
+    for line in lines:
+        if line.startswith("@@") or not out:
+            out.append(Hunk(path, [], [], after_text))
+        if line.startswith("-"):
+            out[-1].removed.append(line[1:])
+        elif line.startswith("+"):
+            out[-1].added.append(line[1:])
+    return [h for h in out if h.removed and h.added]
 
 
 def change_text(history: Path, before: str, after: str) -> ChangeText:
@@ -67,9 +86,13 @@ def change_text(history: Path, before: str, after: str) -> ChangeText:
         lines = patch.splitlines()
         if path.endswith((".yaml", ".yml")):
             out.deprecated |= _deprecated_keys([line[1:] for line in lines if line.startswith("+")])
+            if diff.b_blob is not None and not _is_test(path):
+                after_text = diff.b_blob.data_stream.read().decode("utf-8", "replace")
+                out.yaml_hunks.extend(_hunks(path, lines, after_text))
         elif path.endswith(".py") and not _is_test(path):
             out.removed_python.extend(line[1:] for line in lines if line.startswith("-"))
             out.added_python.extend(line[1:] for line in lines if line.startswith("+"))
+            out.python_hunks.extend(_hunks(path, lines))
     return out
 
 
@@ -150,6 +173,17 @@ def _launch_key(key: str) -> bool:
     return not any(part.startswith("_") and part.endswith("_") for part in key.split("."))
 
 
+def _value_renames(apps: list[AppConfig], text: ChangeText) -> list[ValueRename]:
+    before: dict[str, Any] = {}
+    after: dict[str, Any] = {}
+    for app in apps:
+        for key, value in Flat.of(app.before or {}).leaves.items():
+            before.setdefault(key, value)
+        for key, value in Flat.of(app.after or {}).leaves.items():
+            after.setdefault(key, value)
+    return value_renames(text.python_hunks, text.yaml_hunks, before, after)
+
+
 def _derived(change: KeyChange) -> bool:
     """A removed key whose value was an interpolation of another: derived, not a setting launches make."""
     return change.kind == REMOVED and isinstance(change.value, str) and "${" in change.value
@@ -173,12 +207,21 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
             step = steps.setdefault(change.ident(), Step(change))
             step.configs.add(app.config_name)
             by_key.setdefault(change.old, set()).add(change.ident())
+    for rename in _value_renames(apps, text):
+        change = KeyChange(VALUE, rename.key, None, (rename.old, rename.new), in_list=rename.in_list,
+                           evidence=f"the change's Python reads `{rename.new}` where it read `{rename.old}` for "
+                                    f"`{rename.key}`" if rename.verified else "")
+        step = steps.setdefault(change.ident(), Step(change, agreeing=list(rename.sources)))
+        step.configs.update(app.config_name for app in apps if app.before and rename.key in Flat.of(app.before).leaves)
+        if not rename.verified:
+            step.agreeing = []
     disagreeing = sorted(k for k, idents in by_key.items() if len(idents) > 1)
     kept = [s for s in steps.values() if s.change.old not in disagreeing]
     targets = [s.change.new for s in kept if s.change.new is not None]
     shared = {t for t in targets if targets.count(t) > 1}
     for step in kept:
-        step.agreeing = _agreeing(step, text, tree, shared)
+        if step.change.kind != VALUE:
+            step.agreeing = _agreeing(step, text, tree, shared)
         step.confidence = HIGH if step.agreeing else LOW
     kept.sort(key=lambda s: (s.change.old, s.change.kind))
     high = [s for s in kept if s.confidence == HIGH]
@@ -204,7 +247,7 @@ def _general(steps: list[Step], valid: set[str]) -> dict[tuple[object, ...], str
         if change.kind in (MOVED, DEPRECATED) and change.new is not None and \
                 change.new.rpartition(".")[0] == change.old.rpartition(".")[0]:
             group: tuple[object, ...] = (change.kind, _suffix(change.old), change.new.rpartition(".")[2])
-        elif change.kind in (REMOVED, DEPRECATED) and change.new is None:
+        elif change.kind in (REMOVED, DEPRECATED, VALUE) and change.new is None and not change.in_list:
             group = (change.kind, _suffix(change.old), None)
         else:
             continue
@@ -213,17 +256,15 @@ def _general(steps: list[Step], valid: set[str]) -> dict[tuple[object, ...], str
     for group, keys in groups.items():
         kind, suffix = group[0], str(group[1])
         still = [k for k in valid if (k == suffix or k.endswith("." + suffix)) and k not in keys]
-        if len(keys) >= 2 and (kind == DEPRECATED or not still):
+        if len(keys) >= 2 and (kind in (DEPRECATED, VALUE) or not still):
             out[group] = f"**.{suffix}"
     return out
 
 
-def _rule(steps: list[Step], upstream: str, confidence: str, valid: set[str] = frozenset()  # type: ignore[assignment]
-          ) -> dict[str, Any] | None:
-    if not steps:
-        return None
-    migration: dict[str, Any] = {}
+def _sections(steps: list[Step], valid: set[str]) -> dict[str, Any]:
+    """The steps as a migration's sections (docs/rules.md, "Migrations")."""
     moves: dict[str, str] = {}
+    values: dict[str, dict[Any, Any]] = {}
     removals: list[Any] = []
     extra: list[dict[str, Any]] = []
     general = _general(steps, valid)
@@ -231,35 +272,42 @@ def _rule(steps: list[Step], upstream: str, confidence: str, valid: set[str] = f
         change = step.change
         renamed = change.new.rpartition(".")[2] if change.new is not None else None
         glob = general.get((change.kind, _suffix(change.old), renamed))
-        if change.kind == MOVED and change.new is not None:
+        if change.kind in (MOVED, DEPRECATED) and change.new is not None:
             if change.subtree:
                 moves[f"{change.old}.**"] = f"{change.new}.**"
             else:
                 moves[glob or change.old] = renamed if glob and renamed else change.new
-        elif change.kind == DEPRECATED and change.new is not None:
-            moves[glob or change.old] = renamed if glob and renamed else change.new
-        elif change.kind == DEPRECATED:
-            entry = {"key": glob or change.old, "value_not": [None]}
+        elif change.kind in (DEPRECATED, REMOVED):
+            entry: Any = {"key": glob or change.old, "value_not": [None]} if change.kind == DEPRECATED else (
+                f"{change.old}.**" if change.subtree else glob or change.old)
             if entry not in removals:
                 removals.append(entry)
-        elif change.kind == REMOVED:
-            key = f"{change.old}.**" if change.subtree else glob or change.old
-            if key not in removals:
-                removals.append(key)
         elif change.kind == REQUIRED:
             extra.append({"ensure": [{"key": change.old, "value": change.value}],
                           "when": {"config": sorted(step.configs)}})
-    if moves:
-        migration["moves"] = moves
-    if removals:
-        migration["removals"] = removals
-    if extra:
-        migration["steps"] = extra
+        elif change.kind == VALUE and change.in_list:
+            extra.append({"match": {"key": [change.old], "item": [change.value[0]]},
+                          "fix": {"map_items": {change.value[0]: change.value[1]}}})
+        elif change.kind == VALUE:
+            values.setdefault(glob or change.old, {})[change.value[0]] = change.value[1]
+    sections = {"moves": moves, "values": values, "removals": removals, "steps": extra}
+    return {name: section for name, section in sections.items() if section}
+
+
+def _only_warned(step: Step) -> bool:
+    """A step whose old form still works, with a warning: a deprecated key, or a value the code calls deprecated."""
+    warned = step.change.kind == VALUE and any("deprecated" in a for a in step.agreeing)
+    return step.change.kind == DEPRECATED or warned
+
+
+def _rule(steps: list[Step], upstream: str, confidence: str, valid: set[str] = frozenset()  # type: ignore[assignment]
+          ) -> dict[str, Any] | None:
+    if not steps:
+        return None
+    migration = _sections(steps, valid)
     digest = hashlib.sha1(json.dumps(migration, sort_keys=True, default=str).encode()).hexdigest()[:8]
     first = steps[0].change.old.split(".")[-2:]
     slug = re.sub(r"[^a-z0-9]+", "-", "-".join(first).lower()).strip("-")
-    kinds = sorted({s.change.kind for s in steps})
-    only_deprecated = kinds == [DEPRECATED]
     lines = [f"- {s.change.evidence} (in {_names(s.configs)})"
              + (f"; {'; '.join(s.agreeing)}" if s.agreeing else "") for s in steps]
     return {
@@ -269,7 +317,7 @@ def _rule(steps: list[Step], upstream: str, confidence: str, valid: set[str] = f
         "description": ("Read from the change's config (" + ("verified, and another source agrees on each step"
                         if confidence == HIGH else "not confirmed by a second source") + "):\n" + "\n".join(lines)),
         **({"upstream": upstream} if upstream else {}),
-        "severity": "warning" if only_deprecated else "error",
+        "severity": "warning" if all(_only_warned(s) for s in steps) else "error",
         "migration": migration,
     }
 
@@ -281,7 +329,10 @@ def _names(configs: set[str]) -> str:
 
 def _title(steps: list[Step]) -> str:
     first = steps[0].change
-    verb = {MOVED: f"moved to {first.new}", REMOVED: "was removed", REQUIRED: "is required",
-            DEPRECATED: "is deprecated"}[first.kind]
+    if first.kind == VALUE:
+        verb = f"takes `{first.value[1]}` for `{first.value[0]}`"
+    else:
+        verb = {MOVED: f"moved to {first.new}", REMOVED: "was removed", REQUIRED: "is required",
+                DEPRECATED: "is deprecated"}[first.kind]
     more = f" (and {len(steps) - 1} more config key change{'s' if len(steps) > 2 else ''})" if len(steps) > 1 else ""
     return f"{first.old} {verb}{more}"

@@ -22,6 +22,7 @@ from typing import Any
 MISSING = "???"
 
 MOVED, REMOVED, REQUIRED, DEPRECATED = "moved", "removed", "required", "deprecated"
+VALUE = "value"  # a value renamed (bot.upstream.value_renames): `value` is (old, new)
 
 
 @dataclass(frozen=True)
@@ -32,10 +33,12 @@ class KeyChange:
     value: Any = None  # the value before the change (required: what to set)
     subtree: bool = False  # the whole mapping at `old` moved to `new`
     successor: str | None = None  # deprecated: a new key beside it named after it, of another value (a person's move)
+    in_list: bool = False  # value: the key holds a list, whose element is renamed
     evidence: str = ""
 
     def ident(self) -> tuple[object, ...]:
-        return (self.kind, self.old, self.new, self.subtree, repr(self.value) if self.kind == REQUIRED else None)
+        return (self.kind, self.old, self.new, self.subtree,
+                repr(self.value) if self.kind in (REQUIRED, VALUE) else None)
 
 
 @dataclass
