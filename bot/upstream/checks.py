@@ -190,8 +190,7 @@ class _ChecksVisitor(cst.CSTVisitor):
 
     def visit_Assert(self, node: cst.Assert) -> None:
         self.lines.met("assert")
-        message = node.msg.evaluated_value if isinstance(node.msg, cst.SimpleString) else ""
-        self._add(node, "assert", node.test, False, str(message or ""))
+        self._add(node, "assert", node.test, False, _text(node.msg))
 
     def visit_If(self, node: cst.If) -> None:
         self.lines.met("if")
@@ -241,7 +240,13 @@ def _raise_message(statement: cst.BaseStatement) -> str:
     assert isinstance(statement, cst.SimpleStatementLine)
     for item in statement.body:
         if isinstance(item, cst.Raise) and isinstance(item.exc, cst.Call) and item.exc.args:
-            first = item.exc.args[0].value
-            if isinstance(first, cst.SimpleString):
-                return str(first.evaluated_value)
+            return _text(item.exc.args[0].value)
+    return ""
+
+
+def _text(node: cst.BaseExpression | None) -> str:
+    """A string literal's text, implicit concatenations too (`"a " "b"`); "" for anything else."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else ""
     return ""

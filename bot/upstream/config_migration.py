@@ -24,7 +24,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.upstream.key_changes import DEPRECATED, MOVED, REMOVED, REQUIRED, VALUE, Flat, KeyChange, key_changes
+from bot.upstream.flag_guards import GuardedFlag, guarded_flags
+from bot.upstream.key_changes import (
+    DEPRECATED,
+    GUARDED,
+    MOVED,
+    REMOVED,
+    REQUIRED,
+    VALUE,
+    Flat,
+    KeyChange,
+    key_changes,
+)
 from bot.upstream.value_renames import Hunk, ValueRename, value_renames
 
 if TYPE_CHECKING:
@@ -184,6 +195,18 @@ def _value_renames(apps: list[AppConfig], text: ChangeText) -> list[ValueRename]
     return value_renames(text.python_hunks, text.yaml_hunks, before, after)
 
 
+def _guarded_flags(apps: list[AppConfig], text: ChangeText) -> list[GuardedFlag]:
+    added: dict[str, Any] = {}
+    for app in apps:
+        if app.before is None or app.after is None:
+            continue
+        old = Flat.of(app.before)
+        for key, value in Flat.of(app.after).leaves.items():
+            if not old.has(key):
+                added.setdefault(key, value)
+    return guarded_flags(text.python_hunks, added)
+
+
 def _derived(change: KeyChange) -> bool:
     """A removed key whose value was an interpolation of another: derived, not a setting launches make."""
     return change.kind == REMOVED and isinstance(change.value, str) and "${" in change.value
@@ -215,12 +238,19 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
         step.configs.update(app.config_name for app in apps if app.before and rename.key in Flat.of(app.before).leaves)
         if not rename.verified:
             step.agreeing = []
+    for flag in _guarded_flags(apps, text):
+        change = KeyChange(GUARDED, flag.key, None, flag.keep,
+                           evidence=f"`{flag.key}` is new, and {flag.where} now runs code that always ran only when "
+                                    f"it is {flag.keep}")
+        step = steps.setdefault(change.ident(), Step(change, agreeing=[
+            "the guarded code is the code that ran before, so the value keeps what launches did"]))
+        step.configs.update(app.config_name for app in apps if app.after and flag.key in Flat.of(app.after).leaves)
     disagreeing = sorted(k for k, idents in by_key.items() if len(idents) > 1)
     kept = [s for s in steps.values() if s.change.old not in disagreeing]
     targets = [s.change.new for s in kept if s.change.new is not None]
     shared = {t for t in targets if targets.count(t) > 1}
     for step in kept:
-        if step.change.kind != VALUE:
+        if step.change.kind not in (VALUE, GUARDED):
             step.agreeing = _agreeing(step, text, tree, shared)
         step.confidence = HIGH if step.agreeing else LOW
     kept.sort(key=lambda s: (s.change.old, s.change.kind))
@@ -282,7 +312,7 @@ def _sections(steps: list[Step], valid: set[str]) -> dict[str, Any]:
                 f"{change.old}.**" if change.subtree else glob or change.old)
             if entry not in removals:
                 removals.append(entry)
-        elif change.kind == REQUIRED:
+        elif change.kind in (REQUIRED, GUARDED):
             extra.append({"ensure": [{"key": change.old, "value": change.value}],
                           "when": {"config": sorted(step.configs)}})
         elif change.kind == VALUE and change.in_list:
@@ -297,7 +327,7 @@ def _sections(steps: list[Step], valid: set[str]) -> dict[str, Any]:
 def _only_warned(step: Step) -> bool:
     """A step whose old form still works, with a warning: a deprecated key, or a value the code calls deprecated."""
     warned = step.change.kind == VALUE and any("deprecated" in a for a in step.agreeing)
-    return step.change.kind == DEPRECATED or warned
+    return step.change.kind in (DEPRECATED, GUARDED) or warned
 
 
 def _rule(steps: list[Step], upstream: str, confidence: str, valid: set[str] = frozenset()  # type: ignore[assignment]
@@ -333,6 +363,6 @@ def _title(steps: list[Step]) -> str:
         verb = f"takes `{first.value[1]}` for `{first.value[0]}`"
     else:
         verb = {MOVED: f"moved to {first.new}", REMOVED: "was removed", REQUIRED: "is required",
-                DEPRECATED: "is deprecated"}[first.kind]
+                DEPRECATED: "is deprecated", GUARDED: f"is {first.value} for what ran before"}[first.kind]
     more = f" (and {len(steps) - 1} more config key change{'s' if len(steps) > 2 else ''})" if len(steps) > 1 else ""
     return f"{first.old} {verb}{more}"

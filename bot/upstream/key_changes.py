@@ -23,6 +23,7 @@ MISSING = "???"
 
 MOVED, REMOVED, REQUIRED, DEPRECATED = "moved", "removed", "required", "deprecated"
 VALUE = "value"  # a value renamed (bot.upstream.value_renames): `value` is (old, new)
+GUARDED = "guarded"  # a new flag in front of code that ran before (bot.upstream.flag_guards): `value` runs it
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class KeyChange:
 
     def ident(self) -> tuple[object, ...]:
         return (self.kind, self.old, self.new, self.subtree,
-                repr(self.value) if self.kind in (REQUIRED, VALUE) else None)
+                repr(self.value) if self.kind in (REQUIRED, VALUE, GUARDED) else None)
 
 
 @dataclass

@@ -117,6 +117,41 @@ def _match_and_fix(check: Check, keys: list[str]) -> tuple[dict[str, Any], dict[
     return {"relation": {"left": keys, "op": op, "right": str(other).rsplit(".", 1)[-1]}}, {}, "low"
 
 
+HINT = re.compile(r"`?((?:[A-Za-z_][\w]*\.)*[A-Za-z_][\w]*)\s*=\s*([\w.\-/]+)`?")
+
+
+def message_fix(check: Check) -> Any:
+    """The value the check's own message tells the user to set its field to (`Please set
+    `actor_rollout_ref.rollout.mode=async``), where it is one the check lets through; None otherwise."""
+    if check.kind not in ("not_equals", "in", "not_none") or not check.message:
+        return None
+    hinted = [value for key, value in HINT.findall(check.message) if key.rpartition(".")[2] == check.field]
+    if len(set(hinted)) != 1:
+        return None
+    value: Any = _scalar(hinted[0])
+    if check.kind == "not_equals" and value in check.values:
+        return None
+    if check.kind == "in" and value not in check.values:
+        return None
+    return None if value is None else value
+
+
+def _scalar(text: str) -> Any:
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("null", "none"):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
 def _guard_condition(check: Check, nodes: list[str]) -> dict[str, Any] | None:
     """`when.value` for a guard that reads the same config node, when there is one node; else None."""
     if not check.guard_reads or len(nodes) != 1:
@@ -187,6 +222,9 @@ def propose(places: Places, checks: list[tuple[Check, Check | None]], types: dic
         if check.kind in ("truthy", "falsy", "equals") and followers:
             keys += followers  # set from the same launch variable, they would break the check when they diverge
         section, fix, confidence = _match_and_fix(check, keys)
+        hinted = message_fix(check) if not fix else None
+        if hinted is not None:  # the check's message names the fix: a second source beside the check itself
+            fix, confidence = {"set": hinted}, "high"
         if right_key is not None:
             section["relation"]["right"] = right_key
         rule_id = "inferred-" + re.sub(r"[^a-z0-9.-]+", "-", check.field.lower()).strip("-")
@@ -203,6 +241,8 @@ def propose(places: Places, checks: list[tuple[Check, Check | None]], types: dic
             when = _guard_condition(check, nodes)
             if when is not None:
                 rule["when"] = {"value": when}
+        if hinted is not None:
+            rule["description"] += f" Its message says to set `{check.field}` to `{hinted}`; the fix does."
         if fix:
             rule["fix"] = fix
         proposals.append(Proposal(rule, confidence, check, keys, earlier))
