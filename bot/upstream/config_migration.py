@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from bot.upstream.config_tree import AppConfig
 
 HIGH, LOW = "high", "low"
+MISSING = "???"
 DEPRECATION = re.compile(r"deprecat", re.IGNORECASE)
 YAML_KEY = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*:")
 
@@ -67,6 +68,8 @@ class ChangeText:
     """What the change's own lines say: YAML keys it calls deprecated, Python lines it removed and added."""
 
     deprecated: set[str] = field(default_factory=set)
+    reshaped: bool = False  # a YAML file of the change lost a key, reshaped one, made one `???` or changed defaults
+    added_yaml: list[str] = field(default_factory=list)  # the YAML lines it adds
     removed_python: list[str] = field(default_factory=list)
     added_python: list[str] = field(default_factory=list)
     python_hunks: list[Hunk] = field(default_factory=list)
@@ -97,14 +100,48 @@ def change_text(history: Path, before: str, after: str) -> ChangeText:
         lines = patch.splitlines()
         if path.endswith((".yaml", ".yml")):
             out.deprecated |= _deprecated_keys([line[1:] for line in lines if line.startswith("+")])
-            if diff.b_blob is not None and not _is_test(path):
-                after_text = diff.b_blob.data_stream.read().decode("utf-8", "replace")
-                out.yaml_hunks.extend(_hunks(path, lines, after_text))
+            out.added_yaml.extend(line[1:] for line in lines if line.startswith("+"))
+            after_data = diff.b_blob.data_stream.read() if diff.b_blob is not None else None
+            if after_data is not None and not _is_test(path):
+                out.yaml_hunks.extend(_hunks(path, lines, after_data.decode("utf-8", "replace")))
+            if not out.reshaped and not _is_test(path):
+                out.reshaped = _reshaped(diff.a_blob.data_stream.read() if diff.a_blob is not None else None,
+                                         after_data)
         elif path.endswith(".py") and not _is_test(path):
             out.removed_python.extend(line[1:] for line in lines if line.startswith("-"))
             out.added_python.extend(line[1:] for line in lines if line.startswith("+"))
             out.python_hunks.extend(_hunks(path, lines))
     return out
+
+
+def _reshaped(before: bytes | None, after: bytes | None) -> bool:
+    """Whether a YAML file's change can be a migration: it is gone, or lost a key, made a value a mapping or `???`
+    or null, or changed its defaults list. Keys added and values changed otherwise are not (by themselves)."""
+    from bot.hydra.config_files import parse_yaml
+
+    if before is None:
+        return False
+    if after is None:
+        return True
+    old, new = parse_yaml(before), parse_yaml(after)
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return bool(old != new)
+    return _lost(old, new) or old.get("defaults") != new.get("defaults")
+
+
+def _lost(old: dict[Any, Any], new: dict[Any, Any]) -> bool:
+    for key, value in old.items():
+        if key == "defaults":
+            continue
+        if key not in new:
+            return True
+        now = new[key]
+        if isinstance(value, dict) and isinstance(now, dict):
+            if _lost(value, now):
+                return True
+        elif isinstance(now, dict) or (now != value and (now == MISSING or now is None)):
+            return True
+    return False
 
 
 def _is_test(path: str) -> bool:
@@ -207,6 +244,22 @@ def _guarded_flags(apps: list[AppConfig], text: ChangeText) -> list[GuardedFlag]
     return guarded_flags(text.python_hunks, added)
 
 
+def _code_says(text: ChangeText) -> bool:
+    """Whether the change's Python renames a value its YAML or a deprecation message agrees on, or guards old code
+    with a flag its YAML adds: then the configs are read for the keys."""
+    from bot.upstream.flag_guards import guarded_blocks
+    from bot.upstream.value_renames import python_renames, yaml_renames
+
+    renamed = python_renames(text.python_hunks)
+    if renamed:
+        in_yaml = yaml_renames(text.yaml_hunks)
+        if any(pair in in_yaml or "deprecation" in code.kinds for pair, code in renamed.items()):
+            return True
+    added = {m.group(1) for hunk in text.yaml_hunks for line in hunk.added if (m := YAML_KEY.match(line))}
+    added |= {m.group(1) for line in text.added_yaml if (m := YAML_KEY.match(line))}
+    return any(name in added for hunk in text.python_hunks for name, _ in guarded_blocks(hunk))
+
+
 def _derived(change: KeyChange) -> bool:
     """A removed key whose value was an interpolation of another: derived, not a setting launches make."""
     return change.kind == REMOVED and isinstance(change.value, str) and "${" in change.value
@@ -218,6 +271,8 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
     from bot.upstream.config_tree import app_configs
 
     text = change_text(history, before, after)
+    if not text.reshaped and not _code_says(text):
+        return ConfigMigration(None, None)  # nothing a launch can break: no app is composed
     steps: dict[tuple[object, ...], Step] = {}
     by_key: dict[str, set[tuple[object, ...]]] = {}
     apps = app_configs(history, tree, before, after, paths)
