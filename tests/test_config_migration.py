@@ -216,3 +216,32 @@ def test_infer_prints_the_migration_and_writes_it_for_adoption(tmp_path: Path, c
     assert len(written) == 2
     adopted = [load_rule_file(path) for path in written]
     assert sorted(r.enabled for r in adopted) == [False, True]  # the low one is written disabled
+
+
+def test_a_key_the_change_renames_in_its_own_launches_moves_in_the_others(tmp_path: Path) -> None:
+    """`model.lora_rank` is gone and `model.lora.rank` is new (another name: the config alone says removed); the
+    change's own script sets the new key where it set the old: a move, carried to the launch it did not edit. The
+    Python that read the old key is dropped too, which alone would have made it a removal."""
+    from bot.cli import main
+
+    app = APP.replace('cfg.engine.get("grad_offload")', "cfg.model.lora_rank")
+    repo = make_repo(tmp_path / "repo", {
+        "trainer/__init__.py": "", "trainer/main.py": app,
+        "trainer/config/run.yaml": "defaults:\n  - engine: alpha\n  - _self_\nmodel:\n  lora_rank: 0\n",
+        "trainer/config/engine/alpha.yaml": "steps: 2\n",
+        "examples/own.sh": "python3 -m trainer.main model.lora_rank=16\n",
+        "examples/other.sh": "python3 -m trainer.main model.lora_rank=32 engine.steps=3\n"})
+    before = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "trainer/config/run.yaml").write_text(
+        "defaults:\n  - engine: alpha\n  - _self_\nmodel:\n  lora:\n    rank: 0\n    alpha: 16\n")
+    (repo / "trainer/main.py").write_text(app.replace("cfg.model.lora_rank", "cfg.model.lora.rank"))
+    (repo / "examples/own.sh").write_text("python3 -m trainer.main model.lora.rank=16\n")
+    git(repo, "commit", "-qam", "LoRA settings get their own section")
+    after = git(repo, "rev-parse", "HEAD").strip()
+    paths = ["trainer/config/run.yaml", "trainer/main.py", "examples/own.sh"]
+    found = read_migration(repo, repo, before, after, paths)
+    assert found.rule is not None and found.rule["migration"] == {"moves": {"model.lora_rank": "model.lora.rank"}}
+    out = tmp_path / "report.diff"
+    main(["watch", "--repo", str(repo), "--before", before, "--after", after, "--no-bundled", "--dry-run",
+          "--format", "diff", "--output", str(out)])
+    assert "+python3 -m trainer.main model.lora.rank=32 engine.steps=3\n" in out.read_text()

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     from bot.upstream.config_tree import AppConfig
 
 HIGH, LOW = "high", "low"
+LAUNCH_FILES = (".sh", ".bash", ".md", ".rst", ".ipynb", ".txt")
+OVERRIDE = re.compile(r"""(?:^|[\s"'])([+~]{0,2})([A-Za-z_][\w.]*\.[\w.]+)=([^\s"'\\]*)""")
 MISSING = "???"
 DEPRECATION = re.compile(r"deprecat", re.IGNORECASE)
 YAML_KEY = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*:")
@@ -74,6 +76,7 @@ class ChangeText:
     added_python: list[str] = field(default_factory=list)
     python_hunks: list[Hunk] = field(default_factory=list)
     yaml_hunks: list[Hunk] = field(default_factory=list)
+    launch_hunks: list[Hunk] = field(default_factory=list)  # the change's edits of scripts, docs, notebooks
 
 
 def _hunks(path: str, lines: list[str], after_text: str = "") -> list[Hunk]:
@@ -111,6 +114,8 @@ def change_text(history: Path, before: str, after: str) -> ChangeText:
             out.removed_python.extend(line[1:] for line in lines if line.startswith("-"))
             out.added_python.extend(line[1:] for line in lines if line.startswith("+"))
             out.python_hunks.extend(_hunks(path, lines))
+        elif path.endswith(LAUNCH_FILES):
+            out.launch_hunks.extend(_hunks(path, lines))
     return out
 
 
@@ -166,16 +171,13 @@ def _deprecated_keys(added: list[str]) -> set[str]:
 
 
 def _reads(lines: list[str], key: str) -> int:
-    """How many of these Python lines read the config key (its name, or its parent and name when the name is
-    a common word)."""
+    """How many of these Python lines read the config key: its parent's name, then its own (`fsdp_config.x`,
+    `fsdp_config.get("x"`, `fsdp_config["x"]`); a name alone is too often another object's attribute."""
     leaf = key.rpartition(".")[2]
     parent = key.rpartition(".")[0].rpartition(".")[2]
-    if "_" in leaf and len(leaf) >= 6:
-        pattern = re.compile(rf"""(\.|\[['"]|get\(['"]|\b){re.escape(leaf)}\b""")
-    elif parent:
-        pattern = re.compile(rf"""\b{re.escape(parent)}(\.|\[['"]|\.get\(['"]){re.escape(leaf)}\b""")
-    else:
+    if not parent:
         return 0
+    pattern = re.compile(rf"""\b{re.escape(parent)}(\.|\[['"]|\.get\(['"]){re.escape(leaf)}\b""")
     return sum(1 for line in lines if pattern.search(line))
 
 
@@ -194,6 +196,37 @@ def _python_reads(root: Path, key: str) -> bool:
     return False
 
 
+def _own_edits(text: ChangeText) -> dict[str, set[str]]:
+    """Old key -> the keys the change's own launch edits set instead (a removed `old=v` beside an added `new=v` in
+    one hunk), or "" where they drop the override."""
+    out: dict[str, set[str]] = {}
+    for hunk in text.launch_hunks:
+        removed = [(m.group(2), m.group(3)) for line in hunk.removed for m in OVERRIDE.finditer(line)]
+        added = [(m.group(2), m.group(3)) for line in hunk.added for m in OVERRIDE.finditer(line)]
+        added_keys = {key for key, _ in added}
+        for key, value in removed:
+            if key in added_keys:
+                continue
+            instead = {k for k, v in added if v == value and k not in {r for r, _ in removed}}
+            out.setdefault(key, set()).update(instead or {""})
+    return out
+
+
+def _moved_by_edits(step: Step, text: ChangeText, valid: set[str]) -> Step:
+    """A removal the change's own launch edits make a move of (`old=v` -> `new=v`, the new key one of the config
+    after it): that move, generalised to the launches the change did not touch."""
+    change = step.change
+    if change.kind != REMOVED or change.subtree:
+        return step
+    instead = _own_edits(text).get(change.old, set()) - {""}
+    if len(instead) != 1 or next(iter(instead)) not in valid:
+        return step
+    new = next(iter(instead))
+    moved = KeyChange(MOVED, change.old, new, change.value,
+                      evidence=f"`{change.old}` is gone and the change's own launches set `{new}` instead")
+    return Step(moved, step.configs, ["the change's own launch edits make this move; the new key is in the config"])
+
+
 def _agreeing(step: Step, text: ChangeText, tree: Path, shared: set[str]) -> list[str]:
     """The sources besides Hydra's reading that agree on the step (none: it is only suggested). `shared`: new keys
     more than one old key moves to, whose value a person chooses."""
@@ -208,6 +241,11 @@ def _agreeing(step: Step, text: ChangeText, tree: Path, shared: set[str]) -> lis
         return [f"`{change.value}` is what every launch that left it unset composed before the change"]
     if change.kind == DEPRECATED:
         return [] if change.successor else ["the change's YAML marks it deprecated"]
+    edits = _own_edits(text).get(change.old, set())
+    if edits - {""}:  # the change's own launches set another key instead: a move this diff did not see
+        return []
+    if edits:
+        return ["the change's own launch edits drop it"]
     dropped = _reads(text.removed_python, change.old) - _reads(text.added_python, change.old)
     if dropped > 0:
         return [f"the change drops {dropped} line(s) of Python that read it"]
@@ -301,17 +339,17 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
             "the guarded code is the code that ran before, so the value keeps what launches did"]))
         step.configs.update(app.config_name for app in apps if app.after and flag.key in Flat.of(app.after).leaves)
     disagreeing = sorted(k for k, idents in by_key.items() if len(idents) > 1)
-    kept = [s for s in steps.values() if s.change.old not in disagreeing]
+    valid = {key for app in apps for key in Flat.of(app.after or {}).leaves}
+    kept = [_moved_by_edits(s, text, valid) for s in steps.values() if s.change.old not in disagreeing]
     targets = [s.change.new for s in kept if s.change.new is not None]
     shared = {t for t in targets if targets.count(t) > 1}
     for step in kept:
-        if step.change.kind not in (VALUE, GUARDED):
+        if step.change.kind not in (VALUE, GUARDED) and not step.agreeing:
             step.agreeing = _agreeing(step, text, tree, shared)
         step.confidence = HIGH if step.agreeing else LOW
     kept.sort(key=lambda s: (s.change.old, s.change.kind))
     high = [s for s in kept if s.confidence == HIGH]
     low = [s for s in kept if s.confidence == LOW]
-    valid = {key for app in apps for key in Flat.of(app.after or {}).leaves}
     return ConfigMigration(_rule(high, upstream, HIGH, valid), _rule(low, upstream, LOW, valid), kept, disagreeing)
 
 
