@@ -18,8 +18,10 @@ def kinds(before: dict, after: dict, deprecated: set[str] = frozenset()) -> set[
 
 def test_a_key_whose_value_went_to_one_new_key_of_its_name_moved_there() -> None:
     before = {"model": {"path": "m", "lora_rank": 8}, "train": {"epochs": 3}}
-    after = {"model": {"path": "m", "lora": {"rank": 8, "alpha": 16}}, "train": {"epochs": 3}}
+    after = {"model": {"path": "m", "adapter": {"size": 8, "alpha": 16}}, "train": {"epochs": 3}}
     assert kinds(before, after) == {(REMOVED, "model.lora_rank", None, False)}  # another name: not a move
+    after = {"model": {"path": "m", "lora": {"rank": 16, "alpha": 16}}, "train": {"epochs": 3}}
+    assert kinds(before, after) == {(MOVED, "model.lora_rank", "model.lora.rank", False)}  # its words, a section
     after = {"model": {"path": "m"}, "adapter": {"lora_rank": 8}, "train": {"epochs": 3}}
     assert kinds(before, after) == {(MOVED, "model.lora_rank", "adapter.lora_rank", False)}
 
@@ -219,7 +221,7 @@ def test_infer_prints_the_migration_and_writes_it_for_adoption(tmp_path: Path, c
 
 
 def test_a_key_the_change_renames_in_its_own_launches_moves_in_the_others(tmp_path: Path) -> None:
-    """`model.lora_rank` is gone and `model.lora.rank` is new (another name: the config alone says removed); the
+    """`model.lora_rank` is gone and `model.adapter.rank` is new (another name: the config alone says removed); the
     change's own script sets the new key where it set the old: a move, carried to the launch it did not edit. The
     Python that read the old key is dropped too, which alone would have made it a removal."""
     from bot.cli import main
@@ -233,15 +235,15 @@ def test_a_key_the_change_renames_in_its_own_launches_moves_in_the_others(tmp_pa
         "examples/other.sh": "python3 -m trainer.main model.lora_rank=32 engine.steps=3\n"})
     before = git(repo, "rev-parse", "HEAD").strip()
     (repo / "trainer/config/run.yaml").write_text(
-        "defaults:\n  - engine: alpha\n  - _self_\nmodel:\n  lora:\n    rank: 0\n    alpha: 16\n")
-    (repo / "trainer/main.py").write_text(app.replace("cfg.model.lora_rank", "cfg.model.lora.rank"))
-    (repo / "examples/own.sh").write_text("python3 -m trainer.main model.lora.rank=16\n")
+        "defaults:\n  - engine: alpha\n  - _self_\nmodel:\n  adapter:\n    rank: 0\n    alpha: 16\n")
+    (repo / "trainer/main.py").write_text(app.replace("cfg.model.lora_rank", "cfg.model.adapter.rank"))
+    (repo / "examples/own.sh").write_text("python3 -m trainer.main model.adapter.rank=16\n")
     git(repo, "commit", "-qam", "LoRA settings get their own section")
     after = git(repo, "rev-parse", "HEAD").strip()
     paths = ["trainer/config/run.yaml", "trainer/main.py", "examples/own.sh"]
     found = read_migration(repo, repo, before, after, paths)
-    assert found.rule is not None and found.rule["migration"] == {"moves": {"model.lora_rank": "model.lora.rank"}}
+    assert found.rule is not None and found.rule["migration"] == {"moves": {"model.lora_rank": "model.adapter.rank"}}
     out = tmp_path / "report.diff"
     main(["watch", "--repo", str(repo), "--before", before, "--after", after, "--no-bundled", "--dry-run",
           "--format", "diff", "--output", str(out)])
-    assert "+python3 -m trainer.main model.lora.rank=32 engine.steps=3\n" in out.read_text()
+    assert "+python3 -m trainer.main model.adapter.rank=32 engine.steps=3\n" in out.read_text()

@@ -236,13 +236,19 @@ def _agreeing(step: Step, text: ChangeText, tree: Path, shared: set[str]) -> lis
     if change.kind == MOVED:
         if change.subtree:
             return ["the whole section is unchanged under the new key"]
+        if change.renamed_only:
+            return [f"the new key's path is the old name's words under `{change.new.rpartition('.')[0]}`"
+                    if change.new else ""]
         return [f"the value `{change.value}` is unchanged under the new key"]
     if change.kind == REQUIRED:
         return [f"`{change.value}` is what every launch that left it unset composed before the change"]
     if change.kind == DEPRECATED:
         return [] if change.successor else ["the change's YAML marks it deprecated"]
-    edits = _own_edits(text).get(change.old, set())
-    if edits - {""}:  # the change's own launches set another key instead: a move this diff did not see
+    own = _own_edits(text)
+    edits = own.get(change.old, set())
+    under = ({k for key, keys in own.items() if key.startswith(change.old + ".") for k in keys} if change.subtree
+             else set())
+    if (edits | under) - {""}:  # the change's own launches set another key instead: a move this diff did not see
         return []
     if edits:
         return ["the change's own launch edits drop it"]

@@ -16,6 +16,7 @@ Each is a KeyChange, with the evidence a maintainer reads in the proposal.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,7 @@ class KeyChange:
     subtree: bool = False  # the whole mapping at `old` moved to `new`
     successor: str | None = None  # deprecated: a new key beside it named after it, of another value (a person's move)
     in_list: bool = False  # value: the key holds a list, whose element is renamed
+    renamed_only: bool = False  # moved: found by its name's words, its default not the same
     evidence: str = ""
 
     def ident(self) -> tuple[object, ...]:
@@ -120,8 +122,10 @@ def key_changes(before: dict[str, Any], after: dict[str, Any], deprecated: set[s
         value = old.leaves[key]
         target = _moved_to(key, value, old, new, added, gone)
         if target is not None:
-            out.append(KeyChange(MOVED, key, target, value,
-                                 evidence=f"`{key}` is gone; its value `{value}` is at the new key `{target}`"))
+            kept = target in new.leaves and _same(new.leaves[target], value)
+            out.append(KeyChange(MOVED, key, target, value, renamed_only=not kept,
+                                 evidence=f"`{key}` is gone; " + (f"its value `{value}` is at the new key `{target}`"
+                                                                   if kept else f"`{target}` is new, of its words")))
         else:
             out.append(KeyChange(REMOVED, key, None, value, evidence=f"`{key}` is no longer in the config"))
     return _dedup(_sections_removed(out, old, new))
@@ -155,7 +159,26 @@ def _moved_to(key: str, value: Any, old: Flat, new: Flat, added: list[str], gone
     twins = [g for g in gone if _parent(g) == _parent(key) and _same(old.leaves[g], value)]
     if len(siblings) == 1 and len(twins) == 1:
         return siblings[0]
-    return None
+    return _same_words(key, added, gone)
+
+
+def _words(path: str) -> tuple[str, ...]:
+    return tuple(word for word in re.split(r"[._]", path) if word)
+
+
+def _same_words(key: str, added: list[str], gone: list[str]) -> str | None:
+    """The one new key under the old key's parent whose path from there is the old name's words
+    (`rollout.skip_dump_dir` -> `rollout.skip.dump_dir`), of two words at least, no other gone key's alike."""
+    parent, words = _parent(key), _words(_leaf(key))
+    if len(words) < 2:
+        return None
+
+    def below(k: str) -> str | None:
+        return k[len(parent) + 1:] if not parent else (k[len(parent) + 1:] if k.startswith(parent + ".") else None)
+
+    found = [k for k in added if (rest := below(k)) is not None and _words(rest) == words and rest != _leaf(key)]
+    rivals = [g for g in gone if g != key and _parent(g) == parent and _words(_leaf(g)) == words]
+    return found[0] if len(found) == 1 and not rivals else None
 
 
 def _subtree_moves(old: Flat, new: Flat) -> list[KeyChange]:
