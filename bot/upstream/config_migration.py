@@ -79,8 +79,8 @@ class ChangeText:
     launch_hunks: list[Hunk] = field(default_factory=list)  # the change's edits of scripts, docs, notebooks
 
 
-def _hunks(path: str, lines: list[str], after_text: str = "") -> list[Hunk]:
-    """A patch's hunks: the lines each removes and adds."""
+def _hunks(path: str, lines: list[str], after_text: str = "", added_only: bool = False) -> list[Hunk]:
+    """A patch's hunks: the lines each removes and adds (those that do both, or also those that only add)."""
     out: list[Hunk] = []
     for line in lines:
         if line.startswith("@@") or not out:
@@ -89,7 +89,7 @@ def _hunks(path: str, lines: list[str], after_text: str = "") -> list[Hunk]:
             out[-1].removed.append(line[1:])
         elif line.startswith("+"):
             out[-1].added.append(line[1:])
-    return [h for h in out if h.removed and h.added]
+    return [h for h in out if h.added and (h.removed or added_only)]
 
 
 def change_text(history: Path, before: str, after: str) -> ChangeText:
@@ -115,7 +115,7 @@ def change_text(history: Path, before: str, after: str) -> ChangeText:
             out.added_python.extend(line[1:] for line in lines if line.startswith("+"))
             out.python_hunks.extend(_hunks(path, lines))
         elif path.endswith(LAUNCH_FILES):
-            out.launch_hunks.extend(_hunks(path, lines))
+            out.launch_hunks.extend(_hunks(path, lines, added_only=True))
     return out
 
 
@@ -227,7 +227,17 @@ def _moved_by_edits(step: Step, text: ChangeText, valid: set[str]) -> Step:
     return Step(moved, step.configs, ["the change's own launch edits make this move; the new key is in the config"])
 
 
-def _agreeing(step: Step, text: ChangeText, tree: Path, shared: set[str]) -> list[str]:
+def _named_anew(change: KeyChange, text: ChangeText, new_leaves: set[str]) -> bool:
+    """Whether a key the change adds (to a config, or to its own launches) has the removed key's name, or for a
+    section one of its keys' names: the removal may be a move the configs alone do not show."""
+    names = {change.old.rpartition(".")[2]} | set(change.subtree_leaves)
+    launched = {m.group(2).rpartition(".")[2] for hunk in text.launch_hunks for line in hunk.added
+                for m in OVERRIDE.finditer(line)}
+    return bool(names & (new_leaves | launched))
+
+
+def _agreeing(step: Step, text: ChangeText, tree: Path, shared: set[str], new_leaves: set[str] = frozenset()  # type: ignore[assignment]
+              ) -> list[str]:
     """The sources besides Hydra's reading that agree on the step (none: it is only suggested). `shared`: new keys
     more than one old key moves to, whose value a person chooses."""
     change = step.change
@@ -244,6 +254,8 @@ def _agreeing(step: Step, text: ChangeText, tree: Path, shared: set[str]) -> lis
         return [f"`{change.value}` is what every launch that left it unset composed before the change"]
     if change.kind == DEPRECATED:
         return [] if change.successor else ["the change's YAML marks it deprecated"]
+    if _named_anew(change, text, new_leaves):
+        return []  # a new key of its name may be where it went: a person tells
     own = _own_edits(text)
     edits = own.get(change.old, set())
     under = ({k for key, keys in own.items() if key.startswith(change.old + ".") for k in keys} if change.subtree
@@ -349,9 +361,11 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
     kept = [_moved_by_edits(s, text, valid) for s in steps.values() if s.change.old not in disagreeing]
     targets = [s.change.new for s in kept if s.change.new is not None]
     shared = {t for t in targets if targets.count(t) > 1}
+    new_leaves = {key.rpartition(".")[2] for app in apps if app.before is not None
+                  for key in set(Flat.of(app.after or {}).leaves) - set(Flat.of(app.before).leaves)}
     for step in kept:
         if step.change.kind not in (VALUE, GUARDED) and not step.agreeing:
-            step.agreeing = _agreeing(step, text, tree, shared)
+            step.agreeing = _agreeing(step, text, tree, shared, new_leaves)
         step.confidence = HIGH if step.agreeing else LOW
     kept.sort(key=lambda s: (s.change.old, s.change.kind))
     high = [s for s in kept if s.confidence == HIGH]

@@ -37,6 +37,7 @@ class KeyChange:
     successor: str | None = None  # deprecated: a new key beside it named after it, of another value (a person's move)
     in_list: bool = False  # value: the key holds a list, whose element is renamed
     renamed_only: bool = False  # moved: found by its name's words, its default not the same
+    subtree_leaves: tuple[str, ...] = ()  # removed section: the names of its keys
     evidence: str = ""
 
     def ident(self) -> tuple[object, ...]:
@@ -144,7 +145,8 @@ def _sections_removed(changes: list[KeyChange], old: Flat, new: Flat) -> list[Ke
     if not whole:
         return changes
     out = [c for c in changes if not (c.kind == REMOVED and any(c.old.startswith(w + ".") for w in whole))]
-    out.extend(KeyChange(REMOVED, w, None, None, subtree=True, evidence=f"the section `{w}` is no longer in the config")
+    out.extend(KeyChange(REMOVED, w, None, None, subtree=True, evidence=f"the section `{w}` is no longer in the config",
+                         subtree_leaves=tuple(sorted({_leaf(k) for k in old.leaves if k.startswith(w + ".")})))
                for w in whole)
     return out
 
