@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.collector import scanning
+from bot.compose.affinity import guess_keys, share_out
 from bot.compose.checker import Composed, load_composing
 from bot.discover import SourceFile
 from bot.engine.checker import Checked, Setup, Waiting, check_one, compose_one
@@ -131,10 +132,28 @@ class Batches:
             load_composing()  # each worker inherits it
         return Forks(self.jobs, self.setup)
 
-    def _chunks(self, files: list[SourceFile]) -> Iterator[list[SourceFile]]:
-        size = max(1, min(32, len(files) // (self.jobs * 16)))  # small: a few files hold most of the work
+    def _chunks(self, files: list[SourceFile], of: int | None = None) -> Iterator[list[SourceFile]]:
+        """`files` in chunks sized for `of` files (all of `files` unless given): small, as a few files hold most of
+        the work."""
+        size = max(1, min(32, (len(files) if of is None else of) // (self.jobs * 16)))
         for start in range(0, len(files), size):
             yield files[start : start + size]
+
+    def _compose_tasks(self, pool: Forks | _Here, files: Sequence[SourceFile]) -> dict[int, list[SourceFile]]:
+        """compose_one over `files`, the largest first, in tasks (their numbers): on workers, the files of one base
+        (as bot.compose.affinity guesses it) given to one worker, the files of no base to whichever is free."""
+        by_size = sorted(files, key=lambda s: -s.size)
+        if not isinstance(pool, Forks):
+            return {pool.submit(compose_one, part): part for part in self._chunks(by_size)}
+        keys = guess_keys(by_size)
+        tasks = {}
+        for index, own in enumerate(share_out(by_size, keys, len(pool.workers))):
+            own.sort(key=lambda s: -s.size)
+            tasks.update({pool.submit(compose_one, part, worker=index): part
+                          for part in self._chunks(own, len(by_size))})
+        anyone = [s for s in by_size if s.path not in keys]
+        tasks.update({pool.submit(compose_one, part): part for part in self._chunks(anyone, len(by_size))})
+        return tasks
 
     def __enter__(self) -> Batches:
         return self
@@ -165,8 +184,7 @@ class _Run:
         # the large first: a small file ends the scan
         self.rest = sorted((s for s in todo if not _is_script(s) and s.path not in kept_back), key=lambda s: -s.size)
         self.chunks = {pool.submit(_scan, part): part for part in batches._chunks(first)}
-        by_size = sorted(composing, key=lambda s: -s.size)
-        self.alone = {pool.submit(compose_one, part): part for part in batches._chunks(by_size)}  # composed only
+        self.alone = batches._compose_tasks(pool, composing)  # composed only
         self.released = False  # the files after the scripts were submitted
         self.apart = {s.path for s in composing}
         self.composed_apart = 0  # files of `composing` answered (for the progress)

@@ -6,6 +6,11 @@ chunk of arguments and a few keywords, pickled into a pipe, and the answer comes
 `broadcast` replaces the state in every worker. Nothing else runs in between: no threads, no queues,
 no executor, which cost more than the work on a small repository.
 
+A task may be meant for one worker (`submit`'s `worker`: bot.compose.affinity shares compose-check's files
+out by the base they compose against): a worker takes the first queued task that is its own or anyone's, passing
+over the others' own, and takes one of theirs, the last queued, only when it holds nothing and nothing else is
+left for it (a worker that would wait while another has work queued).
+
 A worker holds at most two tasks: one at work, the next to start on while its answer is read. The
 main process never blocks on a write: what a pipe does not take yet waits in the worker's buffer,
 and the main process waits for a pipe to take more or for an answer to come, whichever is first, so
@@ -111,7 +116,7 @@ class Forks:
     def __init__(self, jobs: int, state: Any = None) -> None:
         self._state = state
         self.workers: list[_Worker] = []
-        self._queue: deque[tuple[int, bytes]] = deque()  # (task, message) for any worker
+        self._queue: deque[tuple[int, bytes, int | None]] = deque()  # (task, message, the worker it is for or None)
         self._chunks: dict[int, list[Any]] = {}  # each task's arguments, until answered
         self._answered: deque[tuple[int, list[Any]]] = deque()
         self._internal: set[int] = set()  # broadcast tasks: their answers are nobody's
@@ -146,15 +151,20 @@ class Forks:
         os.set_blocking(task_write, False)
         return _Worker(pid, task_write, answer_read)
 
-    def submit(self, function: Callable[..., Any], chunk: list[Any], urgent: bool = False, **keywords: Any) -> int:
-        """Queue function(state, item, **keywords) for each item of the chunk; `urgent`: before the tasks queued."""
+    def submit(self, function: Callable[..., Any], chunk: list[Any], urgent: bool = False, worker: int | None = None,
+               **keywords: Any) -> int:
+        """Queue function(state, item, **keywords) for each item of the chunk; `urgent`: before the tasks queued;
+        `worker`: for that worker (an index of `workers`), which another takes only when it would wait otherwise;
+        such a task is handed out at the next `submit` for any worker or `answer`, so that the tasks submitted
+        together are all queued before an idle worker looks for one of another's."""
         number = self._number(chunk)
-        entry = (number, _message((number, function, chunk, keywords)))
+        entry = (number, _message((number, function, chunk, keywords)), worker)
         if urgent:
             self._queue.appendleft(entry)
         else:
             self._queue.append(entry)
-        self._feed()
+        if worker is None:
+            self._feed()
         return number
 
     def broadcast(self, function: Callable[..., Any], *args: Any) -> None:
@@ -209,15 +219,29 @@ class Forks:
         given = True
         while given:
             given = False
-            for worker in self.workers:
-                source = worker.own or self._queue
-                if source and len(worker.held) < DEPTH:
-                    number, message = source.popleft()
+            for index, worker in enumerate(self.workers):
+                if len(worker.held) >= DEPTH:
+                    continue
+                task = worker.own.popleft() if worker.own else self._take(index, idle=not worker.held)
+                if task is not None:
+                    number, message = task
                     worker.held.append(number)
                     worker.unsent += message
                     given = True
         for worker in self.workers:
             self._write(worker)
+
+    def _take(self, index: int, idle: bool) -> tuple[int, bytes] | None:
+        """The first queued task for worker `index` or for any; when there is none and the worker is `idle`, the
+        last task queued for another worker."""
+        for position, (number, message, owner) in enumerate(self._queue):
+            if owner is None or owner == index:
+                del self._queue[position]
+                return number, message
+        if idle and self._queue:
+            number, message, _ = self._queue.pop()
+            return number, message
+        return None
 
     def _write(self, worker: _Worker) -> None:
         if not worker.unsent:
