@@ -8,8 +8,8 @@ no executor, which cost more than the work on a small repository.
 
 A task may be meant for one worker (`submit`'s `worker`: bot.compose.affinity shares compose-check's files
 out by the base they compose against): a worker takes the first queued task that is its own or anyone's, passing
-over the others' own, and takes one of theirs, the last queued, only when it holds nothing and nothing else is
-left for it (a worker that would wait while another has work queued).
+over the others' own, and takes one of theirs, the last queued, only when it holds nothing, nothing else is left
+for it and that worker has more than one task of its own queued besides the two it holds.
 
 A worker holds at most two tasks: one at work, the next to start on while its answer is read. The
 main process never blocks on a write: what a pipe does not take yet waits in the worker's buffer,
@@ -33,6 +33,7 @@ from typing import Any, NoReturn
 
 _HEADER = struct.Struct("<Q")
 DEPTH = 2  # tasks a worker holds at most: one at work, one to start on while its answer is read
+STEAL_FROM = 1  # tasks of its own another worker has queued, more than which an idle worker takes one of them
 
 
 def can_fork() -> bool:
@@ -233,12 +234,13 @@ class Forks:
 
     def _take(self, index: int, idle: bool) -> tuple[int, bytes] | None:
         """The first queued task for worker `index` or for any; when there is none and the worker is `idle`, the
-        last task queued for another worker."""
+        last task queued for another worker that has more than STEAL_FROM of its own queued (taking one costs what
+        the task's worker had made ready for it: it is worth it only where the wait would be long)."""
         for position, (number, message, owner) in enumerate(self._queue):
             if owner is None or owner == index:
                 del self._queue[position]
                 return number, message
-        if idle and self._queue:
+        if idle and self._queue and sum(entry[2] == self._queue[-1][2] for entry in self._queue) > STEAL_FROM:
             number, message, _ = self._queue.pop()
             return number, message
         return None

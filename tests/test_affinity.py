@@ -1,0 +1,96 @@
+"""compose-check's workers share the files out by the base their launches compose against (bot.compose.affinity):
+each base is composed by one worker, the files of no base go to whichever worker is free, and the report does not
+depend on which worker composed what."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from bot.compose.affinity import Guesses, guess_keys, share_out
+from bot.discover import SourceFile
+from bot.engine.forks import Forks
+from tests.conftest import make_repo
+
+TRAINER = "import hydra\n\n\n@hydra.main(config_path='conf', config_name='a', version_base=None)\n" \
+          "def main(cfg):\n    print(cfg)\n"
+
+
+def test_a_file_s_key_is_the_hydra_entry_it_names_most_with_its_config_name(tmp_path: Path) -> None:
+    make_repo(tmp_path, {"app/train.py": TRAINER, "tools/plain.py": "print('no app')\n",
+                         "runs/local.py": TRAINER, "runs/x.sh": ""})
+    guesses = Guesses(str(tmp_path))
+    script = (b"python -m pip install -e .\npython tools/plain.py\n"
+              b"python3 -m app.train --config-name='b.yaml' \\\n  lr=1\n"
+              b"python app/train.py --config-name=b steps=2\npython app/train.py steps=3\n")
+    assert guesses.key("runs/x.sh", script) == ("app/train.py", "b")
+    assert guesses.key("runs/x.sh", b"python app/train.py steps=3\n") == ("app/train.py", None)
+    assert guesses.key("runs/x.sh", b"python ./local.py\n") == ("runs/local.py", None)  # from the file's place
+    assert guesses.key("runs/x.sh", b"python tools/plain.py\npython ../outside.py\npip install x\n") is None
+
+
+def _files(root: Path, weights: dict[str, int]) -> list[SourceFile]:
+    return [SourceFile(path, root, "shell", size) for path, size in weights.items()]
+
+
+def test_the_files_of_one_key_go_to_one_worker_the_heaviest_first(tmp_path: Path) -> None:
+    files = _files(tmp_path, {"a1.sh": 900, "b1.sh": 800, "a2.sh": 100, "c1.sh": 300, "b2.sh": 50, "none.sh": 1000})
+    keys = {"a1.sh": ("x.py", "a"), "a2.sh": ("x.py", "a"), "b1.sh": ("y.py", None), "b2.sh": ("y.py", None),
+            "c1.sh": ("z.py", None)}
+    first, second = share_out(files, keys, 2)
+    assert [s.path for s in first] == ["a1.sh", "a2.sh"]  # 1000, then the lighter
+    assert [s.path for s in second] == ["b1.sh", "b2.sh", "c1.sh"]  # 850 + 300
+    assert share_out(files, keys, 2) == [first, second]  # the same files and keys, the same lists
+
+
+def test_an_entry_heavier_than_a_worker_s_share_is_split_by_config_name(tmp_path: Path) -> None:
+    files = _files(tmp_path, {"a.sh": 500, "b.sh": 400, "c.sh": 300, "d.sh": 100})
+    keys = {"a.sh": ("x.py", None), "b.sh": ("x.py", "big"), "c.sh": ("x.py", None), "d.sh": ("y.py", None)}
+    first, second = share_out(files, keys, 2)  # x.py weighs 1200 of 1300: more than a share
+    assert sorted(s.path for s in first) == ["a.sh", "c.sh"] and sorted(s.path for s in second) == ["b.sh", "d.sh"]
+    one, = share_out(files, keys, 1)
+    assert len(one) == 4
+
+
+def _pid(state: Any, pause: float) -> int:
+    time.sleep(pause)
+    return os.getpid()
+
+
+def test_a_task_for_one_worker_runs_there_unless_another_would_wait() -> None:
+    with Forks(2) as pool:
+        pids = [w.pid for w in pool.workers]
+        numbers = {pool.submit(_pid, [0.0], worker=n % 2): n % 2 for n in range(8)}
+        anyone = [pool.submit(_pid, [0.05]) for _ in range(6)]  # after them: no worker is left waiting meanwhile
+        answered = dict(pool.answer() for _ in [*numbers, *anyone])
+        assert all(answered[number] == [pids[worker]] for number, worker in numbers.items())
+        only_first = [pool.submit(_pid, [0.0], worker=0) for _ in range(6)]  # the second would wait: takes the last
+        answered = dict(pool.answer() for _ in only_first)
+        assert answered[only_first[0]] == [pids[0]] and answered[only_first[-1]] == [pids[1]]
+
+
+def test_each_base_is_composed_by_one_worker(tmp_path: Path) -> None:
+    from bot.engine.batches import PARALLEL_FROM
+    from bot.engine.scan import compose_scan
+
+    files = {"app/train.py": TRAINER, "app/conf/a.yaml": "lr: 0.1\nsteps: 10\n",
+             "app/conf/b.yaml": "lr: 0.2\nsteps: 20\nwarmup: 1\n"}
+    for number in range(PARALLEL_FROM + 10):  # enough to fork; sorted by size, the two configs' files alternate
+        name = "ab"[number % 2]
+        files[f"runs/run_{number}.sh"] = (f"# {'=' * (number // 2)}\n"
+                                           f"python app/train.py --config-name={name} lr=0.{number % 7} steps=1\n")
+    files["runs/typo.sh"] = "python app/train.py --config-name=b stepz=3\n"
+    repo = make_repo(tmp_path / "repo", files)
+    keys = guess_keys([SourceFile(path, repo, "shell") for path in files if path.endswith(".sh")])
+    assert set(keys.values()) == {("app/train.py", "a"), ("app/train.py", "b")}
+    report, stats = compose_scan(repo, jobs=2)
+    alone, alone_stats = compose_scan(repo, jobs=1)
+    assert alone_stats.base_composes == 2
+    # each worker composes its own base (and the one it takes files of, if it would wait while the other has work
+    # left: a busy machine): 4 when the workers take the files as they come, as every chunk holds both
+    assert stats.base_composes in (2, 3)
+    assert (stats.launches, len(report.findings)) == (PARALLEL_FROM + 11, 1)
+    assert [f.message for f in report.findings] == [f.message for f in alone.findings]
+    assert stats.unresolved == alone_stats.unresolved
