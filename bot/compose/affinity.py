@@ -81,8 +81,8 @@ def _mentions_hydra(location: str) -> bool:
         return False
 
 
-def guess_keys(files: Sequence[SourceFile]) -> dict[str, Key]:
-    """The key of each file that names an entry that may be an app, by path."""
+def guess_keys(files: Sequence[SourceFile], tokens: Sequence[bytes] | None = None) -> dict[str, Key]:
+    """The key of each file that names an entry that may be an app (`tokens`: and holds one of them), by path."""
     if not files:
         return {}
     guesses = Guesses(str(files[0].root))
@@ -92,6 +92,8 @@ def guess_keys(files: Sequence[SourceFile]) -> dict[str, Key]:
             with open(source.location, "rb") as file:
                 data = file.read()
         except OSError:
+            continue
+        if tokens is not None and not any(token in data for token in tokens):
             continue
         key = guesses.key(source.path, data)
         if key is not None:

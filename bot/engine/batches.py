@@ -16,7 +16,7 @@ compose-check alone) are composed in tasks of their own.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from bot.discover import SourceFile
 from bot.engine.checker import Checked, Setup, Waiting, check_one, compose_one
 from bot.engine.forks import Forks, can_fork
 from bot.engine.wanted import scripts_of
-from bot.lang import is_callee_script, is_config
+from bot.lang import is_callee_script, is_config, is_shell_family
 from bot.lang.focus import Scripts
 from bot.model import Outcome
 
@@ -60,7 +60,8 @@ class _Here:
         self._count = 0
         self._state = state
 
-    def submit(self, function: Any, chunk: list[Any], urgent: bool = False, **keywords: Any) -> int:
+    def submit(self, function: Any, chunk: list[Any], urgent: bool = False, worker: int | None = None,
+               **keywords: Any) -> int:
         self._count += 1
         self._answered.append((self._count, [function(self._state, item, **keywords) for item in chunk]))
         return self._count
@@ -139,21 +140,26 @@ class Batches:
         for start in range(0, len(files), size):
             yield files[start : start + size]
 
-    def _compose_tasks(self, pool: Forks | _Here, files: Sequence[SourceFile]) -> dict[int, list[SourceFile]]:
-        """compose_one over `files`, the largest first, in tasks (their numbers): on workers, the files of one base
-        (as bot.compose.affinity guesses it) given to one worker, the files of no base to whichever is free."""
-        by_size = sorted(files, key=lambda s: -s.size)
+    def _places(self, pool: Forks | _Here, files: Sequence[SourceFile], tokens: tuple[bytes, ...] | None = None
+                ) -> dict[str, int]:
+        """The worker each of `files` whose launches seem to compose against one base goes to (bot.compose.affinity),
+        by path; `tokens`: only those that hold one of them (the files the rules may edit, whose edited launches
+        the judge composes). None in this process."""
         if not isinstance(pool, Forks):
-            return {pool.submit(compose_one, part): part for part in self._chunks(by_size)}
-        keys = guess_keys(by_size)
-        tasks = {}
-        for index, own in enumerate(share_out(by_size, keys, len(pool.workers))):
-            own.sort(key=lambda s: -s.size)
-            tasks.update({pool.submit(compose_one, part, worker=index): part
-                          for part in self._chunks(own, len(by_size))})
-        anyone = [s for s in by_size if s.path not in keys]
-        tasks.update({pool.submit(compose_one, part): part for part in self._chunks(anyone, len(by_size))})
-        return tasks
+            return {}
+        keys = guess_keys(files, tokens)
+        return {s.path: index for index, own in enumerate(share_out(files, keys, len(pool.workers))) for s in own}
+
+    def _submit(self, pool: Forks | _Here, function: Any, files: list[SourceFile], places: Mapping[str, int],
+                of: int, urgent: bool = False, **keywords: Any) -> dict[int, list[SourceFile]]:
+        """function over `files` (the largest first) in chunks sized for `of` files, by task: each chunk of one
+        worker's files (`places`) or of files for any worker, the chunks in the order of their largest file."""
+        groups: dict[int | None, list[SourceFile]] = {}
+        for source in files:
+            groups.setdefault(places.get(source.path), []).append(source)
+        parts = [(worker, part) for worker, group in groups.items() for part in self._chunks(group, of)]
+        parts.sort(key=lambda item: -item[1][0].size)  # stable: equals keep their order
+        return {pool.submit(function, part, urgent=urgent, worker=worker, **keywords): part for worker, part in parts}
 
     def __enter__(self) -> Batches:
         return self
@@ -183,8 +189,12 @@ class _Run:
         kept_back = {s.path for s in self.held}
         # the large first: a small file ends the scan
         self.rest = sorted((s for s in todo if not _is_script(s) and s.path not in kept_back), key=lambda s: -s.size)
-        self.chunks = {pool.submit(_scan, part): part for part in batches._chunks(first)}
-        self.alone = batches._compose_tasks(pool, composing)  # composed only
+        shell = [s for s in todo if is_shell_family(s.kind)]  # the judge composes their edited launches
+        focus = batches.setup.context.focus
+        self.places = batches._places(pool, shell, focus.tokens if focus is not None else None) if shell else {}
+        self.chunks = batches._submit(pool, _scan, first, self.places, len(first))
+        by_size = sorted(composing, key=lambda s: -s.size)  # composed only: their places are their own
+        self.alone = batches._submit(pool, compose_one, by_size, batches._places(pool, by_size), len(by_size))
         self.released = False  # the files after the scripts were submitted
         self.apart = {s.path for s in composing}
         self.composed_apart = 0  # files of `composing` answered (for the progress)
@@ -196,7 +206,7 @@ class _Run:
         self.scripts = self.batches._scripts(self.listed, {**self.outcomes, **quiet}, bool(self.waiting))
         if self.scripts is not None:
             self.pool.broadcast(_use, {"scripts": self.scripts})
-        self.chunks.update({self.pool.submit(_scan, part): part for part in self.batches._chunks(self.rest)})
+        self.chunks.update(self.batches._submit(self.pool, _scan, self.rest, self.places, len(self.rest)))
         if self.batches.packages is not None:
             self.submit_held()
 
@@ -217,7 +227,8 @@ class _Run:
             if found is not None and not found.calls.run_hot(self.scripts):
                 self.outcomes[source.path] = found.outcome
             else:  # it may run a script that holds a token: checked whole, the scripts known (and composed)
-                self.chunks[self.pool.submit(_scan, [source], urgent=True, composing=False)] = [source]
+                self.chunks[self.pool.submit(_scan, [source], urgent=True, worker=self.places.get(source.path),
+                                             composing=False)] = [source]
         self.waiting = []
 
     def take(self, number: int, results: list[Any]) -> bool:
