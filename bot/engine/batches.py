@@ -148,7 +148,19 @@ class Batches:
         if not isinstance(pool, Forks):
             return {}
         keys = guess_keys(files, tokens)
-        return {s.path: index for index, own in enumerate(share_out(files, keys, len(pool.workers))) for s in own}
+        shared = files if tokens is None else [s for s in files if s.path in keys]  # the others cost the rules little
+        return {s.path: index for index, own in enumerate(share_out(shared, keys, len(pool.workers))) for s in own}
+
+    def _judged_places(self, pool: Forks | _Here, todo: list[SourceFile]) -> dict[str, int]:
+        """The places of the shell-family files the rules may edit (they hold a token), when a rule adds keys to
+        the launches it reaches (`ensure`): the judge then composes the base of most of them. Rules that only
+        change what a launch sets edit few launches (none on verl's tip), and reading every file first would cost
+        the plain scan more than the bases it saves."""
+        context = self.setup.context
+        if not isinstance(pool, Forks) or not any(rule.ensure for rule in context.rules):
+            return {}
+        tokens = context.focus.tokens if context.focus is not None else None
+        return self._places(pool, [s for s in todo if is_shell_family(s.kind)], tokens)
 
     def _submit(self, pool: Forks | _Here, function: Any, files: list[SourceFile], places: Mapping[str, int],
                 of: int, urgent: bool = False, **keywords: Any) -> dict[int, list[SourceFile]]:
@@ -189,9 +201,7 @@ class _Run:
         kept_back = {s.path for s in self.held}
         # the large first: a small file ends the scan
         self.rest = sorted((s for s in todo if not _is_script(s) and s.path not in kept_back), key=lambda s: -s.size)
-        shell = [s for s in todo if is_shell_family(s.kind)]  # the judge composes their edited launches
-        focus = batches.setup.context.focus
-        self.places = batches._places(pool, shell, focus.tokens if focus is not None else None) if shell else {}
+        self.places = batches._judged_places(pool, todo)
         self.chunks = batches._submit(pool, _scan, first, self.places, len(first))
         by_size = sorted(composing, key=lambda s: -s.size)  # composed only: their places are their own
         self.alone = batches._submit(pool, compose_one, by_size, batches._places(pool, by_size), len(by_size))
