@@ -94,3 +94,49 @@ def test_each_base_is_composed_by_one_worker(tmp_path: Path) -> None:
     assert (stats.launches, len(report.findings)) == (PARALLEL_FROM + 11, 1)
     assert [f.message for f in report.findings] == [f.message for f in alone.findings]
     assert stats.unresolved == alone_stats.unresolved
+
+
+ADDING = """
+id: add-flag
+title: Add a flag
+when: {sets: ["trainer.**"]}
+ensure:
+  - {key: trainer.flag, value: true, prefix: "+"}
+"""
+SETTING = """
+id: set-steps
+title: Set the steps
+match: {key: ["trainer.steps"], value_not: [8]}
+fix: {set: 8}
+"""
+
+
+def test_the_files_a_rule_adds_keys_to_go_to_the_worker_of_their_base(tmp_path: Path) -> None:
+    import yaml
+
+    from bot.engine.batches import Batches, Setup
+    from bot.engine.context import scan_context
+    from bot.engine.wanted import focus_for
+    from bot.rules.loader import parse_rule
+
+    files = {"app/train.py": TRAINER, "app/other.py": TRAINER.replace("'a'", "'b'"),
+             "app/conf/a.yaml": "trainer: {steps: 1}\n", "app/conf/b.yaml": "trainer: {steps: 2}\n",
+             "docs/notes.sh": "python app/train.py other.steps=1\n"}  # no token of the rule's: not placed
+    for number in range(8):
+        entry = ("app/train.py", "app/other.py")[number % 2]
+        files[f"runs/run_{number}.sh"] = f"python {entry} trainer.steps={number}\n"
+    root = make_repo(tmp_path / "repo", files)
+    todo = [SourceFile(path, root, "shell", len(text)) for path, text in files.items() if path.endswith(".sh")]
+    for text, placed in ((ADDING, True), (SETTING, False)):
+        doc = yaml.safe_load(text)
+        rule = parse_rule(doc, Path(f"{doc['id']}.yaml"))
+        setup = Setup(scan_context(root, todo, (), [rule], focus_for([rule])), None, (), None)
+        with Batches(setup, 2) as batches, Forks(2) as pool:
+            places = batches.judged_places(pool, todo)
+        if not placed:  # a rule that only changes what a launch sets: nothing read first
+            assert places == {}
+            continue
+        assert "docs/notes.sh" not in places and len(places) == 8
+        by_entry = {(files[path].split()[1], worker) for path, worker in places.items()}
+        assert by_entry == {("app/train.py", 0), ("app/other.py", 1)} or by_entry == {("app/train.py", 1),
+                                                                                     ("app/other.py", 0)}

@@ -11,6 +11,11 @@ When the scan composes (compose-check), a file is composed in the task that firs
 same reading (a caller held back for the scripts too: its second task, if it needs one, is the rules'
 alone); the files the rules leave (a cached result, one `--files` does not name, every file for
 compose-check alone) are composed in tasks of their own.
+
+On workers, each of those files whose launches seem to compose against one base (bot.compose.affinity) goes to
+the worker given that base, so that one worker composes it; the others go to whichever worker is free. So do the
+files the rules may edit when a rule adds keys to launches: the judge composes their edited launches
+(bot.compose.judge).
 """
 
 from __future__ import annotations
@@ -151,7 +156,7 @@ class Batches:
         shared = files if tokens is None else [s for s in files if s.path in keys]  # the others cost the rules little
         return {s.path: index for index, own in enumerate(share_out(shared, keys, len(pool.workers))) for s in own}
 
-    def _judged_places(self, pool: Forks | _Here, todo: list[SourceFile]) -> dict[str, int]:
+    def judged_places(self, pool: Forks | _Here, todo: list[SourceFile]) -> dict[str, int]:
         """The places of the shell-family files the rules may edit (they hold a token), when a rule adds keys to
         the launches it reaches (`ensure`): the judge then composes the base of most of them. Rules that only
         change what a launch sets edit few launches (none on verl's tip), and reading every file first would cost
@@ -201,7 +206,7 @@ class _Run:
         kept_back = {s.path for s in self.held}
         # the large first: a small file ends the scan
         self.rest = sorted((s for s in todo if not _is_script(s) and s.path not in kept_back), key=lambda s: -s.size)
-        self.places = batches._judged_places(pool, todo)
+        self.places = batches.judged_places(pool, todo)
         self.chunks = batches._submit(pool, _scan, first, self.places, len(first))
         by_size = sorted(composing, key=lambda s: -s.size)  # composed only: their places are their own
         self.alone = batches._submit(pool, compose_one, by_size, batches._places(pool, by_size), len(by_size))
