@@ -16,6 +16,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from bot import confined
+
 if TYPE_CHECKING:
     from bot.discover import SourceFile
 
@@ -32,7 +34,7 @@ class Guesses:
     """The keys of a repository's files (`key`), each named entry looked at once."""
 
     def __init__(self, root: str) -> None:
-        self.root = root
+        self.root = confined.real(root)
         self._apps: dict[str, bool] = {}  # a candidate entry (relative path): whether it is a file mentioning Hydra
 
     def key(self, path: str, data: bytes) -> Key | None:
@@ -59,7 +61,7 @@ class Guesses:
             if candidate is None or candidate.startswith(("..", "/")):
                 continue
             if candidate not in self._apps:
-                self._apps[candidate] = _mentions_hydra(os.path.join(self.root, candidate))
+                self._apps[candidate] = _mentions_hydra(self.root, candidate)
             if self._apps[candidate]:
                 return candidate
         return None
@@ -73,12 +75,14 @@ def _scripts(data: bytes) -> list[tuple[int, int, str]]:
             for m in _SCRIPT.finditer(backwards) if not m.start() or not _WORD.match(backwards, m.start() - 1)]
 
 
-def _mentions_hydra(location: str) -> bool:
-    try:
-        with open(location, "rb") as file:
-            return b"hydra" in file.read()
-    except (OSError, ValueError):
+def _mentions_hydra(root: str, path: str) -> bool:
+    """Whether the repository's file at `path` mentions Hydra (read as every file the repository names is: never
+    outside the tree, bot.confined)."""
+    location = os.path.join(root, path)
+    if not os.path.isfile(location):  # most names are no file: spared resolving their links
         return False
+    data = confined.read(root, location)
+    return data is not None and b"hydra" in data
 
 
 def guess_keys(files: Sequence[SourceFile], tokens: Sequence[bytes] | None = None) -> dict[str, Key]:
