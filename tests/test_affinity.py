@@ -31,6 +31,15 @@ def test_a_file_s_key_is_the_hydra_entry_it_names_most_with_its_config_name(tmp_
     assert guesses.key("runs/x.sh", b"python tools/plain.py\npython ../outside.py\npip install x\n") is None
 
 
+def test_an_entry_that_leads_out_of_the_repository_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.py"
+    outside.write_text(TRAINER)
+    root = make_repo(tmp_path / "repo", {"runs/x.sh": "python app/train.py\n"})
+    (root / "app").mkdir()
+    (root / "app" / "train.py").symlink_to(outside)
+    assert Guesses(str(root)).key("runs/x.sh", b"python app/train.py steps=3\n") is None
+
+
 def _files(root: Path, weights: dict[str, int]) -> list[SourceFile]:
     return [SourceFile(path, root, "shell", size) for path, size in weights.items()]
 
