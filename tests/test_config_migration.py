@@ -247,3 +247,19 @@ def test_a_key_the_change_renames_in_its_own_launches_moves_in_the_others(tmp_pa
     main(["watch", "--repo", str(repo), "--before", before, "--after", after, "--no-bundled", "--dry-run",
           "--format", "diff", "--output", str(out)])
     assert "+python3 -m trainer.main model.adapter.rank=32 engine.steps=3\n" in out.read_text()
+
+
+def test_a_key_gone_from_one_app_but_kept_by_another_is_only_suggested(tmp_path: Path) -> None:
+    app = APP.replace('cfg.engine.steps, cfg.engine.get("grad_offload")', "cfg.offload")
+    repo = make_repo(tmp_path / "repo", {
+        "trainer/__init__.py": "", "trainer/main.py": app,
+        "trainer/config/run.yaml": "offload:\n  grad: false\n  param: false\n",
+        "trainer/config/big.yaml": "offload:\n  grad: false\n  param: true\n",
+        "run.sh": "python3 -m trainer.main offload.grad=true\npython3 -m trainer.main --config-name big offload.grad=true\n"})
+    before = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "trainer/config/run.yaml").write_text("offload:\n  param: false\n")
+    git(repo, "commit", "-qam", "the small config offloads no gradients")
+    after = git(repo, "rev-parse", "HEAD").strip()
+    found = read_migration(repo, repo, before, after, ["trainer/config/run.yaml"])
+    assert found.rule is None  # removing it would drop a setting the `big` config still takes
+    assert found.suggested is not None and found.suggested["migration"] == {"removals": ["offload.grad"]}

@@ -236,13 +236,20 @@ def _named_anew(change: KeyChange, text: ChangeText, new_leaves: set[str]) -> bo
     return bool(names & (new_leaves | launched))
 
 
-def _agreeing(step: Step, text: ChangeText, tree: Path, shared: set[str], new_leaves: set[str] = frozenset()  # type: ignore[assignment]
-              ) -> list[str]:
+def _still_valid(change: KeyChange, valid: set[str]) -> bool:
+    """Whether a config after the change (another app's) still has the key, or for a section a key under it."""
+    return change.old in valid or (change.subtree and any(k.startswith(change.old + ".") for k in valid))
+
+
+def _agreeing(step: Step, text: ChangeText, tree: Path, shared: set[str], new_leaves: set[str],
+              valid: set[str]) -> list[str]:
     """The sources besides Hydra's reading that agree on the step (none: it is only suggested). `shared`: new keys
     more than one old key moves to, whose value a person chooses."""
     change = step.change
     if change.new is not None and change.new in shared:
         return []
+    if change.kind in (MOVED, REMOVED) and _still_valid(change, valid):
+        return []  # another app's config still has it: its launches would lose a setting that works
     if change.kind == MOVED:
         if change.subtree:
             return ["the whole section is unchanged under the new key"]
@@ -365,7 +372,7 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
                   for key in set(Flat.of(app.after or {}).leaves) - set(Flat.of(app.before).leaves)}
     for step in kept:
         if step.change.kind not in (VALUE, GUARDED) and not step.agreeing:
-            step.agreeing = _agreeing(step, text, tree, shared, new_leaves)
+            step.agreeing = _agreeing(step, text, tree, shared, new_leaves, valid)
         step.confidence = HIGH if step.agreeing else LOW
     kept.sort(key=lambda s: (s.change.old, s.change.kind))
     high = [s for s in kept if s.confidence == HIGH]
@@ -398,7 +405,7 @@ def _general(steps: list[Step], valid: set[str]) -> dict[tuple[object, ...], str
     out = {}
     for group, keys in groups.items():
         kind, suffix = group[0], str(group[1])
-        still = [k for k in valid if (k == suffix or k.endswith("." + suffix)) and k not in keys]
+        still = [k for k in valid if k == suffix or k.endswith("." + suffix)]
         if len(keys) >= 2 and (kind in (DEPRECATED, VALUE) or not still):
             out[group] = f"**.{suffix}"
     return out
