@@ -255,7 +255,8 @@ def test_a_key_gone_from_one_app_but_kept_by_another_is_only_suggested(tmp_path:
         "trainer/__init__.py": "", "trainer/main.py": app,
         "trainer/config/run.yaml": "offload:\n  grad: false\n  param: false\n",
         "trainer/config/big.yaml": "offload:\n  grad: false\n  param: true\n",
-        "run.sh": "python3 -m trainer.main offload.grad=true\npython3 -m trainer.main --config-name big offload.grad=true\n"})
+        "run.sh": ("python3 -m trainer.main offload.grad=true\n"
+                   "python3 -m trainer.main --config-name big offload.grad=true\n")})
     before = git(repo, "rev-parse", "HEAD").strip()
     (repo / "trainer/config/run.yaml").write_text("offload:\n  param: false\n")
     git(repo, "commit", "-qam", "the small config offloads no gradients")
