@@ -105,8 +105,8 @@ class Evaluator:
             matched = [s for s in group.settings if key_matches(rule, s)]
             moved = _moved_mappings(rule, matched)
             for setting in matched:
-                if any(setting.key.startswith(key + ".") for key in moved):
-                    continue  # inside a config's mapping the same move takes whole
+                if any(setting.key.startswith(key + ".") for key in moved) or _already_moved(rule, setting):
+                    continue  # inside a config's mapping the same move takes whole; or the new form
                 site = sites.setdefault(setting.site, Site())
                 site.settings.append(setting)
                 if all(g is not group for g in site.groups):
@@ -310,6 +310,14 @@ def evaluate(path: str, groups: list[SettingGroup], rules: list[Rule], realise: 
 
 
 __all__ = ["EntryTargets", "LaunchFacts", "evaluate", "group_applies", "key_matches", "value_matches"]
+
+
+def _already_moved(rule: Rule, setting: Setting) -> bool:
+    """A config's mapping at a key that a move takes into itself (`manager` -> `manager.name`: a value became a
+    section holding it): that mapping is the new form, nothing to move."""
+    if rule.fix is None or rule.fix.rename is None or carries(rule.fix.rename) or setting.state is not State.MAPPING:
+        return False
+    return rule.fix.rename.startswith(setting.key + ".")
 
 
 def _moved_mappings(rule: Rule, matched: list[Setting]) -> set[str]:
