@@ -96,7 +96,8 @@ def one(sha: str) -> dict[str, Any]:
         row["note"] = "no YAML edited: no proposal by construction"
         return row
     tree = _corpus(sha)
-    from bot.upstream.config_migration import HIGH, read_migration
+    from bot.upstream.config_migration import read_migration
+    from bot.upstream.migration_rule import HIGH
 
     upstream = f"#{change.pull_number}" if change.pull_number is not None else sha[:12]
     start = time.perf_counter()

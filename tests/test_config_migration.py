@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bot.upstream.config_migration import HIGH, read_migration
+from bot.upstream.config_migration import read_migration
 from bot.upstream.key_changes import DEPRECATED, MOVED, REMOVED, REQUIRED, key_changes
+from bot.upstream.migration_rule import HIGH
 from tests.conftest import git, make_repo
 
 

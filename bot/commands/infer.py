@@ -62,8 +62,9 @@ def migration_proposals(root: Path, before: str, after: str) -> list[tuple[dict[
     repository's own launches) and its moved entry points' (bot.upstream.entry_migration); for each, its
     high-confidence steps as one rule, and the others as a rule of low confidence."""
     from bot.upstream.change import read_change
-    from bot.upstream.config_migration import HIGH, LOW, read_migration
+    from bot.upstream.config_migration import read_migration
     from bot.upstream.entry_migration import entry_migration
+    from bot.upstream.migration_rule import HIGH, LOW
 
     change = read_change(root, before, after)
     upstream = f"#{change.pull_number}" if change.pull_number is not None else change.after[:12]

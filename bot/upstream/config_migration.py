@@ -1,29 +1,29 @@
-"""A format 2 migration read from what an upstream change did to its apps' composed configs.
+"""The migration an upstream change calls for, read from what it did to its apps' composed configs.
 
-The key changes of every app (bot.upstream.key_changes over bot.upstream.config_tree) become the steps of
-one migration (docs/rules.md, "Migrations"), each with its sources. Each step is verified by Hydra's own
-reading of the two configs: the old form composed before the change and is refused or inert after it, the new
+The steps: the key changes of every app (bot.upstream.key_changes over bot.upstream.config_tree), the values its
+Python renames (bot.upstream.value_renames), the new flags it puts in front of code that ran before
+(bot.upstream.flag_guards), and removals its own launch edits show to be moves. Each step is verified by Hydra's
+own reading of the two configs: the old form composed before the change and is refused or inert after it, the new
 form is a key of the config after it. A step is of high confidence when at least one more source agrees:
 
-- a move: the value is unchanged under the new key (the config before and after agree on it);
+- a move: the value is unchanged under the new key, or the change's own launches set the new key instead;
 - a removal: the change drops the Python that read the key, or no Python of the repository reads it after;
 - a required key: the value added is the one every launch that relied on it composed before;
 - a deprecated key: the change's YAML marks it deprecated, and its default became null.
 
-High steps make the migration `watch` runs (and opens as a draft); the others are suggested. Keys whose apps
-disagree (moved in one, removed in another) are left to a person. The rule id is derived from the steps, so
-the same change always proposes the same id (PR branches, baselines and `ignore[...]` key on it).
+A step stays a suggestion when several keys move into one, when a key the change adds carries a removed key's
+name, when another app's config still has the key, or when the apps read it differently (listed, for a person).
+High steps make the migration `watch` runs (and opens as a draft); bot.upstream.migration_rule writes both.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot.upstream.change_text import YAML_KEY, ChangeText, change_text, is_test
 from bot.upstream.flag_guards import GuardedFlag, guarded_flags
 from bot.upstream.key_changes import (
     DEPRECATED,
@@ -36,25 +36,13 @@ from bot.upstream.key_changes import (
     KeyChange,
     key_changes,
 )
-from bot.upstream.value_renames import Hunk, ValueRename, value_renames
+from bot.upstream.migration_rule import HIGH, LOW, Step, migration_rule
+from bot.upstream.value_renames import ValueRename, value_renames
 
 if TYPE_CHECKING:
     from bot.upstream.config_tree import AppConfig
 
-HIGH, LOW = "high", "low"
-LAUNCH_FILES = (".sh", ".bash", ".md", ".rst", ".ipynb", ".txt")
 OVERRIDE = re.compile(r"""(?:^|[\s"'])([+~]{0,2})([A-Za-z_][\w.]*\.[\w.]+)=([^\s"'\\]*)""")
-MISSING = "???"
-DEPRECATION = re.compile(r"deprecat", re.IGNORECASE)
-YAML_KEY = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*:")
-
-
-@dataclass
-class Step:
-    change: KeyChange
-    configs: set[str] = field(default_factory=set)  # the config names it was read in
-    agreeing: list[str] = field(default_factory=list)
-    confidence: str = LOW
 
 
 @dataclass
@@ -63,111 +51,6 @@ class ConfigMigration:
     suggested: dict[str, Any] | None  # the others, as one rule a maintainer may adopt
     steps: list[Step] = field(default_factory=list)
     disagreeing: list[str] = field(default_factory=list)  # keys the apps read differently
-
-
-@dataclass
-class ChangeText:
-    """What the change's own lines say: YAML keys it calls deprecated, Python lines it removed and added."""
-
-    deprecated: set[str] = field(default_factory=set)
-    reshaped: bool = False  # a YAML file of the change lost a key, reshaped one, made one `???` or changed defaults
-    added_yaml: list[str] = field(default_factory=list)  # the YAML lines it adds
-    removed_python: list[str] = field(default_factory=list)
-    added_python: list[str] = field(default_factory=list)
-    python_hunks: list[Hunk] = field(default_factory=list)
-    yaml_hunks: list[Hunk] = field(default_factory=list)
-    launch_hunks: list[Hunk] = field(default_factory=list)  # the change's edits of scripts, docs, notebooks
-
-
-def _hunks(path: str, lines: list[str], after_text: str = "", added_only: bool = False) -> list[Hunk]:
-    """A patch's hunks: the lines each removes and adds (those that do both, or also those that only add)."""
-    out: list[Hunk] = []
-    for line in lines:
-        if line.startswith("@@") or not out:
-            out.append(Hunk(path, [], [], after_text))
-        if line.startswith("-"):
-            out[-1].removed.append(line[1:])
-        elif line.startswith("+"):
-            out[-1].added.append(line[1:])
-    return [h for h in out if h.added and (h.removed or added_only)]
-
-
-def change_text(history: Path, before: str, after: str) -> ChangeText:
-    import git
-
-    repo = git.Repo(history)
-    out = ChangeText()
-    for diff in repo.commit(before).diff(repo.commit(after), create_patch=True):
-        path = diff.b_path or diff.a_path or ""
-        patch = diff.diff.decode("utf-8", "replace") if isinstance(diff.diff, bytes) else str(diff.diff or "")
-        lines = patch.splitlines()
-        if path.endswith((".yaml", ".yml")):
-            out.deprecated |= _deprecated_keys([line[1:] for line in lines if line.startswith("+")])
-            out.added_yaml.extend(line[1:] for line in lines if line.startswith("+"))
-            after_data = diff.b_blob.data_stream.read() if diff.b_blob is not None else None
-            if after_data is not None and not _is_test(path):
-                out.yaml_hunks.extend(_hunks(path, lines, after_data.decode("utf-8", "replace")))
-            if not out.reshaped and not _is_test(path):
-                out.reshaped = _reshaped(diff.a_blob.data_stream.read() if diff.a_blob is not None else None,
-                                         after_data)
-        elif path.endswith(".py") and not _is_test(path):
-            out.removed_python.extend(line[1:] for line in lines if line.startswith("-"))
-            out.added_python.extend(line[1:] for line in lines if line.startswith("+"))
-            out.python_hunks.extend(_hunks(path, lines))
-        elif path.endswith(LAUNCH_FILES):
-            out.launch_hunks.extend(_hunks(path, lines, added_only=True))
-    return out
-
-
-def _reshaped(before: bytes | None, after: bytes | None) -> bool:
-    """Whether a YAML file's change can be a migration: it is gone, or lost a key, made a value a mapping or `???`
-    or null, or changed its defaults list. Keys added and values changed otherwise are not (by themselves)."""
-    from bot.hydra.config_files import parse_yaml
-
-    if before is None:
-        return False
-    if after is None:
-        return True
-    old, new = parse_yaml(before), parse_yaml(after)
-    if not isinstance(old, dict) or not isinstance(new, dict):
-        return bool(old != new)
-    return _lost(old, new) or old.get("defaults") != new.get("defaults")
-
-
-def _lost(old: dict[Any, Any], new: dict[Any, Any]) -> bool:
-    for key, value in old.items():
-        if key == "defaults":
-            continue
-        if key not in new:
-            return True
-        now = new[key]
-        if isinstance(value, dict) and isinstance(now, dict):
-            if _lost(value, now):
-                return True
-        elif isinstance(now, dict) or (now != value and (now == MISSING or now is None)):
-            return True
-    return False
-
-
-def _is_test(path: str) -> bool:
-    parts = path.split("/")
-    return "tests" in parts or "test" in parts or parts[-1].startswith("test_")
-
-
-def _deprecated_keys(added: list[str]) -> set[str]:
-    """Keys an added YAML line marks deprecated: on its own line's comment, or a comment line just above it."""
-    out: set[str] = set()
-    marked = False
-    for line in added:
-        stripped = line.strip()
-        if stripped.startswith("#"):
-            marked = marked or bool(DEPRECATION.search(stripped))
-            continue
-        match = YAML_KEY.match(line)
-        if match and (marked or ("#" in line and DEPRECATION.search(line.split("#", 1)[1]))):
-            out.add(match.group(1))
-        marked = False
-    return out
 
 
 def _reads(lines: list[str], key: str) -> int:
@@ -185,7 +68,7 @@ def _python_reads(root: Path, key: str) -> bool:
     """Whether a Python file of the tree (tests aside) reads the key after the change."""
     for path in root.rglob("*.py"):
         relative = path.relative_to(root).as_posix()
-        if _is_test(relative) or path.is_symlink():
+        if is_test(relative) or path.is_symlink():
             continue
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
@@ -377,112 +260,7 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
     kept.sort(key=lambda s: (s.change.old, s.change.kind))
     high = [s for s in kept if s.confidence == HIGH]
     low = [s for s in kept if s.confidence == LOW]
-    return ConfigMigration(_rule(high, upstream, HIGH, valid), _rule(low, upstream, LOW, valid), kept, disagreeing)
+    return ConfigMigration(migration_rule(high, upstream, HIGH, valid), migration_rule(low, upstream, LOW, valid),
+                           kept, disagreeing)
 
 
-def _suffix(key: str) -> str:
-    return ".".join(key.split(".")[-2:])
-
-
-def _general(steps: list[Step], valid: set[str]) -> dict[tuple[object, ...], str]:
-    """Steps the same change makes under several parents, written once for any parent: a rename or deprecation in
-    place (`a.x.old -> a.x.new`, `b.x.old -> b.x.new`: `**.x.old -> new`) or a removal (`**.x.old`), keyed by the
-    step's (kind, suffix, new name). Not where a key of that suffix is still valid in a config after the change
-    (a removal, a move; a deprecated key stays valid by definition)."""
-    groups: dict[tuple[object, ...], set[str]] = {}
-    for step in steps:
-        change = step.change
-        if change.subtree or change.old.count(".") < 2:
-            continue
-        if change.kind in (MOVED, DEPRECATED) and change.new is not None and \
-                change.new.rpartition(".")[0] == change.old.rpartition(".")[0]:
-            group: tuple[object, ...] = (change.kind, _suffix(change.old), change.new.rpartition(".")[2])
-        elif change.kind in (REMOVED, DEPRECATED, VALUE) and change.new is None and not change.in_list:
-            group = (change.kind, _suffix(change.old), None)
-        else:
-            continue
-        groups.setdefault(group, set()).add(change.old)
-    out = {}
-    for group, keys in groups.items():
-        kind, suffix = group[0], str(group[1])
-        still = [k for k in valid if k == suffix or k.endswith("." + suffix)]
-        if len(keys) >= 2 and (kind in (DEPRECATED, VALUE) or not still):
-            out[group] = f"**.{suffix}"
-    return out
-
-
-def _sections(steps: list[Step], valid: set[str]) -> dict[str, Any]:
-    """The steps as a migration's sections (docs/rules.md, "Migrations")."""
-    moves: dict[str, str] = {}
-    values: dict[str, dict[Any, Any]] = {}
-    removals: list[Any] = []
-    extra: list[dict[str, Any]] = []
-    general = _general(steps, valid)
-    for step in steps:
-        change = step.change
-        renamed = change.new.rpartition(".")[2] if change.new is not None else None
-        glob = general.get((change.kind, _suffix(change.old), renamed))
-        if change.kind in (MOVED, DEPRECATED) and change.new is not None:
-            if change.subtree:
-                moves[f"{change.old}.**"] = f"{change.new}.**"
-            else:
-                moves[glob or change.old] = renamed if glob and renamed else change.new
-        elif change.kind in (DEPRECATED, REMOVED):
-            entry: Any = {"key": glob or change.old, "value_not": [None]} if change.kind == DEPRECATED else (
-                f"{change.old}.**" if change.subtree else glob or change.old)
-            if entry not in removals:
-                removals.append(entry)
-        elif change.kind in (REQUIRED, GUARDED):
-            extra.append({"ensure": [{"key": change.old, "value": change.value}],
-                          "when": {"config": sorted(step.configs)}})
-        elif change.kind == VALUE and change.in_list:
-            extra.append({"match": {"key": [change.old], "item": [change.value[0]]},
-                          "fix": {"map_items": {change.value[0]: change.value[1]}}})
-        elif change.kind == VALUE:
-            values.setdefault(glob or change.old, {})[change.value[0]] = change.value[1]
-    sections = {"moves": moves, "values": values, "removals": removals, "steps": extra}
-    return {name: section for name, section in sections.items() if section}
-
-
-def _only_warned(step: Step) -> bool:
-    """A step whose old form still works, with a warning: a deprecated key, or a value the code calls deprecated."""
-    warned = step.change.kind == VALUE and any("deprecated" in a for a in step.agreeing)
-    return step.change.kind in (DEPRECATED, GUARDED) or warned
-
-
-def _rule(steps: list[Step], upstream: str, confidence: str, valid: set[str] = frozenset()  # type: ignore[assignment]
-          ) -> dict[str, Any] | None:
-    if not steps:
-        return None
-    migration = _sections(steps, valid)
-    digest = hashlib.sha1(json.dumps(migration, sort_keys=True, default=str).encode()).hexdigest()[:8]
-    first = steps[0].change.old.split(".")[-2:]
-    slug = re.sub(r"[^a-z0-9]+", "-", "-".join(first).lower()).strip("-")
-    lines = [f"- {s.change.evidence} (in {_names(s.configs)})"
-             + (f"; {'; '.join(s.agreeing)}" if s.agreeing else "") for s in steps]
-    return {
-        "format": 2,
-        "id": f"inferred-config-{slug}-{digest}",
-        "title": _title(steps),
-        "description": ("Read from the change's config (" + ("verified, and another source agrees on each step"
-                        if confidence == HIGH else "not confirmed by a second source") + "):\n" + "\n".join(lines)),
-        **({"upstream": upstream} if upstream else {}),
-        "severity": "warning" if all(_only_warned(s) for s in steps) else "error",
-        "migration": migration,
-    }
-
-
-def _names(configs: set[str]) -> str:
-    names = sorted(configs)
-    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-
-
-def _title(steps: list[Step]) -> str:
-    first = steps[0].change
-    if first.kind == VALUE:
-        verb = f"takes `{first.value[1]}` for `{first.value[0]}`"
-    else:
-        verb = {MOVED: f"moved to {first.new}", REMOVED: "was removed", REQUIRED: "is required",
-                DEPRECATED: "is deprecated", GUARDED: f"is {first.value} for what ran before"}[first.kind]
-    more = f" (and {len(steps) - 1} more config key change{'s' if len(steps) > 2 else ''})" if len(steps) > 1 else ""
-    return f"{first.old} {verb}{more}"

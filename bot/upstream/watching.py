@@ -102,8 +102,9 @@ def migrated_rules(history: Path, tree: Path, change: Change, rules: list[Rule],
     and the entry points it moved (bot.upstream.entry_migration). Their high-confidence steps run, each kind as one
     rule, when the policy lets inferred rules run; the rest are suggestions."""
     from bot.rules.loader import parse_rule
-    from bot.upstream.config_migration import HIGH, LOW, ConfigMigration, read_migration
+    from bot.upstream.config_migration import ConfigMigration, read_migration
     from bot.upstream.entry_migration import entry_migration
+    from bot.upstream.migration_rule import HIGH, LOW
 
     if policy.confidence == "off":
         return []
