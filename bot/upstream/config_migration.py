@@ -64,19 +64,24 @@ def _reads(lines: list[str], key: str) -> int:
     return sum(1 for line in lines if pattern.search(line))
 
 
-def _python_reads(root: Path, key: str) -> bool:
-    """Whether a Python file of the tree (tests aside) reads the key after the change."""
-    for path in root.rglob("*.py"):
-        relative = path.relative_to(root).as_posix()
-        if is_test(relative) or path.is_symlink():
-            continue
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if _reads(text.splitlines(), key):
-            return True
-    return False
+class TreePython:
+    """The tree's Python lines (tests aside), read once: the first time a removal asks whether any reads its key."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._files: list[list[str]] | None = None
+
+    def reads(self, key: str) -> bool:
+        if self._files is None:
+            self._files = []
+            for path in self.root.rglob("*.py"):
+                if is_test(path.relative_to(self.root).as_posix()) or path.is_symlink():
+                    continue
+                try:
+                    self._files.append(path.read_text(encoding="utf-8", errors="replace").splitlines())
+                except OSError:
+                    continue
+        return any(_reads(lines, key) for lines in self._files)
 
 
 def _own_edits(text: ChangeText) -> dict[str, set[str]]:
@@ -95,14 +100,34 @@ def _own_edits(text: ChangeText) -> dict[str, set[str]]:
     return out
 
 
-def _moved_by_edits(step: Step, text: ChangeText, valid: set[str]) -> Step:
+@dataclass
+class Sources:
+    """What the steps' sources are read from, made once per change: its own lines, the keys its own launches set
+    instead of others (_own_edits) and the names of those they add, the keys of the configs after it (`valid`),
+    the names of keys new in them, the new keys more than one old key moves to, and the tree's Python."""
+
+    text: ChangeText
+    python: TreePython
+    valid: set[str]
+    new_leaves: set[str]
+    own: dict[str, set[str]] = field(default_factory=dict)
+    launched: set[str] = field(default_factory=set)
+    shared: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.own = _own_edits(self.text)
+        self.launched = {m.group(2).rpartition(".")[2] for hunk in self.text.launch_hunks for line in hunk.added
+                         for m in OVERRIDE.finditer(line)}
+
+
+def _moved_by_edits(step: Step, sources: Sources) -> Step:
     """A removal the change's own launch edits make a move of (`old=v` -> `new=v`, the new key one of the config
     after it): that move, generalised to the launches the change did not touch."""
     change = step.change
     if change.kind != REMOVED or change.subtree:
         return step
-    instead = _own_edits(text).get(change.old, set()) - {""}
-    if len(instead) != 1 or next(iter(instead)) not in valid:
+    instead = sources.own.get(change.old, set()) - {""}
+    if len(instead) != 1 or next(iter(instead)) not in sources.valid:
         return step
     new = next(iter(instead))
     moved = KeyChange(MOVED, change.old, new, change.value,
@@ -110,13 +135,11 @@ def _moved_by_edits(step: Step, text: ChangeText, valid: set[str]) -> Step:
     return Step(moved, step.configs, ["the change's own launch edits make this move; the new key is in the config"])
 
 
-def _named_anew(change: KeyChange, text: ChangeText, new_leaves: set[str]) -> bool:
+def _named_anew(change: KeyChange, sources: Sources) -> bool:
     """Whether a key the change adds (to a config, or to its own launches) has the removed key's name, or for a
     section one of its keys' names: the removal may be a move the configs alone do not show."""
     names = {change.old.rpartition(".")[2]} | set(change.subtree_leaves)
-    launched = {m.group(2).rpartition(".")[2] for hunk in text.launch_hunks for line in hunk.added
-                for m in OVERRIDE.finditer(line)}
-    return bool(names & (new_leaves | launched))
+    return bool(names & (sources.new_leaves | sources.launched))
 
 
 def _still_valid(change: KeyChange, valid: set[str]) -> bool:
@@ -124,14 +147,13 @@ def _still_valid(change: KeyChange, valid: set[str]) -> bool:
     return change.old in valid or (change.subtree and any(k.startswith(change.old + ".") for k in valid))
 
 
-def _agreeing(step: Step, text: ChangeText, tree: Path, shared: set[str], new_leaves: set[str],
-              valid: set[str]) -> list[str]:
-    """The sources besides Hydra's reading that agree on the step (none: it is only suggested). `shared`: new keys
-    more than one old key moves to, whose value a person chooses."""
+def _agreeing(step: Step, sources: Sources) -> list[str]:
+    """The sources besides Hydra's reading that agree on the step (none: it is only suggested). A new key more
+    than one old key moves to has a value a person chooses."""
     change = step.change
-    if change.new is not None and change.new in shared:
+    if change.new is not None and change.new in sources.shared:
         return []
-    if change.kind in (MOVED, REMOVED) and _still_valid(change, valid):
+    if change.kind in (MOVED, REMOVED) and _still_valid(change, sources.valid):
         return []  # another app's config still has it: its launches would lose a setting that works
     if change.kind == MOVED:
         if change.subtree:
@@ -144,9 +166,9 @@ def _agreeing(step: Step, text: ChangeText, tree: Path, shared: set[str], new_le
         return [f"`{change.value}` is what every launch that left it unset composed before the change"]
     if change.kind == DEPRECATED:
         return [] if change.successor else ["the change's YAML marks it deprecated"]
-    if _named_anew(change, text, new_leaves):
+    if _named_anew(change, sources):
         return []  # a new key of its name may be where it went: a person tells
-    own = _own_edits(text)
+    own, text = sources.own, sources.text
     edits = own.get(change.old, set())
     under = ({k for key, keys in own.items() if key.startswith(change.old + ".") for k in keys} if change.subtree
              else set())
@@ -157,7 +179,7 @@ def _agreeing(step: Step, text: ChangeText, tree: Path, shared: set[str], new_le
     dropped = _reads(text.removed_python, change.old) - _reads(text.added_python, change.old)
     if dropped > 0:
         return [f"the change drops {dropped} line(s) of Python that read it"]
-    if not change.subtree and not _python_reads(tree, change.old):
+    if not change.subtree and not sources.python.reads(change.old):
         return ["no Python of the repository reads it after the change"]
     return []
 
@@ -222,6 +244,7 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
     steps: dict[tuple[object, ...], Step] = {}
     by_key: dict[str, set[tuple[object, ...]]] = {}
     apps = app_configs(history, tree, before, after, paths)
+    flats = [(app, Flat.of(app.before or {}), Flat.of(app.after or {})) for app in apps]  # each app's, once
     for app in apps:
         if app.before is None or app.after is None:
             continue
@@ -236,7 +259,7 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
                            evidence=f"the change's Python reads `{rename.new}` where it read `{rename.old}` for "
                                     f"`{rename.key}`" if rename.verified else "")
         step = steps.setdefault(change.ident(), Step(change, agreeing=list(rename.sources)))
-        step.configs.update(app.config_name for app in apps if app.before and rename.key in Flat.of(app.before).leaves)
+        step.configs.update(app.config_name for app, old, _ in flats if app.before and rename.key in old.leaves)
         if not rename.verified:
             step.agreeing = []
     for flag in _guarded_flags(apps, text):
@@ -245,17 +268,18 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
                                     f"it is {flag.keep}")
         step = steps.setdefault(change.ident(), Step(change, agreeing=[
             "the guarded code is the code that ran before, so the value keeps what launches did"]))
-        step.configs.update(app.config_name for app in apps if app.after and flag.key in Flat.of(app.after).leaves)
+        step.configs.update(app.config_name for app, _, new in flats if app.after and flag.key in new.leaves)
     disagreeing = sorted(k for k, idents in by_key.items() if len(idents) > 1)
-    valid = {key for app in apps for key in Flat.of(app.after or {}).leaves}
-    kept = [_moved_by_edits(s, text, valid) for s in steps.values() if s.change.old not in disagreeing]
+    valid = {key for _, _, new in flats for key in new.leaves}
+    new_leaves = {key.rpartition(".")[2] for app, old, new in flats if app.before is not None
+                  for key in set(new.leaves) - set(old.leaves)}
+    sources = Sources(text, TreePython(tree), valid, new_leaves)
+    kept = [_moved_by_edits(s, sources) for s in steps.values() if s.change.old not in disagreeing]
     targets = [s.change.new for s in kept if s.change.new is not None]
-    shared = {t for t in targets if targets.count(t) > 1}
-    new_leaves = {key.rpartition(".")[2] for app in apps if app.before is not None
-                  for key in set(Flat.of(app.after or {}).leaves) - set(Flat.of(app.before).leaves)}
+    sources.shared = {t for t in targets if targets.count(t) > 1}
     for step in kept:
         if step.change.kind not in (VALUE, GUARDED) and not step.agreeing:
-            step.agreeing = _agreeing(step, text, tree, shared, new_leaves, valid)
+            step.agreeing = _agreeing(step, sources)
         step.confidence = HIGH if step.agreeing else LOW
     kept.sort(key=lambda s: (s.change.old, s.change.kind))
     high = [s for s in kept if s.confidence == HIGH]
