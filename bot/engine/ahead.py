@@ -14,17 +14,19 @@ import os
 import select
 import shutil
 import signal
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
+
+from bot import scratch
 
 
 class Ahead:
     """`make(path)` run at once in a forked process (`path`: a directory to be, `tree` in a private directory made
-    for it); `wait` gives the path once made (None if making it failed); `close` ends it and removes it."""
+    for it, where bot.scratch puts a tree of about `room` bytes); `wait` gives the path once made (None if making
+    it failed); `close` ends it and removes it."""
 
-    def __init__(self, make: Callable[[Path], None], prefix: str) -> None:
-        self._private = Path(tempfile.mkdtemp(prefix=prefix))  # mode 0700: nobody else puts anything there
+    def __init__(self, make: Callable[[Path], None], prefix: str, room: int = 0) -> None:
+        self._private = Path(scratch.mkdtemp(prefix, room))  # mode 0700: nobody else puts anything there
         self.path = self._private / "tree"
         self._made = self._private / "made"
         self._owner = os.getpid()

@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot import scratch
 from bot.errors import UserError
 
 if TYPE_CHECKING:
@@ -51,7 +52,8 @@ class FailingBefore:
         if self._ahead is not None:
             return
         root, since, differences = self.root, self.since, self.differences
-        self._ahead = Ahead(lambda tree: export_before(root, since, tree, differences), "bot-drift-")
+        self._ahead = Ahead(lambda tree: export_before(root, since, tree, differences), "bot-drift-",
+                            scratch.checkout_size(root))
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, tuple) or not key or not isinstance(key[0], str):
@@ -91,14 +93,14 @@ class FailingBefore:
     def _failing(self, path: str) -> frozenset[Key]:
         shared = self._ahead.wait() if self._ahead is not None else None
         if shared is None and os.getpid() != self._made_in:  # a forked worker: its own tree, removed once read
-            with tempfile.TemporaryDirectory(prefix="bot-drift-") as scratch:
-                setup, listed = self._read(Path(scratch) / "tree")
+            with scratch.temporary_directory("bot-drift-", scratch.checkout_size(self.root)) as own:
+                setup, listed = self._read(Path(own) / "tree")
                 return _keys(setup, listed, path)
         if self._old is None:
             if shared is not None:  # made once for every process, read by each that asks
                 self._old = self._listed(shared)
             else:
-                self._own = tempfile.TemporaryDirectory(prefix="bot-drift-")
+                self._own = scratch.temporary_directory("bot-drift-", scratch.checkout_size(self.root))
                 self._old = self._read(Path(self._own.name) / "tree")
         setup, listed = self._old
         return _keys(setup, listed, path)

@@ -15,9 +15,10 @@ asks (bot.engine.before): the others compose the same on both sides.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from bot import scratch
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -58,8 +59,8 @@ def failing_before(root: Path, since: str, seconds: float | None, jobs: int = 1)
     from bot.engine.before import export_before
     from bot.engine.scan import compose_scan
 
-    with tempfile.TemporaryDirectory(prefix="bot-drift-") as scratch:
-        old = Path(scratch) / "tree"
+    with scratch.temporary_directory("bot-drift-", scratch.checkout_size(root)) as own:
+        old = Path(own) / "tree"
         export_before(root, since, old)
         report, _ = compose_scan(old, seconds=seconds, jobs=jobs)
     return {(f.path, f.key, f.value) for f in report.findings + report.silenced}

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from bot import confined
+from bot import confined, scratch
 from bot.hydra.app import HydraApp
 
 SUFFIXES = (".yaml", ".yml")
@@ -75,7 +75,7 @@ class ConfigShadow:
         if directory in self._copies:
             return self._copies[directory]
         if self._temp is None:
-            self._temp = tempfile.TemporaryDirectory(prefix="bot-config-")
+            self._temp = scratch.temporary_directory("bot-config-")
         copy = os.path.join(confined.real(self._temp.name), f"{len(self._copies)}.d")  # none begins another's
         os.makedirs(copy)
         for name, path in self._listing(directory):

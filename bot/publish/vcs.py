@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bot import scratch
 from bot.errors import UserError
 from bot.secrets import redact
 
@@ -123,7 +124,7 @@ class Remote:
     def worktree(self, branch: str) -> Iterator[Path]:
         """A temporary detached checkout of the fetched `branch`, in a directory of its own (mode 0700) that
         the bot made, so no other user can put anything at its path first."""
-        private = Path(tempfile.mkdtemp(prefix="followup-bot-wt-"))
+        private = Path(scratch.mkdtemp("followup-bot-wt-", scratch.checkout_size(self.local)))
         path = private / "tree"
         try:  # the files written by one process per core (git's own setting; most of the time is the kernel's)
             self.git("-c", "checkout.workers=0", "worktree", "add", "--detach", "--quiet", str(path),

@@ -10,10 +10,11 @@ Hydra's own node left out), are what the change did to every key a launch can se
 from __future__ import annotations
 
 import copy
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from bot import scratch
 
 if TYPE_CHECKING:
     from bot.hydra.app import HydraApp
@@ -142,8 +143,8 @@ def app_configs(history: Path, tree: Path, before: str, after: str, paths: list[
 
     out = []
     composers = Composer(), Composer()  # one per tree: each reads a config file once for every app
-    with tempfile.TemporaryDirectory(prefix="bot-config-tree-") as scratch:
-        old, new = Path(scratch) / "before", Path(scratch) / "after"
+    with scratch.temporary_directory("bot-config-tree-") as written:
+        old, new = Path(written) / "before", Path(written) / "after"
         for commit, into in ((before, old), (after, new)):
             into.mkdir()
             write_configs(history, commit, dirs, into)
