@@ -28,11 +28,40 @@ def relative(root: str, path: object) -> str | None:
     text = os.fspath(path)  # type: ignore[call-overload]
     if "\0" in text:
         return None  # names no file
-    resolved = os.path.realpath(text if os.path.isabs(text) else os.path.join(root, text))
+    resolved = _resolved(text if os.path.isabs(text) else os.path.join(root, text))
     if resolved == root:
         return ""
     prefix = root.rstrip(os.sep) + os.sep
     return resolved[len(prefix):] if resolved.startswith(prefix) else None
+
+
+def _resolved(path: str) -> str:
+    """`os.path.realpath(path)`, its directory's resolution remembered: a scan asks about thousands of files in a
+    few hundred directories, and resolving a path costs a system call per name on it. A remembered directory is
+    used only while its path still leads to the same directory (one `stat`); `forget` drops them all."""
+    head, name = os.path.split(path)
+    if not head or name in ("", ".", ".."):
+        return os.path.realpath(path)
+    try:
+        info = os.stat(head)
+    except (OSError, ValueError):
+        return os.path.realpath(path)
+    known = _directories.get(head)
+    if known is None or known[1] != (info.st_dev, info.st_ino):
+        if len(_directories) >= MAX_REMEMBERED:
+            _directories.clear()
+        known = _directories[head] = (os.path.realpath(head), (info.st_dev, info.st_ino))
+    candidate = os.path.join(known[0], name)
+    return os.path.realpath(candidate) if os.path.islink(candidate) else candidate
+
+
+MAX_REMEMBERED = 4096
+_directories: dict[str, tuple[str, tuple[int, int]]] = {}  # a directory's path -> (its real path, its identity)
+
+
+def forget() -> None:
+    """The directories resolved so far forgotten: called as a scan begins."""
+    _directories.clear()
 
 
 def _mode(root: str, path: object) -> int | None:

@@ -499,6 +499,21 @@ def test_a_key_an_option_sets_is_a_note_where_the_caller_may_choose_that_option(
     assert "extra/wide.yaml sets scale" in note.message
 
 
+def test_a_second_scan_reads_the_options_again(tmp_path: Path) -> None:
+    """A group's options are read once per scan for every launch that asks: a scan after an edit sees the edit."""
+    app = ("import hydra\n\n\n@hydra.main(config_path='conf', config_name='main', version_base=None)\n"
+           "def main(cfg):\n    pass\n")
+    root = make_repo(tmp_path / "repo", {
+        "app.py": app, "conf/main.yaml": "defaults:\n  - model: small\n",
+        "conf/model/small.yaml": "width: 2\n", "conf/model/large.yaml": "width: 8\ndepth: 4\n",
+        "run.sh": "python app.py \"$@\" model.depth=3\n", "again.sh": "python app.py \"$@\" model.depth=5\n"})
+    first, _ = compose_scan(root)
+    assert sorted((f.path, f.severity) for f in first.findings) == [("again.sh", "note"), ("run.sh", "note")]
+    (root / "conf/model/large.yaml").write_text("width: 8\n")
+    second, _ = compose_scan(root)
+    assert sorted((f.path, f.severity) for f in second.findings) == [("again.sh", "error"), ("run.sh", "error")]
+
+
 def test_a_doc_launch_with_an_elided_placeholder_is_not_composed(tmp_path: Path) -> None:
     """`<...>` is the doc's "your other arguments" as `...` is: a bash redirection if read as written."""
     doc = "```bash\npython3 -m verl.trainer.main_ppo <...> trainer.epochs_total=3\n```\n"

@@ -14,11 +14,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot import confined
 from bot.compose.context import ComposeContext
 from bot.context import Consoles
 from bot.discover import SourceFile, read_source
 from bot.hydra.compose import Composer
 from bot.hydra.entry import package_roots
+from bot.hydra.group_keys import forget as group_options_forget
 from bot.hydra.stores import StoredConfigs
 from bot.lang.consoles import console_scripts
 from bot.lang.focus import Focus
@@ -41,6 +43,8 @@ def scan_context(root: Path, listed: Iterable[SourceFile] = (), packaging: Itera
                  rules: Iterable[Rule] = (), focus: Focus | None = None) -> EngineContext:
     """The context of a scan of `root` that listed these files and packaging files (bot.discover.sources);
     `rules`: the enabled ones, `focus`: what a file must hold for them."""
+    confined.forget()  # links and files may have changed since the last scan of this process
+    group_options_forget()
     packaging = list(packaging)
     files = []
     real_root = os.path.realpath(root)

@@ -66,7 +66,7 @@ def main_arguments(file: PythonFile, function: str | None = None) -> Arguments:
 
 def _read(file: PythonFile, function: str | None) -> Arguments:
     text, tree = file.text, file.tree
-    if text is None or tree is None or "main" not in text or file.too_deep is not None:
+    if text is None or tree is None or "main" not in text:
         return NOT_FOUND
     reader = _Decorators(tree, decorator_names(text))
     found: Arguments | None = None  # the first in the file
@@ -76,9 +76,15 @@ def _read(file: PythonFile, function: str | None) -> Arguments:
             if arguments is None:
                 continue
             if node.name == function:
-                return arguments  # the one on `function`
+                found = arguments  # the one on `function`
+                break
             found = found or arguments
-    return found or NOT_FOUND
+        else:
+            continue
+        break
+    if found is None or file.too_deep is not None:  # weighed only for a file with an app: the costlier scan
+        return NOT_FOUND
+    return found
 
 
 class _Decorators:

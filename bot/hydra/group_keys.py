@@ -4,6 +4,7 @@ run with that option chosen (`./train.sh model=large`), and then a key its own c
 from __future__ import annotations
 
 from collections.abc import Collection
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -18,27 +19,43 @@ def option_setting(root: str, config_dirs: list[Path], key: str, chosen: Collect
     (its `# @package` header, else its group's path), hold `key`, as `group/option.yaml`; None when none does.
     `chosen`: groups (`model`, `db/engine`) the launch chooses itself, whose options a caller cannot pick;
     `root`: the repository (its real path), whose own files alone are read (bot.confined)."""
-    from bot.hydra.config_files import load_yaml
-    from bot.lang.yaml.packages import header_package
+    from bot.hydra.config_files import parse_yaml
 
     for base in config_dirs:
-        for count, name in enumerate(sorted(confined.files_below(root, base, (".yaml",)), key=_parts)):
-            if count >= MAX_OPTIONS:
-                break
-            relative = PurePosixPath(name)
-            if len(relative.parts) < 2 or "/".join(relative.parts[:-1]) in chosen:
-                continue  # a primary config, or an option the launch chooses itself
-            path = base / name
-            data = confined.read(root, path, MAX_BYTES)
-            if data is None:
-                continue  # too large to be an option
-            header = header_package(data)
-            package = ".".join(relative.parts[:-1]) if header is None else header
+        for relative, package, data in _options(root, base):
+            if "/".join(relative.parts[:-1]) in chosen:
+                continue  # an option the launch chooses itself
             if package and not key.startswith(package + "."):
                 continue
-            if _holds(load_yaml(root, path), key[len(package) + 1 :] if package else key):
+            if _holds(parse_yaml(data), key[len(package) + 1 :] if package else key):
                 return relative.as_posix()
     return None
+
+
+@lru_cache(maxsize=64)
+def _options(root: str, base: Path) -> list[tuple[PurePosixPath, str, bytes]]:
+    """The options below a config directory, in order: (name below it, package, bytes); read once per scan (a
+    scan's launches ask about the same directories; `forget` drops them as a scan begins)."""
+    from bot.lang.yaml.packages import header_package
+
+    out = []
+    for count, name in enumerate(sorted(confined.files_below(root, base, (".yaml",)), key=_parts)):
+        if count >= MAX_OPTIONS:
+            break
+        relative = PurePosixPath(name)
+        if len(relative.parts) < 2:
+            continue  # a primary config
+        data = confined.read(root, base / name, MAX_BYTES)
+        if data is None:
+            continue  # too large to be an option
+        header = header_package(data)
+        out.append((relative, ".".join(relative.parts[:-1]) if header is None else header, data))
+    return out
+
+
+def forget() -> None:
+    """The options read so far forgotten (a new scan: the files may have changed)."""
+    _options.cache_clear()
 
 
 def _parts(name: str) -> list[str]:
