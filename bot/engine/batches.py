@@ -134,13 +134,9 @@ class Batches:
     def _start(self, count: int) -> Forks | _Here:
         if self.jobs <= 1 or self.setup.facts is not None or count < PARALLEL_FROM or not can_fork():
             return _Here(self.setup)
-        if self.setup.compose is not None or self._adds_keys():
-            load_composing()  # each worker inherits it (the judge composes the launches such rules edit)
+        if self.setup.compose is not None:
+            load_composing()  # each worker inherits it
         return Forks(self.jobs, self.setup)
-
-    def _adds_keys(self) -> bool:
-        """Whether a rule adds keys to the launches it reaches (`ensure`): the judge then composes their edits."""
-        return any(rule.ensure for rule in self.setup.context.rules)
 
     def _chunks(self, files: list[SourceFile], of: int | None = None) -> Iterator[list[SourceFile]]:
         """`files` in chunks sized for `of` files (all of `files` unless given): small, as a few files hold most of
@@ -166,7 +162,7 @@ class Batches:
         change what a launch sets edit few launches (none on verl's tip), and reading every file first would cost
         the plain scan more than the bases it saves."""
         context = self.setup.context
-        if not isinstance(pool, Forks) or not self._adds_keys():
+        if not isinstance(pool, Forks) or not any(rule.ensure for rule in context.rules):
             return {}
         tokens = context.focus.tokens if context.focus is not None else None
         return self._places(pool, [s for s in todo if is_shell_family(s.kind)], tokens)
