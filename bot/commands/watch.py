@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from bot.commands.action import report_to_actions
 from bot.commands.output import (
+    EXIT_INTERNAL,
     EXIT_OK,
     baseline_for,
     baseline_options,
@@ -53,6 +54,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     watch.add_argument("--repo", help="as for run; in GitHub Actions the event's repository by default")
     watch.add_argument("--before", help="the commit before the change (in Actions: from the push event)")
     watch.add_argument("--after", help="the commit after the change (default: the default branch's tip)")
+    watch.add_argument("--upstream", nargs="?", const="", metavar="NAME|PATH|URL",
+                       help="the change is the upstream's (a registry name, a checkout, a git URL or owner/name; bare: "
+                            "the upstream the repository's bot.toml names): its rules run over --repo, the downstream, "
+                            "whose launches of the upstream compose against the upstream at --after")
+    watch.add_argument("--write", action="store_true",
+                       help="with --upstream: write the fixes into the downstream's working tree (a local path)")
     watch.add_argument("--config", type=Path)
     watch.add_argument("--group", choices=("rule", "all"))
     watch.add_argument("--dry-run", action="store_true", help="report only; open no pull request")
@@ -78,6 +85,11 @@ def main(args: argparse.Namespace) -> int:
     from bot import actions
     from bot.config import load_config
 
+    if getattr(args, "upstream", None) is not None:
+        return upstream_main(args)
+    if getattr(args, "write", False):
+        raise UserError("watch: --write works with --upstream; for the repository's own change use --dry-run or "
+                        "bot run --write")
     payload = actions.event() if actions.in_actions() else {}
     span = (args.before, args.after) if args.before else actions.push_range(payload)
     name = args.repo or (payload.get("repository") or {}).get("full_name") or os.environ.get("GITHUB_REPOSITORY")
@@ -121,6 +133,59 @@ def main(args: argparse.Namespace) -> int:
     for rule_id, reason in sorted(result.reasons.items()):
         print(f"{rule_id}: {reason}", file=sys.stderr)
     code = record_publish(report, result.published) if result.published is not None else EXIT_OK
+    emit(args, report)
+    if actions.in_actions():
+        report_to_actions(args, report, sorted(result.reasons), annotate=True)
+    return remaining_code(args, report, code)
+
+
+def upstream_main(args: argparse.Namespace) -> int:
+    """`watch --upstream`: the upstream's change, over the downstream --repo (bot.upstream.downstream_watch)."""
+    from bot import actions
+    from bot.config import load_config
+    from bot.upstream.downstream_watch import watch_downstream
+
+    if not args.before:
+        raise UserError("watch --upstream: expected --before SHA, the upstream's commit before the change")
+    name = args.repo or os.environ.get("GITHUB_REPOSITORY")
+    if not name:
+        raise UserError("watch --upstream: expected --repo, the downstream (or GITHUB_REPOSITORY in GitHub Actions)")
+    repo = load_config(args.config, repo=Path(name) if Path(name).is_dir() else None).resolve(name)
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if repo.path is None and actions.in_actions() and workspace and (Path(workspace) / ".git").exists():
+        repo = replace(repo, path=Path(workspace))
+    local_repository(repo.path, name)
+    if args.write and repo.path is None:
+        raise UserError(f"--repo {name}: --write edits a local working tree; give a local path")
+    if repo.path is not None:
+        git_repository(repo.path)
+    if not (args.dry_run or args.write) and unpublishable(repo):
+        say_local_dry_run(repo)
+        args.dry_run = True
+    elif not (args.dry_run or args.write) and (args.baseline is not None or args.no_baseline):
+        raise UserError("--baseline and --no-baseline work with --dry-run or --write; publishing uses the baseline "
+                        "committed in the repository (.followup-bot-baseline.json)")
+    rules = load_rules(args)
+    options = PublishOptions(group=args.group, allow_dirty=actions.in_actions(), compose_all=args.compose_all)
+    policy = InferPolicy(args.infer_confidence, args.inferred_as)
+    result = watch_downstream(repo, lambda root: load_config(args.config, repo=root), args.upstream or None, rules,
+                              args.before, args.after, options, bool(args.dry_run or args.write), baseline_for(args),
+                              policy, _jobs(args))
+    if not result.rules:
+        return nothing_triggered(result)
+    report = result.report
+    assert report is not None
+    for rule_id, reason in sorted(result.reasons.items()):
+        print(f"{rule_id}: {reason}", file=sys.stderr)
+    code = record_publish(report, result.published) if result.published is not None else EXIT_OK
+    if args.write:
+        from bot.engine.write import write_changes, write_summary
+
+        assert repo.path is not None
+        write_changes(repo.path, report)
+        if (unwritten := write_summary(report)) is not None:
+            print(f"bot: {unwritten}", file=sys.stderr)
+            code = EXIT_INTERNAL
     emit(args, report)
     if actions.in_actions():
         report_to_actions(args, report, sorted(result.reasons), annotate=True)

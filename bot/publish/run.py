@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -20,6 +20,9 @@ from bot.publish.forge import Forge, GitHubForge, RetryPolicy, auth_for
 from bot.publish.publisher import Group, Publisher, PublishResult, scan_errors
 from bot.publish.vcs import Remote, is_dirty, prepare_local
 from bot.rules.model import Rule
+
+# a tree to scan made from the worktree, with what keeps a report to the worktree's own files (publish's `laid`)
+Laying = Callable[[Path], AbstractContextManager[tuple[Path, Callable[[Report], Report]]]]
 
 
 @dataclass
@@ -59,7 +62,10 @@ def open_remote(repo: RepoConfig, token: str | None, url: str, shallow: bool = F
 
 
 def publish(repo: RepoConfig, rules: list[Rule], options: PublishOptions,
-            credentials: Credentials | None = None, forge: Forge | None = None) -> PublishResult:
+            credentials: Credentials | None = None, forge: Forge | None = None, laid: Laying | None = None
+            ) -> PublishResult:
+    """Scan the default branch and publish its follow-ups. `laid`: the tree to scan made from the worktree (`watch
+    --upstream` lays the upstream's packages beside it), with what keeps a report to the worktree's own files."""
     if repo.github is None:
         raise UserError(f"--repo {repo.name}: publishing needs the GitHub repository: set github = \"owner/name\" "
                         "for it in bot.toml")
@@ -81,20 +87,26 @@ def publish(repo: RepoConfig, rules: list[Rule], options: PublishOptions,
     if repo.path is not None and not options.allow_dirty and is_dirty(repo.path):
         raise UserError(f"{repo.path}: has uncommitted changes; commit or stash them, or pass --allow-dirty")
     with repo_lock(repo):
-        return _publish_locked(repo, rules, options, github, token, base_url)
+        return _publish_locked(repo, rules, options, github, token, base_url, laid)
+
+
+def _as_is(worktree: Path) -> AbstractContextManager[tuple[Path, Callable[[Report], Report]]]:
+    return nullcontext((worktree, lambda report: report))
 
 
 def _publish_locked(repo: RepoConfig, rules: list[Rule], options: PublishOptions, github: Forge,
-                    token: str | None, base_url: str) -> PublishResult:
+                    token: str | None, base_url: str, laid: Laying | None = None) -> PublishResult:
     remote = open_remote(repo, token, repo.fetch_url(base_url))
     default = repo.default_branch or remote.default_branch()
     remote.fetch(default, repo.branch_prefix)
     command = options.command
     publisher = Publisher(remote, repo, github, default, command, options.upstream_ref, options.notes)
     try:
-        with remote.worktree(default) as worktree:
-            full, groups = group_reports(worktree, rules, options.group or repo.group, options.compose,
+        with remote.worktree(default) as worktree, (laid or _as_is)(worktree) as (scanned, own):
+            full, groups = group_reports(scanned, rules, options.group or repo.group, options.compose,
                                          repo.github or repo.name, options.compose_since)
+            full = own(full)
+            groups = [replace(g, report=own(g.report)) for g in groups]
             return publisher.run(worktree, full, groups)
     finally:
         if isinstance(github, GitHubForge):
