@@ -144,3 +144,45 @@ def test_the_upstreams_change_opens_the_downstreams_pull_request(pair: Pair, tmp
         assert not any(p.startswith("upkg/") for p in listed)
     finally:
         fake.stop()
+
+
+def test_the_action_runs_it_from_a_repository_dispatch_of_the_upstreams_change(pair: Pair, tmp_path: Path) -> None:
+    """The downstream's workflow, dispatched by the upstream's (client_payload: before, after), the Action's step as
+    action.yml runs it, a dry run: the annotations and outputs name the downstream's launches."""
+    import os
+
+    from tests import action_step
+
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"action": "upstream-merged", "client_payload": {
+        "before": pair.base, "after": pair.renamed}, "repository": {"full_name": "acme/recipes"}}))
+    output = tmp_path / "output.txt"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "BOT_"))}
+    env.update({"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "repository_dispatch",
+                "GITHUB_EVENT_PATH": str(event), "GITHUB_REPOSITORY": "acme/recipes",
+                "GITHUB_WORKSPACE": str(pair.downstream), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+                "GITHUB_OUTPUT": str(output), "BOT_CACHE_DIR": str(tmp_path / "cache")})
+    proc = action_step.start({"dry-run": "true", "upstream": str(pair.upstream), "rules-dir": ""}, env,
+                             tmp_path / "runner-temp")
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "--upstream" in err and f"--before {pair.base} --after {pair.renamed}" in err
+    assert "::error file=scripts/train.sh,line=3" in out and "::error file=scripts/boost.sh,line=2" in out
+    values = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
+    assert any(r.startswith("inferred-config-optim-warmup") for r in json.loads(values["triggered"]))
+
+
+def test_an_upstream_input_without_its_change_is_one_line(pair: Pair, tmp_path: Path) -> None:
+    import os
+
+    from tests import action_step
+
+    event = tmp_path / "event.json"
+    event.write_text("{}")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "BOT_"))}
+    env.update({"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "workflow_dispatch", "GITHUB_EVENT_PATH": str(event),
+                "GITHUB_WORKSPACE": str(pair.downstream), "GITHUB_OUTPUT": str(tmp_path / "output.txt")})
+    proc = action_step.start({"upstream": "acme/upkg"}, env, tmp_path / "runner-temp")
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2
+    assert err.strip().splitlines()[-1].startswith("bot: error: action: input upstream-before: expected")

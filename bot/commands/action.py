@@ -9,6 +9,11 @@ and the SARIF file:
 - pull_request: `run --dry-run --check` over the files the pull request changes (no token needed, so
   it works on pull requests from forks), so only what the pull request brings is gated;
 - or the command the `command` input names: `watch`, `check` or `compose-check`.
+
+A downstream's workflow acts on its upstream's change with `watch --upstream` (bot.upstream.downstream_watch):
+the `upstream-before` input (or a repository_dispatch event whose client_payload has `before`) names the
+upstream's change, `upstream-after` (or the payload's `after`) its end, `upstream` the upstream (default: the one
+the repository's bot.toml names).
 """
 
 from __future__ import annotations
@@ -42,11 +47,17 @@ INPUTS = {
     "token": "a token to publish with (watch); a GitHub App is better: app-id and app-private-key",
     "app-id": "the GitHub App's id (watch publishes as the App)",
     "app-private-key": "the GitHub App's private key, PEM text",
+    "upstream": "watch an upstream's change over this repository: the upstream (a registry name, a git URL or "
+                "owner/name; default: the one bot.toml names) when upstream-before is given",
+    "upstream-before": "the upstream's commit before its change (default: a repository_dispatch payload's before)",
+    "upstream-after": "the upstream's commit after its change (default: the payload's after, else its default "
+                      "branch's tip)",
 }
 COMMANDS = ("auto", "watch", "check", "compose-check")
 PULL_EVENTS = ("pull_request", "pull_request_target")
 _SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 _WORD = re.compile(r"[A-Za-z0-9_.\-/]+")
+_SOURCE = re.compile(r"[A-Za-z0-9_.\-/:@+~]+")  # a registry name, owner/name or a git URL
 
 
 def env_name(name: str) -> str:
@@ -113,7 +124,7 @@ def command_line(event_name: str, payload: dict[str, object], workspace: Path) -
         shared += ["--baseline", str(_inside(workspace, baseline, "baseline"))]
     gate = ["--check"] if flag("fail-on-findings", True) else []
     if command == "watch":
-        return ["watch", *rules, *shared, *(["--dry-run"] if flag("dry-run", False) else [])]
+        return ["watch", *rules, *shared, *upstream_change(payload), *(["--dry-run"] if flag("dry-run", False) else [])]
     if command == "compose-check":
         return ["compose-check", "--repo", str(workspace), "--format", "github", *shared, *gate]
     files: list[str] = []
@@ -125,6 +136,27 @@ def command_line(event_name: str, payload: dict[str, object], workspace: Path) -
         if changed is not None:
             files = ["--files", *changed]
     return ["run", "--repo", str(workspace), "--dry-run", "--format", "github", *rules, *shared, *gate, *files]
+
+
+def upstream_change(payload: dict[str, object]) -> list[str]:
+    """watch's `--upstream [U] --before A [--after B]` when the inputs or a repository_dispatch payload name an
+    upstream's change; nothing otherwise (the repository's own change)."""
+    client = payload.get("client_payload")
+    sent = client if isinstance(client, dict) else {}
+    before = value("upstream-before") or str(sent.get("before") or "")
+    after = value("upstream-after") or str(sent.get("after") or "")
+    source = value("upstream") or str(sent.get("upstream") or "")
+    if not before:
+        if value("upstream") or value("upstream-after"):
+            raise UserError("action: input upstream-before: expected the upstream's commit before its change "
+                            "(or a repository_dispatch payload with before)")
+        return []
+    for name, given in (("upstream-before", before), ("upstream-after", after)):
+        if given and (not _WORD.fullmatch(given) or given.startswith("-")):
+            raise UserError(f"action: input {name}: {given!r} is not a commit; expected a SHA or a ref")
+    if source and (not _SOURCE.fullmatch(source) or source.startswith("-")):
+        raise UserError(f"action: input upstream: {source!r} is not a registry name, owner/name or a git URL")
+    return ["--upstream", *([source] if source else []), "--before", before, *(["--after", after] if after else [])]
 
 
 def changed_files(workspace: Path, payload: dict[str, object]) -> list[str] | None:

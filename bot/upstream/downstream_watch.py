@@ -112,10 +112,14 @@ def upstream_change(named: Named, history: Path, before: str, after: str | None)
 def package_dirs(named: Named, history: Path, commits: tuple[str, ...], downstream: Path) -> tuple[str, ...]:
     """Where the upstream's packages are in its tree (`pkg`, or `src/pkg`) at any of `commits`: those it is named
     for (bot.toml's `packages`, else its name), else those of its top-level packages the downstream runs or
-    searches (`-m pkg.main`, `pkg://pkg.config`)."""
-    found = _present(history, commits, named.upstream.packages)
-    if not found:
-        found = _present(history, commits, tuple(sorted(_named_in(downstream))))
+    searches (`-m pkg.main`, `pkg://pkg.config`); none the downstream holds a directory of."""
+    from bot.gitfiles import git_files
+
+    own = {f.split("/", 1)[0] for f in git_files(downstream) if "/" in f} | {
+        f.split("/", 2)[1] for f in git_files(downstream) if f.startswith("src/") and f.count("/") >= 2}
+    found = _present(history, commits, tuple(p for p in named.upstream.packages if p not in own))
+    if not found:  # never a package the downstream holds itself (its own `recipe`, where the upstream had one too)
+        found = _present(history, commits, tuple(sorted(_named_in(downstream) - own)))
     if not found:
         raise UserError(f"{named.setting}: {named.upstream.name} holds no package "
                         f"{', '.join(named.upstream.packages)} at {commits[-1][:12]}, nor one the downstream's "
