@@ -2,7 +2,8 @@
 
 The upstream `upkg` renames `optim.warmup` to `optim.schedule` (#12), then moves its entry point `upkg.main` to
 `upkg.trainer.main` (#13). The downstream runs `python3 -m upkg.main` with the old key, and has an app of its own
-whose config extends the upstream's through the search path `pkg://upkg.config`.
+whose config extends the upstream's through the search path `pkg://upkg.config`, in a package `recipe` the
+upstream has one of too.
 """
 
 from __future__ import annotations
@@ -61,7 +62,9 @@ def upstream_and_downstream(tmp_path: Path) -> Pair:
     up = make_repo(tmp_path / "upstream", {
         "upkg/__init__.py": "", "upkg/main.py": MAIN.format(where="config", key="warmup"),
         "upkg/config/trainer.yaml": TRAINER.format(key="warmup"),
-        "examples/run.sh": OWN_LAUNCH.format(module="upkg.main"), "README.md": "upkg\n"})
+        "examples/run.sh": OWN_LAUNCH.format(module="upkg.main"), "README.md": "upkg\n",
+        # a `recipe` package of the upstream's own, as verl had: the downstream's `recipe` is never replaced by it
+        "recipe/__init__.py": "", "recipe/main.py": "print('the upstream's recipe')\n"})
     base = git(up, "rev-parse", "HEAD").strip()
     (up / "upkg/config/trainer.yaml").write_text(TRAINER.format(key="schedule"))
     (up / "upkg/main.py").write_text(MAIN.format(where="config", key="schedule"))
