@@ -65,7 +65,8 @@ def publish(repo: RepoConfig, rules: list[Rule], options: PublishOptions,
             credentials: Credentials | None = None, forge: Forge | None = None, laid: Laying | None = None
             ) -> PublishResult:
     """Scan the default branch and publish its follow-ups. `laid`: the tree to scan made from the worktree (`watch
-    --upstream` lays the upstream's packages beside it), with what keeps a report to the worktree's own files."""
+    --upstream` lays the upstream's packages beside it; it may set `options.compose_since` to a commit of that
+    tree), with what keeps a report to the worktree's own files."""
     if repo.github is None:
         raise UserError(f"--repo {repo.name}: publishing needs the GitHub repository: set github = \"owner/name\" "
                         "for it in bot.toml")

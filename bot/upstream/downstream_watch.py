@@ -222,7 +222,8 @@ def _scan(laid: Laid, selected: list[Rule], label: str, options: PublishOptions,
     if options.compose:
         composing = drift_options(laid.root, options.compose_since) if options.compose_since else ComposeOptions()
     try:
-        report = scan(laid.root, selected, label=label, baseline=baseline, compose=composing, jobs=jobs)
+        report = scan(laid.root, selected, label=label, paths=set(laid.own), baseline=baseline, compose=composing,
+                      jobs=jobs)  # the downstream's files; the upstream's are read only as what they run
     finally:
         close_compose(composing)
     return laid.own_only(report)
@@ -231,7 +232,7 @@ def _scan(laid: Laid, selected: list[Rule], label: str, options: PublishOptions,
 def _published(repo: RepoConfig, config_at: Callable[[Path], Config], given: str | None, rules: list[Rule],
                before: str, after: str | None, options: PublishOptions, policy: InferPolicy) -> WatchResult:
     """Choose the rules over the default branch laid beside the upstream, then publish them (bot.publish.run, its
-    worktree laid the same way: the laid commits agree, so compose-check's `since` holds there)."""
+    worktree laid the same way)."""
     from bot.publish.credentials import api_url, from_environment
     from bot.publish.run import git_token, open_remote, publish, repo_lock
     from bot.upstream.watching import choose
@@ -247,7 +248,6 @@ def _published(repo: RepoConfig, config_at: Callable[[Path], Config], given: str
             history, change, packages = stack.enter_context(reading(named, before, after, worktree))
             with laid_tree(worktree, history, change.before, change.after, packages) as laid:
                 result, every, selected = choose(history, laid.root, rules, change, options, policy, publishing=True)
-                _since(options, laid)
         if not result.rules:
             return result
         if options.upstream_ref is None:
@@ -256,7 +256,7 @@ def _published(repo: RepoConfig, config_at: Callable[[Path], Config], given: str
         if policy.publish == "draft" and any(r.id in result.inferred_ids for r in result.rules):
             repo = replace(repo, draft=True)  # a rule the bot inferred is reviewed before it is merged
         result.published = publish(repo, every if group == "all" else selected, options, credentials,
-                                   laid=_laying(history, change, packages))
+                                   laid=_laying(history, change, packages, options))
     result.report = result.published.report
     if result.suggestions or result.not_understood:
         result.report.inferred = result.inferred()
@@ -272,13 +272,15 @@ def upstream_ref(named: Named, change: Change) -> str:
     return f"{upstream.name} {change.after[:12]}"
 
 
-def _laying(history: Path, change: Change, packages: tuple[str, ...]
+def _laying(history: Path, change: Change, packages: tuple[str, ...], options: PublishOptions
             ) -> Callable[[Path], AbstractContextManager[tuple[Path, Callable[[Report], Report]]]]:
-    """publish's `laid`: the worktree it checks out laid beside the upstream, and the report kept to its files."""
+    """publish's `laid`: the worktree it checks out laid beside the upstream (compose-check's `since` its first
+    commit), and the report kept to its files."""
 
     @contextmanager
     def lay(worktree: Path) -> Iterator[tuple[Path, Callable[[Report], Report]]]:
         with laid_tree(worktree, history, change.before, change.after, packages) as laid:
+            _since(options, laid)
             yield laid.root, laid.own_only
 
     return lay
