@@ -20,13 +20,13 @@ import os
 import shutil
 import subprocess
 import tarfile
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot import scratch
 from bot.errors import UserError
 from bot.gitfiles import git_files
 
@@ -58,8 +58,9 @@ class Laid:
 @contextmanager
 def laid_tree(downstream: Path, history: Path, before: str, after: str, packages: tuple[str, ...]) -> Iterator[Laid]:
     """The downstream at `downstream` with the packages of the upstream's `history` laid beside it (removed after)."""
-    scratch = Path(tempfile.mkdtemp(prefix="bot-downstream-"))
-    root = scratch / "tree"
+    room = scratch.checkout_size(downstream) + scratch.checkout_size(history)  # its files and the packages laid
+    made = Path(scratch.mkdtemp("bot-downstream-", room))
+    root = made / "tree"
     try:
         root.mkdir()
         own = [f for f in git_files(downstream) if not under(f, packages)]
@@ -78,7 +79,7 @@ def laid_tree(downstream: Path, history: Path, before: str, after: str, packages
         yield Laid(root, first, frozenset(f for f in own if (root / f).is_file() or (root / f).is_symlink()),
                    packages)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(made, ignore_errors=True)
 
 
 def under(path: str, dirs: tuple[str, ...]) -> bool:
