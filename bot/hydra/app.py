@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.hydra.decorator import COMPUTED, main_arguments, too_deep_to_read
+from bot.hydra.decorator import COMPUTED, main_arguments, main_helper, too_deep_to_read
 from bot.hydra.entry import entry_file, missing_reason, repository_dir, run_dir
 from bot.hydra.imported import imported_app
+from bot.hydra.main_helper import COMPUTED_VALUE, HelperCall, helper_arguments
 from bot.hydra.markers import CWD
 from bot.hydra.python_file import PythonFile, python_file
 from bot.hydra.search_path import app_search_path, not_there, primary_search_path, search_dir
@@ -164,8 +165,37 @@ def _decorated(context: ScanContext, path: Path, function: str | None, file: Pyt
         path = imported[0]  # Hydra reads the decorator, and its config_path, where the function is defined
         source = f"{os.path.relpath(path, context.root)} (imported by {source})"
         function_read = imported[1] or None
-        config_path, name, found, version_base = main_arguments(python_file(context, path), function_read)
-    return (path, source, config_path, name, version_base) if found else None
+        file = python_file(context, path)
+        config_path, name, found, version_base = main_arguments(file, function_read)
+    if not found:
+        return None
+    helper = main_helper(file, function_read)
+    if helper is not None:
+        config_path, name, version_base = _through_helper(context, path, helper, config_path, name, version_base)
+    return path, source, config_path, name, version_base
+
+
+def _through_helper(context: ScanContext, path: Path, helper: HelperCall, config_path: str | None,
+                    name: str | None, version_base: str | None) -> tuple[str | None, str | None, str | None]:
+    """The decorator's config_path, config_name and version_base as `**helper(...)` gives them
+    (bot.hydra.main_helper); a config_path or config_name it computes is COMPUTED followed by why."""
+    read = helper_arguments(context, path, helper)
+    if read.unread is not None:
+        return COMPUTED + f" (through {read.unread})", name, version_base
+    values = read.values
+    through = f" (through {helper.name}, which sets it at run time)"
+    if "config_path" in values:
+        given = values["config_path"]
+        config_path = COMPUTED + through if given == COMPUTED_VALUE else given
+    elif config_path == COMPUTED:
+        config_path = None  # the helper does not give it: Hydra's default
+    if "config_name" in values:
+        given = values["config_name"]
+        name = COMPUTED + through if given == COMPUTED_VALUE else given
+    if "version_base" in values:
+        given = values["version_base"]
+        version_base = None if given == COMPUTED_VALUE else given  # computed: the installed Hydra's behaviour
+    return config_path, name, version_base
 
 
 def _config_path(context: ScanContext, launch: Launch, path: Path, source: str, config_path: str | None,
@@ -178,8 +208,9 @@ def _config_path(context: ScanContext, launch: Launch, path: Path, source: str, 
         name = launch.config_name
     if launch.config_runtime:
         return AppProblem(f"{launch.config_runtime}: the config is chosen at run time", RUNTIME)
-    if config_path == COMPUTED:
-        return AppProblem(f"{source}: the app computes its config_path; it is known at run time", RUNTIME)
+    if config_path is not None and config_path.startswith(COMPUTED):
+        how = config_path[len(COMPUTED):]  # how, where it is given through a helper (_through_helper)
+        return AppProblem(f"{source}: the app computes its config_path{how}; it is known at run time", RUNTIME)
     if config_path is not None and config_path.startswith(CWD) and launch.config_path_dir is None:
         found = _at_run_dir(context, launch, path, source, config_path)
         if isinstance(found, AppProblem):
@@ -188,8 +219,9 @@ def _config_path(context: ScanContext, launch: Launch, path: Path, source: str, 
     if config_path is None:
         return AppProblem(f"{source}: the app declares no config_path: its config comes from Hydra's config store "
                           "(structured configs registered when it runs) or from the overrides alone", RUNTIME)
-    if name == COMPUTED:
-        return AppProblem(f"{source}: the app computes its config_name; it is known at run time", RUNTIME)
+    if name is not None and name.startswith(COMPUTED):
+        return AppProblem(f"{source}: the app computes its config_name{name[len(COMPUTED):]}; it is known at run "
+                          "time", RUNTIME)
     if launch.config_path_dir is not None:  # `--config-path=$(pwd)/conf`: where the script says
         named = repository_dir(launch.config_path_dir, launch.source_path)
         if named is None or named.startswith("/"):

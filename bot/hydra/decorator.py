@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.hydra.main_helper import HelperCall, helper_call
 from bot.hydra.path_expr import PathReader
 from bot.hydra.python_file import PythonFile, call_arguments, in_order, python_file, string
 
@@ -60,16 +61,26 @@ NOT_FOUND: Arguments = (None, None, False, None)
 
 
 def main_arguments(file: PythonFile, function: str | None = None) -> Arguments:
-    """The arguments of the file's `@hydra.main` on `function`, else of the first one; read once per text."""
+    """The arguments of the file's `@hydra.main` on `function`, else of the first one; read once per text.
+    Given through a helper (`**helper(config_path=...)`: main_helper), its config_path reads COMPUTED."""
+    return _main(file, function)[0]
+
+
+def main_helper(file: PythonFile, function: str | None = None) -> HelperCall | None:
+    """The `**helper(...)` that gives the arguments of the `@hydra.main` main_arguments reads, if any."""
+    return _main(file, function)[1]
+
+
+def _main(file: PythonFile, function: str | None) -> tuple[Arguments, HelperCall | None]:
     return file.fact(("hydra.main", function), lambda: _read(file, function))  # type: ignore[no-any-return]
 
 
-def _read(file: PythonFile, function: str | None) -> Arguments:
+def _read(file: PythonFile, function: str | None) -> tuple[Arguments, HelperCall | None]:
     text, tree = file.text, file.tree
     if text is None or tree is None or "main" not in text:
-        return NOT_FOUND
+        return NOT_FOUND, None
     reader = _Decorators(tree, decorator_names(text))
-    found: Arguments | None = None  # the first in the file
+    found: tuple[Arguments, HelperCall | None] | None = None  # the first in the file
     for node in in_order(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
         for decorator in node.decorator_list:
             arguments = reader.arguments(decorator)
@@ -83,7 +94,7 @@ def _read(file: PythonFile, function: str | None) -> Arguments:
             continue
         break
     if found is None or file.too_deep is not None:  # weighed only for a file with an app: the costlier scan
-        return NOT_FOUND
+        return NOT_FOUND, None
     return found
 
 
@@ -95,7 +106,7 @@ class _Decorators:
         self.names = names
         self._paths: PathReader | None = None  # made when a config_path is not a literal (it walks the module)
 
-    def arguments(self, node: ast.expr) -> Arguments | None:
+    def arguments(self, node: ast.expr) -> tuple[Arguments, HelperCall | None] | None:
         if not isinstance(node, ast.Call):
             return None
         func = node.func
@@ -105,13 +116,18 @@ class _Decorators:
             return None
         values: dict[str, str | None] = {"config_path": None, "config_name": None, "version_base": UNDECLARED}
         positional = ["config_path", "config_name", "version_base"]
-        for index, (keyword, value) in enumerate(call_arguments(node)):
+        spread = [k.value for k in node.keywords if k.arg is None]  # `**helper(...)`
+        helper = helper_call(spread[0]) if len(spread) == 1 else None
+        if spread:
+            values["config_path"] = COMPUTED  # unless the helper is read (bot.hydra.app)
+        given = [(k, v) for k, v in call_arguments(node) if not any(v is s for s in spread)]
+        for index, (keyword, value) in enumerate(given):
             key = keyword if keyword else (positional[index] if index < 3 else "")
             if key == "version_base":
                 values[key] = string(value)  # None, or an expression: the installed Hydra's behaviour
             elif key in values:
                 values[key] = self.literal(value)
-        return values["config_path"], values["config_name"], True, values["version_base"]
+        return (values["config_path"], values["config_name"], True, values["version_base"]), helper
 
     def literal(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes, type(None))):
