@@ -44,7 +44,8 @@ def check_script(path: str, context: ComposeContext, launches: list[Launch],
             composer.stats.unresolved.append((path, launch.line, ("partly checked: " if runs else "") + unswept))
             if not runs:
                 continue
-        found, composed = _compose_runs(path, context, launch, app, runs)
+        with context.stored.put_in():  # the repository's structured configs, where they are read
+            found, composed = _compose_runs(path, context, launch, app, runs)
         composer.stats.readings += composed
         for spot, (failing, message, where) in found.items():
             if spot in reported:
@@ -87,8 +88,10 @@ def _compose_runs(path: str, context: ComposeContext, launch: Launch, app: Hydra
             for override, message in failed:
                 stored = _NOT_LOADED.search(message)
                 if stored is not None and context.stored.may_register(stored.group(1)):
+                    unread = context.stored.unread(stored.group(1))
                     why = (path, launch.line, f"its config names {stored.group(1)}, which the repository "
-                                              "registers in Hydra's ConfigStore when it runs")
+                                              "registers in Hydra's ConfigStore when it runs"
+                                              + (f" ({unread})" if unread else ""))
                     if why not in composer.stats.unresolved:  # once, whatever the runs and ways
                         composer.stats.unresolved.append(why)
                     continue

@@ -1,16 +1,24 @@
 """Configs a repository registers in Hydra's ConfigStore when it runs (`cs.store(name=..., group=..., node=...)`).
 
-Such a config is not a file, so composing here cannot find it: a launch whose config names one is "not
-checked", not a finding ("Could not load 'task/vmas_balance_config'" when the package registers every
-task's schema at import). The calls are read as text, never run; a name or group built at run time
-(`name=f"{algo}_config"`) may be any.
+Such a config is not a file. Where its call and node are read (bot.hydra.store_calls: a dataclass of the
+repository or a dict literal, its name a literal or made in a loop over literals or an Enum's members), it is
+put in Hydra's ConfigStore while the launches compose (`put_in`: bot.hydra.structured_nodes). Any other is
+still looked for here: a launch whose config names one is "not checked", not a finding ("Could not load
+'task/vmas_balance_config'" when the package registers every task's schema at import). For that the calls are
+read as text, never run; a name or group built at run time (`name=f"{algo}_config"`) may be any.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from bot.hydra.py_modules import Modules
+from bot.hydra.store_calls import StoreReader
+from bot.hydra.structured_nodes import Registered, usable
 
 ANY = "\0any"  # a name or group the call computes
 _STORE = re.compile(r"\.store\(")
@@ -26,6 +34,23 @@ class StoredConfigs:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._calls: list[tuple[str | None, str]] | None = None
+        self._files: list[str] = []  # the files that may store configs
+        self._registered: Registered | None = None
+
+    @contextmanager
+    def put_in(self) -> Iterator[None]:
+        """The stored configs read (bot.hydra.store_calls) in Hydra's ConfigStore while the block runs."""
+        with self.registered().put_in():
+            yield
+
+    def registered(self) -> Registered:
+        """The configs the repository stores whose calls and nodes are read, to put in Hydra's ConfigStore."""
+        if self._registered is None:
+            self.calls()
+            reader = StoreReader(Modules(self.root))
+            nodes = [node for path in self._files for node in reader.nodes(Path(path))]
+            self._registered = Registered(usable(nodes), [n for n in nodes if n.node is None])
+        return self._registered
 
     def may_register(self, missing: str) -> bool:
         """Whether `group/name` (or `name`) may be a config the repository stores in the ConfigStore."""
@@ -38,6 +63,14 @@ class StoredConfigs:
                 return True
         return False  # a call computing both says nothing of which: a misspelt entry stays a finding
 
+    def unread(self, missing: str) -> str | None:
+        """Why a call that may store `group/name` (or `name`) is not read (bot.hydra.store_calls), or None."""
+        group, _, name = missing.rpartition("/")
+        for node in self.registered().unread:
+            if node.name in (None, name, f"{name}.yaml") and node.group in (None, group or None):
+                return f"{node.where}: {node.why}"
+        return None
+
     def calls(self) -> list[tuple[str | None, str]]:
         if self._calls is None:
             self._calls = []
@@ -49,6 +82,7 @@ class StoredConfigs:
                     continue
                 if b"ConfigStore" in data or b"config_store" in data:
                     self._calls += _store_calls(data.decode("utf-8", "replace"))
+                    self._files.append(path)
         return self._calls
 
     def _python_files(self) -> list[str]:
