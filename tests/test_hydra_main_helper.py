@@ -74,3 +74,21 @@ def test_a_helper_that_builds_its_dict_otherwise_is_not_read(tmp_path: Path,
             " of kiln/tools.py: called with arguments it does not name); it is known at run time") in err
     assert ("run.sh:2: launch not checked: kiln/local.py: the app computes its config_path (through local_kwargs is "
             "imported from elsewhere, which is not in the repository); it is known at run time") in err
+
+
+def test_compose_check_files_composes_only_those_files(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(tmp_path / "r", {**CONFIG, "kiln/bake.py": app('config_path="settings", config_name="main", '
+                                                                    "version_base=None", ""),
+                                      "a.sh": "python kiln/bake.py batchsize=8\n",
+                                      "b.sh": "python kiln/bake.py labels=x\n"})
+    monkeypatch.chdir(repo)
+    for files, expected in ((["a.sh"], [("a.sh", "batchsize")]), ([str(repo / "b.sh")], [("b.sh", "labels")]),
+                            ([], [])):
+        code = main(["compose-check", "--repo", ".", "--format", "json", "--files", *files])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert [(f["path"], f["key"]) for f in json.loads(out)["findings"]] == expected
+        assert f"compose-check: {len(expected)} of {len(expected)} launches composed" in err
+    assert main(["compose-check", "--repo", ".", "--since", "HEAD", "--files", "a.sh"]) == 2
+    assert "--files: not with --since" in capsys.readouterr().err

@@ -18,9 +18,11 @@ from bot.commands.output import (
     file_timeout_option,
     git_repository,
     local_repository,
+    relative,
     remaining_code,
     sarif_option,
 )
+from bot.errors import UserError
 from bot.report import FORMATS
 
 
@@ -43,6 +45,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                               "keys the YAML changed since SHA renamed are fixed")
     compose.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     compose.add_argument("--verbose", action="store_true", help="list each launch not checked, and why")
+    compose.add_argument("--files", nargs="*", metavar="PATH",
+                         help="compose only these files' launches (against the whole repository's config)")
     baseline_options(compose, write=False)
     file_timeout_option(compose)
 
@@ -55,7 +59,10 @@ def main(args: argparse.Namespace) -> int:
     from bot.engine.write import write_changes, write_summary
 
     if args.since:
+        if args.files is not None:
+            raise UserError("--files: not with --since (drift is reported for the whole repository)")
         commit_in(git_repository(root), args.since, "--since")
+    only = {relative(root, f) for f in args.files} if args.files is not None else None
     seconds = args.file_timeout or None
     from bot.commands.progress import Progress
 
@@ -65,7 +72,7 @@ def main(args: argparse.Namespace) -> int:
             report, stats = drift_scan(root, args.since, args.repo, seconds, baseline_for(args), progress, jobs)
         else:
             report, stats = compose_scan(root, label=args.repo, seconds=seconds, baseline=baseline_for(args),
-                                         progress=progress, jobs=jobs)
+                                         progress=progress, jobs=jobs, paths=only)
     if args.write:
         write_changes(root, report)
     emit(args, report)

@@ -63,15 +63,16 @@ def scan(root: Path, rules: list[Rule], *, label: str | None = None, paths: set[
 def compose_scan(root: Path, label: str | None = None, since: str | None = None,
                  seconds: float | None = DEFAULT_SECONDS, known: set[Key] | None = None,
                  baseline: Baseline | None = None, progress: Callable[[int, int], None] | None = None,
-                 jobs: int = 1) -> tuple[Report, ComposeStats]:
+                 jobs: int = 1, paths: set[str] | None = None) -> tuple[Report, ComposeStats]:
     """compose-check: a scan of every shell-family file (scripts, docs, notebooks, workflows) with only the
     compose checker; `+` fixes verified by composing again. `since`: a commit whose config the keys it
     renamed since are fixed from; `known`: failures (path, key, value) not to report, those older than a
-    change (bot.engine.drift). `baseline`: as for scan (None: the repository's own, if it has one)."""
+    change (bot.engine.drift). `baseline`: as for scan (None: the repository's own, if it has one). `paths`: only
+    these files' launches are composed (`--files`), against the whole repository's config."""
     renames = tuple(config_renames(root.resolve(), since)) if since else ()
     options = ComposeOptions(renames, frozenset(known) if known is not None else None)
-    scanned = scan_all(root, [], label=label, jobs=jobs, seconds=seconds, baseline=baseline, progress=progress,
-                       compose=options, alone=True)
+    scanned = scan_all(root, [], label=label, paths=paths, jobs=jobs, seconds=seconds, baseline=baseline,
+                       progress=progress, compose=options, alone=True)
     assert scanned.composed is not None and scanned.stats is not None
     return scanned.composed, scanned.stats
 
@@ -82,7 +83,7 @@ def scan_all(root: Path, rules: list[Rule], *, label: str | None = None, paths: 
              compose: ComposeOptions | None = None, alone: bool = False) -> Scanned:
     """The one scan: each file read once, by its front end, for every checker the scan runs (the rules'
     evaluator; compose-check with `compose`, over every shell-family file the repository lists, whatever
-    `paths`; `alone`: compose-check only, listing only those files).
+    `paths`; `alone`: compose-check only, listing only those files, and composing only `paths` where given).
 
     With a `memo`, files it holds a result for are not checked again by the rules (not when rules compose
     configs: those results depend on the whole config tree; nor is what composing finds ever cached). A
@@ -126,7 +127,8 @@ def scan_all(root: Path, rules: list[Rule], *, label: str | None = None, paths: 
     checking = {s.path for s in todo}
     hits = {} if reuse is None else {s.path: hit for s in files if s.path not in checking
                                      and (hit := reuse.hit(s.path)) is not None}
-    composing = [s for s in listed if is_shell_family(s.kind)] if compose is not None else []
+    composing = [s for s in listed if is_shell_family(s.kind) and (not alone or paths is None or s.path in paths)
+                 ] if compose is not None else []
     setup = Setup(context, facts, config_dirs, seconds, packages,
                   compose=Composing(compose, report.baseline) if compose is not None else None)
     with Batches(setup, jobs, progress) as batches:
