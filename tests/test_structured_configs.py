@@ -151,8 +151,8 @@ def test_the_config_store_is_left_as_it_was(tmp_path: Path, capsys: pytest.Captu
     assert {key: dict(value) if isinstance(value, dict) else value for key, value in after.items()} == before
 
 
-UNREAD = REGISTER.replace("from forge.schemas import FurnaceSchema, Metal",
-                          "from elsewhere import OutsideSchema\nfrom forge.schemas import FurnaceSchema, Metal").replace(
+IMPORTS = "from forge.schemas import FurnaceSchema, Metal"
+UNREAD = REGISTER.replace(IMPORTS, "from elsewhere import OutsideSchema\n" + IMPORTS).replace(
     'node=FurnaceSchema)', 'node=OutsideSchema)\n    for name in pick_names():\n'
                            '        cs.store(group="furnace", name=name, node=FurnaceSchema)')
 
