@@ -183,7 +183,7 @@ def _through_helper(context: ScanContext, path: Path, helper: HelperCall, config
     if read.unread is not None:
         return COMPUTED + f" (through {read.unread})", name, version_base
     values = read.values
-    through = f" (through {helper.name}, which sets it at run time)"
+    through = f" (through {helper.name}, not as a literal)"
     if "config_path" in values:
         given = values["config_path"]
         config_path = COMPUTED + through if given == COMPUTED_VALUE else given

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.hydra.entry import source_roots
+from bot.hydra.py_modules import Modules
 from bot.hydra.python_file import python_file
 
 if TYPE_CHECKING:
@@ -179,9 +181,8 @@ def _definition(context: ScanContext, path: Path, name: str) -> tuple[ast.Functi
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 if (alias.asname or alias.name) == name:
-                    from bot.hydra.imported import _module_file  # as an entry's imports (a cycle at import)
-
-                    target = _module_file(context, path, node.level, node.module or "")
+                    modules = Modules(root, source_roots(context))  # as an entry's imports are looked for
+                    target = modules.module_file(path, node.level, node.module or "")
                     if target is None:
                         return f"{name} is imported from {node.module or '.'}, which is not in the repository"
                     other = python_file(context, target).tree

@@ -29,8 +29,9 @@ class Defined:
 class Modules:
     """The Python files of one repository, parsed when first asked."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, roots: tuple[str, ...] = SOURCE_ROOTS) -> None:
         self.root = root
+        self.roots = roots  # where an absolute import is looked for, relative to the root (bot.hydra.entry)
         self._trees: dict[Path, ast.Module | None] = {}
 
     def tree(self, path: Path) -> ast.Module | None:
@@ -49,7 +50,7 @@ class Modules:
                 base = base.parent
             bases = [base]
         else:
-            bases = [path.parent, *(self.root / r if r else self.root for r in SOURCE_ROOTS)]
+            bases = [path.parent, *(self.root / r if r else self.root for r in self.roots)]
         for base in bases:
             stem = os.path.join(base, *parts)
             for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
