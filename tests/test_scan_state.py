@@ -40,6 +40,9 @@ PURE_CACHES = {
 PROCESS_STATE = {
     "bot.secrets._SECRETS": "the tokens this process was given, removed from everything it prints: the process's own",
     "bot.hydra.hydra_steps._read": "Hydra's own configs as its installed package holds them: no repository's",
+    "bot.hydra.structured_nodes._MADE": "the classes made of a scan's stored schemas, each by a name unique in the "
+                                        "process and held weakly (while that scan's nodes hold it), for pickle to "
+                                        "find again: no scan looks up another's",
 }
 
 _CACHES = {"lru_cache", "cache"}

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import itertools
+import uuid
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Optional
@@ -22,7 +23,17 @@ from bot.hydra.store_calls import StoredNode
 
 _SCALAR_TYPES: dict[str, type] = {"int": int, "float": float, "str": str, "bool": bool, "bytes": bytes}
 _ABSENT = object()
-_COUNT = itertools.count()
+# the classes made here, by their names: held weakly, only while their scan's nodes hold them
+_MADE: weakref.WeakValueDictionary[str, type] = weakref.WeakValueDictionary()
+
+
+def __getattr__(name: str) -> type:
+    """A class made here, by its name: how pickle finds it again (a composed base holding it is copied by a
+    pickling round trip: bot.hydra.applied)."""
+    try:
+        return _MADE[name]
+    except KeyError:
+        raise AttributeError(name) from None
 
 
 def usable(nodes: list[StoredNode]) -> dict[tuple[str | None, str], StoredNode]:
@@ -109,10 +120,9 @@ def make_class(spec: ClassSpec | None, classes: dict[int, type]) -> type:
     if id(spec) not in classes:
         fields = [(f.name, _type(f.type, classes), _field(f, classes)) for f in spec.fields]
         made = dataclasses.make_dataclass(spec.name, fields)
-        # found again by its name in this module, so that a base holding it pickles (bot.hydra.applied copies so)
-        made.__qualname__ = f"_made_{next(_COUNT)}_{spec.name}"
+        made.__qualname__ = f"_made_{uuid.uuid4().hex}_{spec.name}"  # found again by it: see __getattr__
         made.__module__ = __name__
-        globals()[made.__qualname__] = made
+        _MADE[made.__qualname__] = made
         classes[id(spec)] = made
     return classes[id(spec)]
 
