@@ -34,6 +34,7 @@ PURE_CACHES = {
     "bot.hydra.config_files:_parse_yaml": "the data of one YAML text",
     "bot.hydra.hydra_steps:_package_source": "the class reading Hydra's own package configs once: Hydra's class",
     "bot.hydra.source:_quick_loader": "OmegaConf's YAML loader on libyaml, built once; no argument",
+    "bot.scratch:_ram_backed": "whether this machine's /dev/shm is a tmpfs the process may write to; no argument",
 }
 
 # "module.NAME" -> why a module-level container that functions change holds no repository's fact
@@ -43,6 +44,8 @@ PROCESS_STATE = {
     "bot.hydra.structured_nodes._MADE": "the classes made of a scan's stored schemas, each by a name unique in the "
                                         "process and held weakly (while that scan's nodes hold it), for pickle to "
                                         "find again: no scan looks up another's",
+    "bot.confined._directories": "the real path of a directory, used only while its path still leads to the same "
+                                 "directory (device and inode, checked on each use): the file system's, as it is",
 }
 
 _CACHES = {"lru_cache", "cache"}

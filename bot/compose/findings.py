@@ -5,6 +5,7 @@ rule behind them."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from bot.hydra.app import HydraApp
 from bot.hydra.renames import Rename, rename_fix
@@ -49,7 +50,8 @@ def override_finding(path: str, override: Override, message: str, launch: Launch
 _MISSING = "is not in struct"  # Hydra's words for a key the composed config lacks
 
 
-def chosen_by_caller(finding: Finding, app: HydraApp, key: str, message: str, launch: Launch) -> None:
+def chosen_by_caller(finding: Finding, app: HydraApp, key: str, message: str, launch: Launch,
+                     memo: dict[tuple[object, ...], Any] | None = None) -> None:
     """A key the config lacks, in a launch that passes on its caller's arguments (`"$@"`), which an option
     of a config group sets: the caller may choose that option (unless the launch chooses that group
     itself), so this is a note, naming it."""
@@ -59,7 +61,7 @@ def chosen_by_caller(finding: Finding, app: HydraApp, key: str, message: str, la
         return
     dirs = [d for d in (app.config_dir, *map(Path, app.search_path)) if d is not None]
     chosen = {o.key.replace(".", "/") for o in launch.overrides}
-    option = option_setting(str(app.root), dirs, key, chosen)
+    option = option_setting(str(app.root), dirs, key, chosen, memo)
     if option is not None:
         finding.severity = NOTE
         finding.message += (f"; the launch passes on its caller's arguments, and the config group option "

@@ -57,7 +57,7 @@ def check_script(path: str, context: ComposeContext, launches: list[Launch],
             else:
                 finding = override_finding(path, override, message, launch, renames or [])
                 if launch.caller_args:
-                    chosen_by_caller(finding, app, override.key, message, launch)
+                    chosen_by_caller(finding, app, override.key, message, launch, context.apps)
             if len(where) < composed:  # not in every way the script runs: name the one
                 finding.message += describe(where[0])
             finding.scope = (launch.lines,)

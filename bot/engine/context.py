@@ -20,7 +20,6 @@ from bot.context import Consoles
 from bot.discover import SourceFile, read_source
 from bot.hydra.compose import Composer
 from bot.hydra.entry import package_roots
-from bot.hydra.group_keys import forget as group_options_forget
 from bot.hydra.stores import StoredConfigs
 from bot.lang.consoles import console_scripts
 from bot.lang.focus import Focus
@@ -43,8 +42,7 @@ def scan_context(root: Path, listed: Iterable[SourceFile] = (), packaging: Itera
                  rules: Iterable[Rule] = (), focus: Focus | None = None) -> EngineContext:
     """The context of a scan of `root` that listed these files and packaging files (bot.discover.sources);
     `rules`: the enabled ones, `focus`: what a file must hold for them."""
-    confined.forget()  # links and files may have changed since the last scan of this process
-    group_options_forget()
+    confined.forget()  # links may have changed since the last scan of this process
     packaging = list(packaging)
     files = []
     real_root = os.path.realpath(root)

@@ -4,7 +4,6 @@ run with that option chosen (`./train.sh model=large`), and then a key its own c
 from __future__ import annotations
 
 from collections.abc import Collection
-from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -14,15 +13,22 @@ MAX_OPTIONS = 2000  # option files looked at, per config directory
 MAX_BYTES = 512 * 1024
 
 
-def option_setting(root: str, config_dirs: list[Path], key: str, chosen: Collection[str] = ()) -> str | None:
+def option_setting(root: str, config_dirs: list[Path], key: str, chosen: Collection[str] = (),
+                   memo: dict[tuple[object, ...], Any] | None = None) -> str | None:
     """The first option of a config group (a YAML file below a config directory) whose keys, at its package
     (its `# @package` header, else its group's path), hold `key`, as `group/option.yaml`; None when none does.
     `chosen`: groups (`model`, `db/engine`) the launch chooses itself, whose options a caller cannot pick;
-    `root`: the repository (its real path), whose own files alone are read (bot.confined)."""
+    `root`: the repository (its real path), whose own files alone are read (bot.confined); `memo`: the scan's
+    (ScanContext.apps), where each directory's options are kept once read: a scan's launches ask about the same."""
     from bot.hydra.config_files import parse_yaml
 
+    memo = {} if memo is None else memo
     for base in config_dirs:
-        for relative, package, data in _options(root, base):
+        ident = ("group options", root, str(base))
+        if ident not in memo:
+            memo[ident] = _options(root, base)
+        options: list[tuple[PurePosixPath, str, bytes]] = memo[ident]
+        for relative, package, data in options:
             if "/".join(relative.parts[:-1]) in chosen:
                 continue  # an option the launch chooses itself
             if package and not key.startswith(package + "."):
@@ -32,10 +38,8 @@ def option_setting(root: str, config_dirs: list[Path], key: str, chosen: Collect
     return None
 
 
-@lru_cache(maxsize=64)
 def _options(root: str, base: Path) -> list[tuple[PurePosixPath, str, bytes]]:
-    """The options below a config directory, in order: (name below it, package, bytes); read once per scan (a
-    scan's launches ask about the same directories; `forget` drops them as a scan begins)."""
+    """The options below a config directory, in order: (name below it, package, bytes)."""
     from bot.lang.yaml.packages import header_package
 
     out = []
@@ -51,11 +55,6 @@ def _options(root: str, base: Path) -> list[tuple[PurePosixPath, str, bytes]]:
         header = header_package(data)
         out.append((relative, ".".join(relative.parts[:-1]) if header is None else header, data))
     return out
-
-
-def forget() -> None:
-    """The options read so far forgotten (a new scan: the files may have changed)."""
-    _options.cache_clear()
 
 
 def _parts(name: str) -> list[str]:
