@@ -136,6 +136,7 @@ class Batches:
             return _Here(self.setup)
         if self.setup.compose is not None:
             load_composing()  # each worker inherits it
+            self.setup.context.stored.registered()  # and the configs the repository stores (one walk of its Python)
         return Forks(self.jobs, self.setup)
 
     def _chunks(self, files: list[SourceFile], of: int | None = None) -> Iterator[list[SourceFile]]:
