@@ -39,7 +39,9 @@ fresh downstream repository at A and
 
 (HISTORY: the corpus's history clone; no `--rules`). Each diff is scored against the upgrade:
 - covered: the upgrade's counted lines the diff holds (same path at A, same side, same text);
-- right: the diff's lines the humans' A..B diff of the directory holds (the same key).
+- right: the diff's lines the humans' A..B diff of the directory holds (the same key). The others are listed
+  (`wrong`); `in_deleted` counts those in files the humans deleted by B. A line a later commit of the span
+  rewrote again is not right (the net A..B diff holds only its last text).
 Per upgrade the changes' diffs are merged (a line two runs both write counts once) and scored the same way.
 """
 
@@ -214,10 +216,11 @@ class Score:
     right: int
     missed: list[str]  # counted lines the bot's diff lacks
     wrong: list[str]  # bot lines the humans' diff lacks
+    in_deleted: int = 0  # of the wrong ones, those in files the humans deleted by B
 
     def as_dict(self) -> dict[str, Any]:
         return {"counted": self.counted, "covered": self.covered, "bot_lines": self.bot_lines, "right": self.right,
-                "missed": self.missed, "wrong": self.wrong}
+                "in_deleted": self.in_deleted, "missed": self.missed, "wrong": self.wrong}
 
 
 def diff_keys(files: list[FileDiff]) -> Counter[Key]:
@@ -225,14 +228,16 @@ def diff_keys(files: list[FileDiff]) -> Counter[Key]:
     return Counter((f.path, line.sign, line.text.rstrip()) for f in files for line in f.lines)
 
 
-def score(counted_lines: list[dict[str, Any]], human: Counter[Key], bot: Counter[Key]) -> Score:
+def score(counted_lines: list[dict[str, Any]], human: Counter[Key], bot: Counter[Key],
+          deleted: frozenset[str] = frozenset()) -> Score:
     """Covered and right (module docstring) of the bot's lines against an upgrade's counted lines and the
-    humans' diff of the directory."""
+    humans' diff of the directory (`deleted`: the files it deletes, whose wrong lines are also counted apart)."""
     den: Counter[Key] = Counter((c["path"], c["sign"], c["text"].rstrip()) for c in counted_lines)
     covered = den & bot
     right = bot & human
+    wrong = bot - right
     return Score(sum(den.values()), sum(covered.values()), sum(bot.values()), sum(right.values()),
-                 _listed(den - covered), _listed(bot - right))
+                 _listed(den - covered), _listed(wrong), sum(n for (p, _, _), n in wrong.items() if p in deleted))
 
 
 def _listed(keys: Counter[Key]) -> list[str]:
@@ -275,21 +280,23 @@ def baseline(corpus: Corpus, doc: dict[str, Any], only: list[str]) -> dict[str, 
     for u in doc["upgrades"]:
         if only and u["name"] not in only:
             continue
-        human = diff_keys(span_diff(corpus, u["A"], u["B"], u["dir"]))
+        human_files = span_diff(corpus, u["A"], u["B"], u["dir"])
+        human = diff_keys(human_files)
+        deleted = frozenset(f.path for f in human_files if f.status == "D")
         per_change, diffs = [], []
         for c in u["changes"]:
             lines, run = run_watch(corpus, u, changes[c["name"]])
             diffs.append(lines)
-            s = score(u["counted"], human, lines)
+            s = score(u["counted"], human, lines, deleted)
             mine = [line for line in u["counted"] if c["name"] in line["changes"]]
             per_change.append({"name": c["name"], "pr": c["pr"], **run, "own_counted": len(mine),
                                "own_covered": score(mine, human, lines).covered, **s.as_dict()})
             print(f"  {u['name']} {c['name']}: covered {s.covered}/{s.counted}, right {s.right}/{s.bot_lines}"
                   f" ({run['seconds']} s, exit {run['exit']})", file=sys.stderr)
-        total = score(u["counted"], human, merge(diffs))
+        total = score(u["counted"], human, merge(diffs), deleted)
         rows.append({"name": u["name"], "dir": u["dir"], "A": u["A"], "B": u["B"], **total.as_dict(),
                      "changes": per_change})
-    sums = {k: sum(r[k] for r in rows) for k in ("counted", "covered", "bot_lines", "right")}
+    sums = {k: sum(r[k] for r in rows) for k in ("counted", "covered", "bot_lines", "right", "in_deleted")}
     return {
         "issue": 43,
         "about": "The baseline of the upgrade set (tests/realworld/upgrade_set/set.json): `bot watch --upstream` "
@@ -307,7 +314,9 @@ def baseline(corpus: Corpus, doc: dict[str, Any], only: list[str]) -> dict[str, 
 
 
 def _head() -> str:
-    out = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    """The last commit that changed bot/ (the bot the baseline ran)."""
+    out = subprocess.run(["git", "-C", str(HERE), "log", "-1", "--format=%h", "--", "bot"], capture_output=True,
+                         text=True)
     return out.stdout.strip()
 
 
@@ -316,13 +325,15 @@ def _pct(a: int, b: int) -> float | None:
 
 
 def table(result: dict[str, Any]) -> str:
-    out = ["| upgrade | changes (PR) | counted | covered | right / bot lines |", "|---|---|---:|---:|---:|"]
+    out = ["| upgrade | changes (PR) | counted | covered | right / bot lines | not right, in deleted files |",
+           "|---|---|---:|---:|---:|---:|"]
     for r in result["rows"]:
         prs = ", ".join(f"#{c['pr']}" if c["pr"] else c["name"] for c in r["changes"])
-        out.append(f"| {r['name']} | {prs} | {r['counted']} | {r['covered']} | {r['right']}/{r['bot_lines']} |")
+        out.append(f"| {r['name']} | {prs} | {r['counted']} | {r['covered']} | {r['right']}/{r['bot_lines']} | "
+                   f"{r['in_deleted']} |")
     t = result["totals"]
     out.append(f"| **all ({t['upgrades']})** | | **{t['counted']}** | **{t['covered']} ({t['covered_pct']}%)** | "
-               f"**{t['right']}/{t['bot_lines']} ({t['right_pct']}%)** |")
+               f"**{t['right']}/{t['bot_lines']} ({t['right_pct']}%)** | {t['in_deleted']} |")
     return "\n".join(out)
 
 

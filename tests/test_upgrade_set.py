@@ -122,6 +122,10 @@ def test_covered_counts_counted_lines_the_bot_wrote_and_right_the_bot_lines_the_
     assert (s.counted, s.covered, s.bot_lines, s.right) == (4, 3, 4, 3)
     assert s.missed == ["examples/other.sh +    trainer.warmup_steps=1"]
     assert s.wrong == ["examples/other.sh +    trainer.warmup_steps=1 # renamed"]
+    assert s.in_deleted == 0
+    # the humans deleted other.sh later in the span: its wrong line is counted apart too, and still not right
+    apart = upgrade_set.score(COUNTED, human, bot, frozenset({"examples/other.sh"}))
+    assert (apart.right, apart.in_deleted) == (3, 1)
 
 
 def test_two_changes_writing_the_same_line_count_it_once_in_the_upgrade() -> None:
@@ -130,7 +134,7 @@ def test_two_changes_writing_the_same_line_count_it_once_in_the_upgrade() -> Non
     s = upgrade_set.score(COUNTED, human, upgrade_set.merge(runs))
     assert (s.covered, s.bot_lines, s.right) == (3, 4, 3)
     assert upgrade_set.score(COUNTED, human, upgrade_set.merge([])).as_dict() == {
-        "counted": 4, "covered": 0, "bot_lines": 0, "right": 0, "missed": sorted(
+        "counted": 4, "covered": 0, "bot_lines": 0, "right": 0, "in_deleted": 0, "missed": sorted(
             f"{c['path']} {c['sign']}{c['text']}" for c in COUNTED), "wrong": []}
 
 
