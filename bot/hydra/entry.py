@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -221,3 +222,24 @@ class RepositoryEntries:
             path = moved.module.replace(".", "/")
             self.looked.update(posixpath.join(base, path + ".py") for base in source_roots(self.context))
         return found is not None
+
+
+def imported_module_file(root: Path, roots: Iterable[str], path: Path, level: int, module: str) -> Path | None:
+    """The repository file of a module imported by the file at `path`: relative imports (`level` dots) from its
+    package, absolute ones from its directory and the source roots (`roots`, relative to `root`)."""
+    parts = [p for p in module.split(".") if p]
+    if not all(p.isidentifier() for p in parts):
+        return None
+    if level:
+        base = path.parent
+        for _ in range(level - 1):
+            base = base.parent
+        bases = [base]
+    else:
+        bases = [path.parent, *(root / r if r else root for r in roots)]
+    for base in bases:
+        stem = os.path.join(base, *parts)
+        for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+            if os.path.isfile(candidate) and inside(root, Path(candidate)):
+                return Path(candidate)
+    return None

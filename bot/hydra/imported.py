@@ -9,12 +9,11 @@ imported); followed through a few re-exports (`pkg/__init__.py` importing from `
 from __future__ import annotations
 
 import ast
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.hydra.decorator import decorator_names
-from bot.hydra.entry import inside, source_roots
+from bot.hydra.entry import imported_module_file, source_roots
 from bot.hydra.python_file import python_file
 
 if TYPE_CHECKING:
@@ -138,20 +137,4 @@ def _called(tree: ast.Module) -> list[str]:
 
 def _module_file(context: ScanContext, path: Path, level: int, module: str) -> Path | None:
     """The repository file of an imported module (relative imports from the file's own package)."""
-    root = context.root
-    parts = [p for p in module.split(".") if p]
-    if not all(p.isidentifier() for p in parts):
-        return None
-    if level:
-        base = path.parent
-        for _ in range(level - 1):
-            base = base.parent
-        bases = [base]
-    else:
-        bases = [path.parent, *(root / r if r else root for r in source_roots(context))]
-    for base in bases:
-        stem = os.path.join(base, *parts)
-        for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
-            if os.path.isfile(candidate) and inside(root, Path(candidate)):
-                return Path(candidate)
-    return None
+    return imported_module_file(context.root, source_roots(context), path, level, module)

@@ -6,11 +6,10 @@ import X`, relative too; `import pkg.mod as m` then `m.X`), through a few hops. 
 from __future__ import annotations
 
 import ast
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.hydra.entry import SOURCE_ROOTS, inside
+from bot.hydra.entry import SOURCE_ROOTS, imported_module_file
 from bot.pyparse import TooDeep, parse_ast
 
 MAX_HOPS = 6
@@ -41,22 +40,7 @@ class Modules:
 
     def module_file(self, path: Path, level: int, module: str) -> Path | None:
         """The repository file of a module imported by the file at `path` (relative imports from its package)."""
-        parts = [p for p in module.split(".") if p]
-        if not all(p.isidentifier() for p in parts):
-            return None
-        if level:
-            base = path.parent
-            for _ in range(level - 1):
-                base = base.parent
-            bases = [base]
-        else:
-            bases = [path.parent, *(self.root / r if r else self.root for r in self.roots)]
-        for base in bases:
-            stem = os.path.join(base, *parts)
-            for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
-                if os.path.isfile(candidate) and inside(self.root, Path(candidate)):
-                    return Path(candidate)
-        return None
+        return imported_module_file(self.root, self.roots, path, level, module)
 
     def lookup(self, path: Path, name: str) -> Defined | Path | None:
         """Where `name`, as the file at `path` binds it at its top level, is defined: a Defined, a module file
