@@ -28,6 +28,8 @@ from bot.ir import (
     InsertKey,
     Plan,
     Realise,
+    RemoveKey,
+    RenameKey,
     Setting,
     SettingGroup,
     State,
@@ -36,6 +38,7 @@ from bot.model import NOTE, Finding, Status
 from bot.rules.entrypoints import KEY, EntryTargets, launches, moved_to, plan_move
 from bot.rules.fixes import ensure_conflict, manual, new_text, plan_branch_values, plan_fix, prefix_for, write_plans
 from bot.rules.globs import any_match
+from bot.rules.landing import Landing, crowded, landings
 from bot.rules.matching import (
     LaunchFacts,
     group_applies,
@@ -81,12 +84,29 @@ NO_ENSURE = (SCRIPT, CALLER, EXCERPT, COMMENT, PROSE, STRANDED, HYDRA_NODE, SWEE
 
 class Evaluator:
     def __init__(self, path: str, groups: list[SettingGroup], realise: Realise,
-                 facts: LaunchFacts | None = None, targets: EntryTargets | None = None) -> None:
+                 facts: LaunchFacts | None = None, targets: EntryTargets | None = None,
+                 landed: dict[tuple[int, int], Landing] | None = None) -> None:
         self.path = path
         self.groups = groups
         self.realise = realise
         self.facts = facts
         self.targets = targets
+        self.landed = landed or {}  # keys several moves (or a move and the launch itself) would set
+        self.pending: list[Plan] = []  # the plans of the steps of one rule id, realised together
+        self.pending_rule: Rule | None = None
+
+    def write(self, rule: Rule, plans: list[Plan]) -> None:
+        """Plans are realised together with the other steps' of the same rule (a migration's moves and removals
+        edit one command as one change: two steps removing its last two overrides do not clash)."""
+        if self.pending_rule is not None and self.pending_rule.id != rule.id:
+            self.flush()
+        self.pending_rule = rule
+        self.pending.extend(plans)
+
+    def flush(self) -> None:
+        if self.pending_rule is not None:
+            write_plans(self.path, self.pending_rule, self.pending, self.realise)
+        self.pending, self.pending_rule = [], None
 
     # ---- findings ------------------------------------------------------------------
     def finding(self, rule: Rule, line: int, column: int, key: str, value: str | None, message: str,
@@ -140,7 +160,7 @@ class Evaluator:
             plan = self.site_fix(rule, site, finding, values, (verdicts, noted), applies)
             if plan is not None:
                 plans.append(plan)
-        write_plans(self.path, rule, plans, self.realise)
+        self.write(rule, plans)
         return findings
 
     def verdicts(self, rule: Rule, site: Site) -> tuple[list[Setting], list[bool | None], list[bool | None]]:
@@ -194,7 +214,24 @@ class Evaluator:
         if not first.keyed:
             manual(finding, "the key is not written in one place")
             return None
+        landing = crowded(self.landed, site.groups, first) if rule.fix is not None and rule.fix.rename else None
+        if landing is not None:
+            return self.crowded_fix(finding, first, site.groups[0], landing)
         return plan_fix(rule, finding, values, site.groups[0], self.facts if len(site.groups) == 1 else None)
+
+    @staticmethod
+    def crowded_fix(finding: Finding, setting: Setting, group: SettingGroup, landing: Landing) -> Plan | None:
+        """A move to a key the group would then set more than once (bot.rules.landing): the value kept once
+        when they all agree, else a person's choice."""
+        if not landing.agree:
+            said = ("is already set, to another value" if landing.keeper.key == landing.key
+                    else "would be set more than once, with different values")
+            manual(finding, f"{landing.key} {said} ({landing.describe()}): a person must choose one")
+            return None
+        if landing.keeper.site is setting.site:
+            return Plan(finding, group, [RenameKey(setting, landing.key)], f"renamed to {landing.key}")
+        return Plan(finding, group, [RemoveKey(setting)],
+                    f"removed: {landing.key} takes the same value from line {landing.keeper.line}")
 
     # ---- entry point rules ---------------------------------------------------------
     def entrypoint_rule(self, rule: Rule) -> list[Finding]:
@@ -214,7 +251,7 @@ class Evaluator:
             plan = plan_move(rule, finding, group, moved, self.targets)
             if plan is not None:
                 plans.append(plan)
-        write_plans(self.path, rule, plans, self.realise)
+        self.write(rule, plans)
         return findings
 
     @staticmethod
@@ -263,7 +300,7 @@ class Evaluator:
                 anchor = missing[0].key if rule.ensure_together else entry.key
                 action = InsertKey(entry.key, prefix, text, entry.value, anchor)
                 plans.append(Plan(finding, group, [action], f"adds {prefix}{entry.key}={text}"))
-        write_plans(self.path, rule, plans, self.realise)
+        self.write(rule, plans)
         return findings
 
     # ---- relation rules ------------------------------------------------------------
@@ -291,7 +328,7 @@ class Evaluator:
 def evaluate(path: str, groups: list[SettingGroup], rules: list[Rule], realise: Realise,
              facts: LaunchFacts | None = None, targets: EntryTargets | None = None) -> list[Finding]:
     """`targets`: the repository, asked whether a moved entry point's new module is there (None: not asked)."""
-    evaluator = Evaluator(path, groups, realise, facts, targets)
+    evaluator = Evaluator(path, groups, realise, facts, targets, landings(groups, rules, facts))
     findings: list[Finding] = []
     for rule in rules:
         if not rule.enabled:
@@ -306,6 +343,7 @@ def evaluate(path: str, groups: list[SettingGroup], rules: list[Rule], realise: 
             findings.extend(evaluator.relation_rule(rule))
         if rule.fix is not None and rule.fix.entrypoint:
             findings.extend(evaluator.entrypoint_rule(rule))
+    evaluator.flush()
     return findings
 
 
