@@ -103,6 +103,8 @@ ref:
   profiler:
     ranks: []
     discrete: false
+log:
+  every: 10
 """
 AFTER_RUN = """defaults:
   - engine: alpha
@@ -121,6 +123,9 @@ data:
 profiler:
   ranks: []
   discrete: false
+log: {}
+evaluation:
+  every: 5
 """
 SCRIPT = """#!/bin/bash
 python3 -m trainer.main optim.warmup=linear reward.manager=prime \\
@@ -148,13 +153,15 @@ def test_the_migration_read_from_a_config_change_and_its_confidence(tmp_path: Pa
     paths = ["trainer/config/run.yaml", "trainer/config/engine/alpha.yaml", "trainer/main.py"]
     found = read_migration(repo, repo, before, after, paths, "#77")
     assert found.rule is not None and found.suggested is not None
+    # two sections moved into one are moves too: the rules keep a value the launch sets alike in both once, and
+    # leave a launch that sets them differently to a person (bot.rules.landing)
     assert found.rule["migration"] == {
-        "moves": {"optim.warmup": "optim.schedule", "reward.manager": "reward.manager.name"},
+        "moves": {"actor.profiler.**": "profiler.**", "optim.warmup": "optim.schedule",
+                  "ref.profiler.**": "profiler.**", "reward.manager": "reward.manager.name"},
         "removals": [{"key": "data.val_batch", "value_not": [None]}, "engine.grad_offload"],
         "steps": [{"ensure": [{"key": "rollout.name", "value": "vllm"}], "when": {"config": ["run"]}}]}
-    # two sections moved into one: which value wins is a person's choice
-    assert found.suggested["migration"] == {"moves": {"actor.profiler.**": "profiler.**",
-                                                      "ref.profiler.**": "profiler.**"}}
+    # a removed key whose name a new key carries may have gone there: a person tells
+    assert found.suggested["migration"] == {"removals": ["log.every"]}
     confidence = {s.change.old: s.confidence for s in found.steps}
     assert confidence["engine.grad_offload"] == HIGH  # the change drops the Python that read it
     again = read_migration(repo, repo, before, after, paths, "#77")
@@ -171,7 +178,8 @@ def test_watch_runs_the_migration_it_reads_with_no_rule(tmp_path: Path) -> None:
     assert code in (0, 1)
     diff = out.read_text()
     # moved, removed (engine.grad_offload, the deprecated data.val_batch), the required key given its old value;
-    # the two profiler sections moved into one are left as they were; a launch that sets rollout.name is untouched
+    # the two profiler sections moved into one, set differently, are left to a person; a launch that sets
+    # rollout.name is untouched
     assert diff.split("@@")[2] == """
  #!/bin/bash
 -python3 -m trainer.main optim.warmup=linear reward.manager=prime \\
@@ -214,7 +222,7 @@ def test_infer_prints_the_migration_and_writes_it_for_adoption(tmp_path: Path, c
                  "--output", str(rules)]) == 0
     printed = capsys.readouterr().out
     assert "# confidence: high\nformat: 2\nid: inferred-config-" in printed
-    assert "# confidence: low\nformat: 2\n" in printed  # the profiler sections, suggested
+    assert "# confidence: low\nformat: 2\n" in printed  # log.every, suggested
     written = sorted(rules.glob("*.yaml"))
     assert len(written) == 2
     adopted = [load_rule_file(path) for path in written]

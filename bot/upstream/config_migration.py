@@ -11,8 +11,10 @@ form is a key of the config after it. A step is of high confidence when at least
 - a required key: the value added is the one every launch that relied on it composed before;
 - a deprecated key: the change's YAML marks it deprecated, and its default became null.
 
-A step stays a suggestion when several keys move into one, when a key the change adds carries a removed key's
-name, when another app's config still has the key, or when the apps read it differently (listed, for a person).
+A step stays a suggestion when a key the change adds carries a removed key's name, when another app's config still
+has the key, or when the apps read it differently (listed, for a person). Keys or sections merged into one are
+moves like any other: the rules apply them where a launch sets them alike, and leave a launch that sets them
+differently to a person (bot.rules.landing).
 High steps make the migration `watch` runs (and opens as a draft); bot.upstream.migration_rule writes both.
 """
 
@@ -147,21 +149,26 @@ def _still_valid(change: KeyChange, valid: set[str]) -> bool:
     return change.old in valid or (change.subtree and any(k.startswith(change.old + ".") for k in valid))
 
 
+_MERGED = " (others move there too: a launch that sets them differently is left to a person)"
+
+
 def _agreeing(step: Step, sources: Sources) -> list[str]:
-    """The sources besides Hydra's reading that agree on the step (none: it is only suggested). A new key more
-    than one old key moves to has a value a person chooses."""
+    """The sources besides Hydra's reading that agree on the step (none: it is only suggested). Where several
+    old keys move to one new key, a launch that sets them alike keeps the value once and one that sets them
+    differently is left for a person (bot.rules.landing)."""
     change = step.change
-    if change.new is not None and change.new in sources.shared:
+    merged = change.new is not None and change.new in sources.shared
+    if merged and change.kind != MOVED:
         return []
     if change.kind in (MOVED, REMOVED) and _still_valid(change, sources.valid):
         return []  # another app's config still has it: its launches would lose a setting that works
     if change.kind == MOVED:
         if change.subtree:
-            return ["the whole section is unchanged under the new key"]
+            return ["the whole section is unchanged under the new key" + (_MERGED if merged else "")]
         if change.renamed_only:
             return [f"the new key's path is the old name's words under `{change.new.rpartition('.')[0]}`"
                     if change.new else ""]
-        return [f"the value `{change.value}` is unchanged under the new key"]
+        return [f"the value `{change.value}` is unchanged under the new key" + (_MERGED if merged else "")]
     if change.kind == REQUIRED:
         return [f"`{change.value}` is what every launch that left it unset composed before the change"]
     if change.kind == DEPRECATED:
