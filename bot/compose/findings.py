@@ -25,6 +25,16 @@ def launch_finding(path: str, launch: Launch, app: HydraApp, message: str) -> Fi
                    status=Status.MANUAL, message=f"{message} [{where}]")
 
 
+def failure_finding(path: str, launch: Launch, value: str | None, message: str) -> Finding:
+    """The launch fails before Hydra composes (Hydra's or argparse's own error: bot.hydra.certain,
+    bot.hydra.argparse_gate)."""
+    where = f"launch of {launch.entry} at line {launch.line}" + (f" ({launch.branch})" if launch.branch else "")
+    finding = Finding(rule=RULE_ID, path=path, line=launch.line, column=launch.column, key="", value=value,
+                      status=Status.MANUAL, message=f"{message} [{where}]")
+    finding.scope = (launch.lines,)
+    return finding
+
+
 def override_finding(path: str, override: Override, message: str, launch: Launch,
                      renames: list[Rename]) -> Finding:
     where = f"launch of {launch.entry} at line {launch.line}"

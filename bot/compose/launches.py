@@ -10,13 +10,15 @@ import re
 from pathlib import Path
 
 from bot.compose.context import ComposeContext
-from bot.compose.findings import chosen_by_caller, launch_finding, override_finding
+from bot.compose.findings import chosen_by_caller, failure_finding, launch_finding, override_finding
 from bot.compose.readings import Reading, Run, describe, elided, failures, in_run, readings, sweep_runs
-from bot.hydra.app import AppProblem, HydraApp, resolve_app
+from bot.hydra.app import AppProblem, HydraApp, entry_path, resolve_app
+from bot.hydra.argparse_gate import argparse_failure
 from bot.hydra.compose import Composer
 from bot.hydra.renames import Rename
 from bot.hydra.source import ConfigBroken, NotComposed
 from bot.ir import Launch, Override
+from bot.lang import is_document
 from bot.lang.kinds import SHELL
 from bot.model import Finding
 
@@ -33,8 +35,18 @@ def check_script(path: str, context: ComposeContext, launches: list[Launch],
     for launch in launches:
         composer.stats.launches += 1
         app = resolve_app(context, launch)
+        failure = app.failure if isinstance(app, AppProblem) else argparse_failure(
+            context, launch, entry_path(context, launch))
+        if failure is not None and not is_document(kind):  # a doc's launch illustrates: not judged
+            findings.append(failure_finding(path, launch, app.config_name if isinstance(app, HydraApp) else None,
+                                            failure))
+            continue
         if isinstance(app, AppProblem):
             composer.stats.unresolved.append((path, launch.line, app.reason))
+            continue
+        if failure is not None:
+            composer.stats.unresolved.append((path, launch.line, f"argparse refuses its words before Hydra "
+                                                                 f"composes ({failure}); in a doc, not judged"))
             continue
         if elided(kind, launch):
             composer.stats.unresolved.append((path, launch.line, "the doc leaves some of its arguments out (`...`)"))

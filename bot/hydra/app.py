@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot.hydra.certain import config_path_file, missing_config_dir, missing_primary_dir
 from bot.hydra.decorator import COMPUTED, main_arguments, main_helper, too_deep_to_read
 from bot.hydra.entry import entry_file, missing_reason, repository_dir, run_dir
 from bot.hydra.imported import imported_app
@@ -54,6 +55,7 @@ class HydraApp:
 class AppProblem:
     reason: str
     kind: str = OUTSIDE
+    failure: str | None = None  # Hydra's own error: the launch certainly fails before composing (bot.hydra.certain)
 
 
 def config_name(name: str | None) -> str | None:
@@ -89,10 +91,21 @@ def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> H
     if isinstance(chosen, AppProblem):
         return chosen
     directory, name = chosen
+    extra = missing_config_dir(context, launch)
+    if extra is not None:
+        return extra
     dirs = app_search_path(context, launch, directory, name)  # per launch: it reads the primary config's text
     if isinstance(dirs, str):
         return AppProblem(dirs, OUTSIDE)
     return HydraApp(source, directory, name, dirs, version_base=version_base, root=root)
+
+
+def entry_path(context: ScanContext, launch: Launch) -> Path | None:
+    """The repository's file the launch runs (as resolve_app found it), or None."""
+    if launch.entry is None:
+        return None
+    found: Path | None = _found(context, _entry_key(launch), lambda: entry_file(context, launch))
+    return found
 
 
 def _config_key(launch: Launch, main: Decorated) -> tuple[object, ...]:
@@ -113,10 +126,12 @@ def _config_dir(context: ScanContext, launch: Launch, main: Decorated) -> tuple[
     if isinstance(chosen, AppProblem):
         return chosen
     config, name = chosen
+    if (old_style := config_path_file(config)) is not None:
+        return AppProblem(f"{source}: {old_style}", OUTSIDE, old_style)
     directory = search_dir(context, config, path.parent)
     if directory is None:
-        return AppProblem(f"config directory {config} of {source} {not_there(context.root, config, path.parent)}",
-                          OUTSIDE)
+        reason = f"config directory {config} of {source} {not_there(context.root, config, path.parent)}"
+        return AppProblem(reason, OUTSIDE, missing_primary_dir(context.root, config, path.parent))
     return directory, config_name(name)
 
 
