@@ -154,6 +154,16 @@ def test_parse_known_args_takes_unknown_words(tmp_path: Path) -> None:
 
 def test_a_parse_only_in_a_branch_is_not_read(tmp_path: Path) -> None:
     text = GATED.format(extra="", parse="parse_args").replace("    reader.parse_args()",
-                                                              "    if len(sys.argv) > 3:\n        reader.parse_args()")
-    repo = _repo(tmp_path, {"train.py": "import sys\n" + text, "run.sh": "python train.py --bogus 1\n"})
+                                                              "    if os.environ.get(\"STRICT\"):\n        reader.parse_args()")
+    repo = _repo(tmp_path, {"train.py": "import os\n" + text, "run.sh": "python train.py --bogus 1\n"})
+    assert _findings(repo) == []
+
+
+@pytest.mark.parametrize("change", [
+    ("    reader.parse_args()", "    add_more(reader)\n    reader.parse_args()"),  # arguments added elsewhere
+    ("    reader.parse_args()", "    sys.argv = sys.argv[:1]\n    reader.parse_args()"),  # Hydra's words taken out
+])
+def test_a_parser_the_file_does_not_show_whole_is_not_read(tmp_path: Path, change: tuple[str, str]) -> None:
+    text = "import sys\n" + GATED.format(extra="", parse="parse_args").replace(*change)
+    repo = _repo(tmp_path, {"train.py": text, "run.sh": "python train.py --bogus 1\n"})
     assert _findings(repo) == []

@@ -123,6 +123,8 @@ def _parser(tree: ast.Module) -> tuple[str, bool] | None:
     if len(parsers) != 1:
         return None  # none, or several not told apart
     (name, built), = parsers
+    if not _only_its_methods(tree, name) or _touches_argv(tree):
+        return None
     allow_abbrev = True
     for keyword in built.keywords:
         if keyword.arg == "allow_abbrev" and isinstance(keyword.value, ast.Constant):
@@ -130,6 +132,30 @@ def _parser(tree: ast.Module) -> tuple[str, bool] | None:
         elif keyword.arg in ("parents", "fromfile_prefix_chars", "prefix_chars", "allow_abbrev", None):
             return None
     return name, allow_abbrev
+
+
+def _only_its_methods(tree: ast.Module, name: str) -> bool:
+    """The parser's name is bound once and only its methods are called: never handed to a function that may
+    add arguments of its own (`add_model_args(parser)`), nor rebound."""
+    methods = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    stores = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == name:
+            if isinstance(node.ctx, ast.Store):
+                stores += 1
+            elif id(node) not in methods:
+                return False
+    return stores == 1
+
+
+def _touches_argv(tree: ast.Module) -> bool:
+    """The file reads or rewrites `sys.argv` itself (Hydra's overrides taken out before argparse sees them)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "argv":
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module == "sys" and any(a.name == "argv" for a in node.names):
+            return True
+    return False
 
 
 def _argument(call: ast.Call) -> Argument | None:
