@@ -153,8 +153,8 @@ def test_parse_known_args_takes_unknown_words(tmp_path: Path) -> None:
 
 
 def test_a_parse_only_in_a_branch_is_not_read(tmp_path: Path) -> None:
-    text = GATED.format(extra="", parse="parse_args").replace("    reader.parse_args()",
-                                                              "    if os.environ.get(\"STRICT\"):\n        reader.parse_args()")
+    branch = '    if os.environ.get("STRICT"):\n        reader.parse_args()'
+    text = GATED.format(extra="", parse="parse_args").replace("    reader.parse_args()", branch)
     repo = _repo(tmp_path, {"train.py": "import os\n" + text, "run.sh": "python train.py --bogus 1\n"})
     assert _findings(repo) == []
 
