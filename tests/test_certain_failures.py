@@ -167,3 +167,11 @@ def test_a_parser_the_file_does_not_show_whole_is_not_read(tmp_path: Path, chang
     text = "import sys\n" + GATED.format(extra="", parse="parse_args").replace(*change)
     repo = _repo(tmp_path, {"train.py": text, "run.sh": "python train.py --bogus 1\n"})
     assert _findings(repo) == []
+
+
+def test_a_directory_the_script_may_make_first_is_not_judged(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"train.py": APP.format(path="setings"),
+                            "run.sh": "python train.py steps=4\n",
+                            "make.sh": "mkdir -p setings extra\ncp settings/base.yaml setings/\n"
+                                       "python train.py steps=4\npython train.py --config-dir extra steps=4\n"})
+    assert [(path, line) for path, line, _ in _findings(repo)] == [("run.sh", 1)]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.hydra.certain import config_path_file, missing_config_dir, missing_primary_dir
+from bot.hydra.certain import config_path_file, made_first, missing_config_dir, missing_primary_dir
 from bot.hydra.decorator import COMPUTED, main_arguments, main_helper, too_deep_to_read
 from bot.hydra.entry import entry_file, missing_reason, repository_dir, run_dir
 from bot.hydra.imported import imported_app
@@ -89,7 +89,7 @@ def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> H
     chosen = _found(context, _config_key(launch, main),  # launches of one app mostly choose its config alike
                     lambda: _config_dir(context, launch, main))
     if isinstance(chosen, AppProblem):
-        return chosen
+        return made_first(context, launch, chosen, launch.config_path or main[2])
     directory, name = chosen
     extra = missing_config_dir(context, launch)
     if extra is not None:

@@ -8,15 +8,18 @@
 Certain only where nothing is there at all: a path inside the repository (its links resolved) at which the
 tree holds nothing. A path outside it, computed, or a package (`pkg://`, which may be installed from
 elsewhere) is not judged. Hydra names the directory by its absolute path; here it is named as the
-repository does.
+repository does. A directory the launching file names besides the launch (it may make it first: `mkdir -p
+extra`) is not judged either.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot import confined
 from bot.hydra.entry import run_dir
 from bot.ir import Launch
 
@@ -24,6 +27,8 @@ if TYPE_CHECKING:
     from bot.context import ScanContext
     from bot.hydra.app import AppProblem
 
+MAX_SCRIPT_BYTES = 4 * 1024 * 1024  # a launching file read for where it names a missing directory
+PRIMARY = "Primary config directory not found."
 CONFIG_PATH_FILE = ("Using config_path to specify the config name is not supported, specify the config name via "
                     "config_name. See https://hydra.cc/docs/1.2/upgrades/0.11_to_1.0/config_path_changes")
 
@@ -34,11 +39,12 @@ def config_path_file(config_path: str) -> str | None:
 
 
 def missing_primary_dir(root: Path, config_path: str, relative_to: Path) -> str | None:
-    """Hydra's error for a primary config directory the repository does not have, else None."""
+    """Hydra's error for a primary config directory the repository does not have, else None (see
+    made_first: whether the launching file may make it)."""
     where = _absent(root, config_path, relative_to)
     if where is None:
         return None
-    return f"Primary config directory not found. Check that the config directory '{where}' exists and readable"
+    return f"{PRIMARY} Check that the config directory '{where}' exists and readable"
 
 
 def missing_config_dir(context: ScanContext, launch: Launch) -> AppProblem | None:
@@ -51,10 +57,37 @@ def missing_config_dir(context: ScanContext, launch: Launch) -> AppProblem | Non
     if here is None or here.startswith("/"):
         return None
     where = _absent(context.root, launch.config_dir, context.root / here)
-    if where is None:
+    if where is None or _named_elsewhere(context, launch, launch.config_dir, 1):
         return None
     return AppProblem(f"--config-dir {launch.config_dir} is not in the repository", OUTSIDE,
                       f"Additional config directory '{where}' not found")
+
+
+def made_first(context: ScanContext, launch: Launch, problem: AppProblem, config_path: str | None) -> AppProblem:
+    """The problem, its failure no longer certain where the launching file names the missing primary config
+    directory (`config_path`: as the launch or the decorator writes it) besides the launch."""
+    from bot.hydra.app import AppProblem
+
+    if problem.failure is None or not problem.failure.startswith(PRIMARY) or config_path is None:
+        return problem
+    if not _named_elsewhere(context, launch, config_path, 1 if launch.config_path else 0):
+        return problem
+    return AppProblem(problem.reason, problem.kind)
+
+
+def _named_elsewhere(context: ScanContext, launch: Launch, written: str, in_launch: int) -> bool:
+    """The launching file names the directory more often than the launch does (`in_launch` times): it may
+    make it before the launch runs (`mkdir -p extra`, `cp -r ... conf`), so its absence is not certain."""
+    if launch.source_path is None:
+        return True
+    text = confined.read(str(confined.real(context.root)), context.root / launch.source_path, MAX_SCRIPT_BYTES)
+    if text is None:
+        return True
+    name = written.removeprefix("file://").removeprefix("./").rstrip("/")
+    if not name:
+        return True
+    found = re.findall(rb"(?<![\w.-])" + re.escape(name.encode()) + rb"(?![\w.-])", text)
+    return len(found) > in_launch
 
 
 def _absent(root: Path, entry: str, relative_to: Path) -> str | None:
