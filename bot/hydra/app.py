@@ -89,11 +89,13 @@ def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> H
     chosen = _found(context, _config_key(launch, main),  # launches of one app mostly choose its config alike
                     lambda: _config_dir(context, launch, main))
     if isinstance(chosen, AppProblem):
-        return made_first(context, launch, chosen, launch.config_path or main[2])
+        if made_first(context, launch, chosen.failure, launch.config_path or main[2]):
+            return AppProblem(chosen.reason, chosen.kind)  # the launching file may make the directory first
+        return chosen
     directory, name = chosen
     extra = missing_config_dir(context, launch)
     if extra is not None:
-        return extra
+        return AppProblem(f"--config-dir {launch.config_dir} is not in the repository", OUTSIDE, extra)
     dirs = app_search_path(context, launch, directory, name)  # per launch: it reads the primary config's text
     if isinstance(dirs, str):
         return AppProblem(dirs, OUTSIDE)

@@ -25,7 +25,6 @@ from bot.ir import Launch
 
 if TYPE_CHECKING:
     from bot.context import ScanContext
-    from bot.hydra.app import AppProblem
 
 MAX_SCRIPT_BYTES = 4 * 1024 * 1024  # a launching file read for where it names a missing directory
 PRIMARY = "Primary config directory not found."
@@ -47,10 +46,8 @@ def missing_primary_dir(root: Path, config_path: str, relative_to: Path) -> str 
     return f"{PRIMARY} Check that the config directory '{where}' exists and readable"
 
 
-def missing_config_dir(context: ScanContext, launch: Launch) -> AppProblem | None:
-    """The launch's `--config-dir` when nothing is there from where it runs: Hydra's error."""
-    from bot.hydra.app import OUTSIDE, AppProblem
-
+def missing_config_dir(context: ScanContext, launch: Launch) -> str | None:
+    """Hydra's error for the launch's `--config-dir` when nothing is there from where it runs, else None."""
     if launch.config_dir is None:
         return None
     here = run_dir(launch)
@@ -59,20 +56,15 @@ def missing_config_dir(context: ScanContext, launch: Launch) -> AppProblem | Non
     where = _absent(context.root, launch.config_dir, context.root / here)
     if where is None or _named_elsewhere(context, launch, launch.config_dir, 1):
         return None
-    return AppProblem(f"--config-dir {launch.config_dir} is not in the repository", OUTSIDE,
-                      f"Additional config directory '{where}' not found")
+    return f"Additional config directory '{where}' not found"
 
 
-def made_first(context: ScanContext, launch: Launch, problem: AppProblem, config_path: str | None) -> AppProblem:
-    """The problem, its failure no longer certain where the launching file names the missing primary config
+def made_first(context: ScanContext, launch: Launch, failure: str | None, config_path: str | None) -> bool:
+    """Whether a missing primary config directory's `failure` is not certain: the launching file names the
     directory (`config_path`: as the launch or the decorator writes it) besides the launch."""
-    from bot.hydra.app import AppProblem
-
-    if problem.failure is None or not problem.failure.startswith(PRIMARY) or config_path is None:
-        return problem
-    if not _named_elsewhere(context, launch, config_path, 1 if launch.config_path else 0):
-        return problem
-    return AppProblem(problem.reason, problem.kind)
+    if failure is None or not failure.startswith(PRIMARY) or config_path is None:
+        return False
+    return _named_elsewhere(context, launch, config_path, 1 if launch.config_path else 0)
 
 
 def _named_elsewhere(context: ScanContext, launch: Launch, written: str, in_launch: int) -> bool:
