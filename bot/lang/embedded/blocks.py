@@ -286,7 +286,8 @@ def _blank_lines(text: bytes, spans: list[Span]) -> bytes:
 
 
 _LAUNCHER_VARIABLE = re.compile(rb"(?m)^[ \t]*\"?\$")  # `"${CMD[@]}" a=1`, `$PY -m m`: a launch, likely
-_LAUNCH_LIKE = re.compile(rb"python|torchrun|deepspeed|accelerate|\buv\b|\bsrun\b|\.py\b|\.sh\b|\bbash\b|\bdora\b")
+_LAUNCH_LIKE = re.compile(rb"python|torchrun|\bcoverage\b|deepspeed|accelerate|\buv\b|\bsrun\b|\.py\b|\.sh\b|\bbash\b"
+                          rb"|\bdora\b")
 
 
 def markdown_views(data: bytes, consoles: Consoles = NO_CONSOLES,

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
     from bot.lang.embedded.views import ShellView
 
-_LAUNCH_LIKE = re.compile(rb"python|torchrun|\buv\b|deepspeed|accelerate|\bsrun\b|mpirun|\bray\b|\.py\b|\.sh\b"
-                          rb"|\[[@*]\]|\$\{?\w*(?:PYTHON|LAUNCH|CMD|RUN|ENTRY)")
+_LAUNCH_LIKE = re.compile(rb"python|torchrun|\bcoverage\b|\buv\b|deepspeed|accelerate|\bsrun\b|mpirun|\bray\b"
+                          rb"|\.py\b|\.sh\b|\[[@*]\]|\$\{?\w*(?:PYTHON|LAUNCH|CMD|RUN|ENTRY)")
 
 
 @dataclass

@@ -15,6 +15,7 @@ from bot.lang.shell.tools import NOT_LAUNCHES, TOOL_MODULES
 
 PYTHON = re.compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)*)?$")
 TORCHRUN = re.compile(r"^(?:.*/)?torchrun$")
+COVERAGE = re.compile(r"^(?:.*/)?coverage(?:-?\d+(?:\.\d+)*)?$")  # coverage, coverage3, coverage-3.12
 WRAPPERS = {"nohup", "exec", "time", "command", "builtin", "sudo", "nice", "stdbuf", "timeout",
             "setsid", "numactl", "taskset", "xargs", "unbuffer", "chrt", "ionice"}
 RUNNERS = {"srun", "mpirun", "mpiexec", "deepspeed", "uv", "poetry", "conda", "pdm", "pipenv",
@@ -35,6 +36,9 @@ WRAPPER_VALUE_OPTIONS = {"timeout": {"-s", "--signal", "-k", "--kill-after"}, "n
                          "stdbuf": {"-i", "-o", "-e"}, "chrt": {"-p"}}
 TORCHRUN_FLAGS = {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
                   "--module", "-m", "--redirects", "--tee"}
+# `coverage run`'s options that take a value (as `--opt=v` or `--opt v`); any other option takes none
+COVERAGE_VALUE_OPTIONS = {"--concurrency", "--context", "--data-file", "--include", "--omit", "--save-signal",
+                          "--source", "--debug", "--rcfile"}
 DORA_SUBCOMMANDS = {"run", "launch", "info"}  # what runs (or names) one experiment with the overrides
 DORA_VALUE_OPTIONS = {"-f", "--from_sig", "--ddp_workers", "-p", "--partition", "-g", "--gpus", "-c",
                       "--constraint", "--comment", "--qos", "--account"}
@@ -54,6 +58,7 @@ def stops_launch(first: Field, consoles: Consoles = NO_CONSOLES) -> bool:
     word = first.text
     base = _basename(word)
     return not (base == "env" or base == "ray" or base in WRAPPERS or base in RUNNERS or TORCHRUN.match(base)
+                or COVERAGE.match(base)
                 or base == "dora" or PYTHON.match(base) or base in ("bash", "sh") or word.endswith((".sh", ".py"))
                 or word in _CALLERS or base in consoles)
 
@@ -114,6 +119,8 @@ def _program(words: list[str], fields: list[Field], i: int, launcher: str | None
         return _torchrun(words, i + 1, launcher or "torchrun")
     if base == "dora" and fields[i].static:
         return _dora(words, i + 1, f"{launcher} dora" if launcher else "dora")
+    if _is_coverage_run(words, i) and fields[i].static:
+        return _coverage(words, i + 2, launcher or "coverage run")
     if PYTHON.match(base) or (not fields[i].static and "PYTHON" in word.upper()):
         return _python(words, i + 1, launcher or "python", consoles)
     if base in ("bash", "sh") and i + 1 < len(words) and words[i + 1].endswith(".sh") and fields[i + 1].static:
@@ -145,6 +152,8 @@ def _after_runner(words: list[str], fields: list[Field], i: int, base: str,
                 i + 1 < n and "=" in words[i + 1] and not words[i + 1].startswith("-"))):
             # `uv run sheeprl ...`, `srun --exclusive sheeprl a=1`; not an option's value (`-J sheeprl`)
             return launcher, words[i], CONSOLE, i + 1
+        if _is_coverage_run(words, i) and (i == start or not after_option):
+            return _coverage(words, i + 2, launcher)  # `uv run coverage run app.py`
         if words[i] in NOT_LAUNCHES and (i == start or not after_option):
             return None  # the program the runner runs (`uv run pytest`), not an option's value (`-J git`)
         if words[i].endswith(".py") and not words[i].startswith("-"):
@@ -170,7 +179,8 @@ def _is_console(words: list[str], fields: list[Field], i: int, consoles: Console
 
 def _launcher_word(word: str) -> bool:
     base = _basename(word)
-    return bool(PYTHON.match(base) or TORCHRUN.match(base)) or base in RUNNERS or base in WRAPPERS or base == "env"
+    return (bool(PYTHON.match(base) or TORCHRUN.match(base) or COVERAGE.match(base)) or base in RUNNERS
+            or base in WRAPPERS or base == "env")
 
 
 def _launcher_after(words: list[str], start: int, reach: int = 6) -> int | None:
@@ -193,6 +203,8 @@ def _python(words: list[str], i: int, launcher: str, consoles: Consoles) -> tupl
                 return _torchrun(words, i + 2, launcher + " -m " + module)
             if module == "dora":
                 return _dora(words, i + 2, launcher + " -m dora")
+            if module == "coverage" and words[i + 2 : i + 3] == ["run"]:
+                return _coverage(words, i + 3, launcher + " -m coverage run")
             if module in RUNNER_MODULES:
                 ran = _after_runner(words, [], i + 2, module, launcher + " -m " + module, consoles)
                 if not isinstance(ran, int):
@@ -243,6 +255,31 @@ def _dora(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str
     while i < n and words[i].startswith("-"):
         i += 2 if words[i] in DORA_VALUE_OPTIONS else 1
     return (launcher, f"{package}.{main}", "module", i) if package else (launcher, main, DORA, i)
+
+
+def _is_coverage_run(words: list[str], i: int) -> bool:
+    """`coverage run` at `words[i]`; coverage's other commands (`report`, `combine`) run nothing."""
+    return bool(COVERAGE.match(_basename(words[i]))) and words[i + 1 : i + 2] == ["run"]
+
+
+def _coverage(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str, int] | None:
+    """`coverage run [options] app.py args` runs app.py with args as python would; `-m`/`--module` (also in a
+    cluster of short flags, `-pm`) makes the first word after the options a module."""
+    n = len(words)
+    module = False
+    while i < n:
+        word = words[i]
+        if word == "--":
+            i += 1
+            break
+        if not word.startswith("-") or word == "-":
+            break
+        if word in ("-m", "--module") or (not word.startswith("--") and "m" in word[1:]):
+            module = True
+        i += 2 if word in COVERAGE_VALUE_OPTIONS else 1
+    if i >= n:
+        return None
+    return _module(launcher, words[i], i + 1) if module else (launcher, words[i], "script", i + 1)
 
 
 def _torchrun(words: list[str], i: int, launcher: str) -> tuple[str, str | None, str, int] | None:

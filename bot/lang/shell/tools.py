@@ -12,4 +12,4 @@ NOT_LAUNCHES = {"pytest", "py.test", "mypy", "ruff", "black", "isort", "flake8",
 TOOL_MODULES = {"pip", "pipx", "piptools", "ensurepip", "venv", "virtualenv", "pytest", "unittest", "doctest",
                 "mypy", "ruff", "black", "isort", "flake8", "pylint", "pyright", "pre_commit", "twine",
                 "http.server", "json.tool", "pydoc", "sphinx", "mkdocs", "nox", "tox", "jupyter", "nbconvert",
-                "notebook", "ipykernel", "grpc_tools.protoc"}
+                "notebook", "ipykernel", "grpc_tools.protoc", "coverage"}

@@ -1,0 +1,92 @@
+"""Launches hidden behind coverage, behind paths a script computes from its own location, and carried in a
+variable into a script that runs it (issue 44). Our own fixtures: a small app `loom` with a Hydra config."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.lang.shell.parse import analyse
+from tests.conftest import make_repo
+
+APP = '''\
+import hydra
+
+
+@hydra.main(config_path="conf", config_name="weave", version_base=None)
+def weave(cfg):
+    print(cfg.threads)
+'''
+TREE = {
+    "loom/__init__.py": "",
+    "loom/app.py": APP,
+    "loom/conf/weave.yaml": "threads: 4\nshuttle:\n  speed: 2\n",
+}
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def launches(capsys: pytest.CaptureFixture[str], repo: Path) -> list[dict[str, object]]:
+    code, out, err = run(capsys, "launches", "--repo", str(repo), "--format", "json")
+    assert code == 0, err
+    return [{**{k: launch[k] for k in ("path", "line", "launcher", "entry", "entry_kind", "class")},
+             "overrides": [o["text"] for o in launch["overrides"]]} for launch in json.loads(out)["launches"]]
+
+
+def compose_findings(capsys: pytest.CaptureFixture[str], repo: Path) -> tuple[list[tuple[str, int, str]], str]:
+    code, out, err = run(capsys, "compose-check", "--repo", str(repo), "--format", "json", "--verbose")
+    assert code == 0, err
+    return [(f["path"], f["line"], f["key"]) for f in json.loads(out)["findings"]], err
+
+
+def entries(script: str, path: str | None = None) -> list[tuple[str, str | None, str, list[str]]]:
+    """(launcher, entry, entry kind, override texts) of each launch the script makes."""
+    return [(launch.launcher, launch.entry, launch.entry_kind, [o.text for o in launch.overrides])
+            for launch in analyse(script.encode(), path=path).launches]
+
+
+# -- coverage run, as a launcher ---------------------------------------------------------------------
+
+
+def test_coverage_run_skips_its_own_options_to_the_script_and_its_overrides() -> None:
+    assert entries("coverage run --source=loom -p --rcfile setup.cfg --branch loom/app.py threads=2\n") == [
+        ("coverage run", "loom/app.py", "script", ["threads=2"])]
+
+
+def test_coverage_run_module_mode_is_a_module_launch() -> None:
+    assert entries("coverage run -p -m loom.app shuttle.speed=3\n") == [
+        ("coverage run", "loom.app", "module", ["shuttle.speed=3"])]
+    assert entries("coverage run -am loom.app threads=1\n") == [
+        ("coverage run", "loom.app", "module", ["threads=1"])]
+
+
+def test_coverage_behind_python_and_uv_is_the_same_launch() -> None:
+    assert entries("python3 -m coverage run --omit 'tests/*' loom/app.py threads=2\n") == [
+        ("python -m coverage run", "loom/app.py", "script", ["threads=2"])]
+    assert entries("uv run --frozen coverage run -m loom.app threads=2\n") == [
+        ("uv", "loom.app", "module", ["threads=2"])]
+
+
+def test_coverage_commands_other_than_run_and_coverage_of_a_tool_are_no_launch() -> None:
+    assert entries("coverage report -m\ncoverage combine\npython -m coverage html\n"
+                   "coverage run -m pytest tests/test_x.py\nuv run coverage xml\n") == []
+
+
+def test_coverage_launches_are_listed_and_composed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {**TREE, "ci.sh": "coverage run --source=loom loom/app.py threads=2\n"
+                                                       "python -m coverage run -p -m loom.app shuttle.sped=1\n"
+                                                       "uv run coverage run loom/app.py thread=1\n"})
+    found = launches(capsys, repo)
+    assert [(f["line"], f["entry"], f["class"], f["overrides"]) for f in found] == [
+        (1, "loom/app.py", "hydra", ["threads=2"]), (2, "loom.app", "hydra", ["shuttle.sped=1"]),
+        (3, "loom/app.py", "hydra", ["thread=1"])]
+    findings, err = compose_findings(capsys, repo)
+    assert "not checked" not in err, err
+    assert findings == [("ci.sh", 2, "shuttle.sped"), ("ci.sh", 3, "thread")]
