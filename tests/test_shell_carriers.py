@@ -90,3 +90,42 @@ def test_coverage_launches_are_listed_and_composed(tmp_path: Path, capsys: pytes
     findings, err = compose_findings(capsys, repo)
     assert "not checked" not in err, err
     assert findings == [("ci.sh", 2, "shuttle.sped"), ("ci.sh", 3, "thread")]
+
+
+# -- paths from the script's own location ------------------------------------------------------------
+
+
+def test_realpath_of_the_script_directory_and_dotdot_names_the_entry_beside_it() -> None:
+    (launch,) = analyse(b'python "$(realpath "$(dirname "$0")/..")/app.py" threads=1\n',
+                        path="loom/tools/go.sh", whole_script=True).launches
+    assert (launch.entry, launch.entry_base, [o.text for o in launch.overrides]) == (
+        "../app.py", "script-dir", ["threads=1"])
+
+
+def test_basename_of_the_script_directory_is_read_from_the_script_path() -> None:
+    script = b'CONFIG_PATH=$(basename $(dirname $0))\npython loom/app.py --config-path=$CONFIG_PATH threads=1\n'
+    (launch,) = analyse(script, path="loom/conf/run.sh", whole_script=True).launches
+    assert launch.config_path == "conf"
+    (snippet,) = analyse(script, path="README.md").launches  # a doc's snippet has no `$0` of its own
+    assert snippet.config_path != "conf"
+
+
+def test_script_relative_launches_are_composed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {
+        **TREE,
+        "loom/tools/go.sh": 'python "$(realpath "$(dirname "$0")/..")/app.py" thread=1\n',
+        "loom/tools/dir.sh": 'SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)\n'
+                             'ROOT=$(realpath "$SCRIPT_DIR/..")\n'
+                             'python $ROOT/app.py shuttle.speed=5 shutle=1\n',
+        # the script's own directory names the config directory beside the app: loom/conf
+        "loom/conf/run.sh": 'CONFIG_PATH=$(basename $(dirname $0))\n'
+                            'python loom/app.py --config-path=$CONFIG_PATH --config-name weave thred=2\n',
+    })
+    found = launches(capsys, repo)
+    assert [(f["path"], f["entry"], f["class"]) for f in found] == [
+        ("loom/conf/run.sh", "loom/app.py", "hydra"), ("loom/tools/dir.sh", "../app.py", "hydra"),
+        ("loom/tools/go.sh", "../app.py", "hydra")]
+    findings, err = compose_findings(capsys, repo)
+    assert "not checked" not in err, err
+    assert findings == [("loom/conf/run.sh", 2, "thred"), ("loom/tools/dir.sh", 3, "shutle"),
+                        ("loom/tools/go.sh", 1, "thread")]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from bot.ir import ROOT as ROOT
 from bot.ir import Workdir as Workdir
-from bot.lang.shell.text import BARE, SCRIPT_DIR, WORK_DIR, Field, Items, Piece
+from bot.lang.shell.text import BARE, SCRIPT_DIR, WORK_DIR, Field, Items, Piece, after_script_dir
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -106,13 +106,15 @@ def directory_of(pieces: list[Piece], cwd: Workdir | None) -> Workdir | None:
         return None
     base, rest = cwd or ROOT
     anchored = bool(pieces) and pieces[0].dynamic in (SCRIPT_DIR, WORK_DIR)
+    after = ""
     if anchored and pieces[0].dynamic == SCRIPT_DIR:
         base, rest = "script", ""
+        after = after_script_dir(pieces[0])  # `$(realpath "$(dirname "$0")/..")`: `/..`
     if anchored:
         pieces = pieces[1:]
     if any(not p.static for p in pieces):
         return None
-    path = "".join(p.text for p in pieces)
+    path = after + "".join(p.text for p in pieces)
     if anchored:
         path = path.lstrip("/")
     elif path.startswith("/"):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from bot.lang.shell.directories import script_directory, tilde, working_directory
 from bot.lang.shell.nodes import parse_expansion
+from bot.lang.shell.script_paths import pieces_of, substitution_value
 from bot.lang.shell.text import (
     ANSI,
     BARE,
@@ -41,8 +42,9 @@ def _text(src: bytes, node: Node) -> str:
 class Expander:
     """Expands word nodes of one file into alternatives of piece lists."""
 
-    def __init__(self, src: bytes) -> None:
+    def __init__(self, src: bytes, script_path: str | None = None) -> None:
         self.src = src
+        self.script_path = script_path  # the script's path in the repository, when src is the whole script ($0)
         self.depth = 0  # words being expanded inside one another (`${A:-${B:-...}}`)
         self._forms: dict[Node, Expansion | None] = {}  # parse_expansion of each expansion node, read once
 
@@ -127,6 +129,11 @@ class Expander:
         if kind == "arithmetic_expansion" or (kind == "command_substitution" and self.src.startswith(
                 b"$((", node.start_byte)):  # tree-sitter reads `$((...))` in `${V:-...}` as `$( (...) )`
             return [[self._dynamic(node, "computed by shell arithmetic", ctx)]]
+        if kind == "command_substitution":  # `$(realpath "$(dirname "$0")/..")`, `$(basename $(dirname $0))`
+            value = substitution_value(node, self.src, lambda inner: self.word(inner, env), self.script_path)
+            items = None if value is None else pieces_of(value, _text(self.src, node), ctx)
+            if items is not None:
+                return [items]
         if kind in ("command_substitution", "process_substitution"):
             return [[self._dynamic(node, "computed by a command", ctx)]]
         if kind == "arithmetic_expansion":

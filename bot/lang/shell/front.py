@@ -65,7 +65,8 @@ class ShellFamilyFront:
     def script(self, text: bytes) -> ShellScript:
         if text not in self._scripts:
             self._scripts[text] = analyse(text, all_exported=self.family.all_exported, path=self.path,
-                                          consoles=self.consoles, tree=self.tree(text))
+                                          consoles=self.consoles, tree=self.tree(text),
+                                          whole_script=self.family.hands_inputs)
         return self._scripts[text]
 
     def launch_views(self, data: bytes) -> list[LaunchView]:

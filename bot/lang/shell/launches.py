@@ -19,7 +19,7 @@ from bot.lang.shell.arms import Guard
 from bot.lang.shell.directories import ROOT, Workdir, ray_workdir
 from bot.lang.shell.hydra_flags import hydra_flags, record_flag
 from bot.lang.shell.launchers import find_entry
-from bot.lang.shell.text import SCRIPT_DIR, Field, Piece, Via, source_span
+from bot.lang.shell.text import SCRIPT_DIR, Field, Piece, Via, after_script_dir, source_span
 from bot.lang.shell.walk import CommandSite
 from bot.model import Span
 
@@ -259,7 +259,7 @@ def _script_dir_entry(launch: Launch, entry: Field) -> None:
     """`python3 "$(dirname "$0")/train.py"`: the entry is relative to the script's own directory."""
     pieces = entry.pieces
     if pieces and pieces[0].dynamic == SCRIPT_DIR and all(p.static for p in pieces[1:]):
-        launch.entry = "".join(p.text for p in pieces[1:]).lstrip("/") or "."
+        launch.entry = (after_script_dir(pieces[0]) + "".join(p.text for p in pieces[1:])).lstrip("/") or "."
         launch.entry_base = "script-dir"
         launch.entry_field = None
 

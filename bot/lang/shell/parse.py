@@ -149,16 +149,17 @@ def _arguments(node: Node) -> list[Node]:
 
 
 def analyse(src: bytes, all_exported: bool = False, path: str | None = None,
-            consoles: Consoles = NO_CONSOLES, tree: Tree | None = None) -> ShellScript:
+            consoles: Consoles = NO_CONSOLES, tree: Tree | None = None, whole_script: bool = False) -> ShellScript:
     """Launches, variables and script calls; `all_exported`: every assignment reaches child processes.
 
     `path`: the file, relative to the repository, for entry points given relative to the script;
     `consoles`: the repository's console scripts, which are launches; `tree`: the text's parse_tree, when
-    the caller has it (a front end parses a text once, whoever reads it: bot.lang.shell.front). A
-    ShellScript is never changed after it is made.
+    the caller has it (a front end parses a text once, whoever reads it: bot.lang.shell.front); `whole_script`: the
+    text is the whole script at `path` (its `$0`), not a doc's snippet. A ShellScript is never changed after
+    it is made.
     """
     tree = tree if tree is not None else parse_tree(src)
-    walker = Walker(src)
+    walker = Walker(src, path if whole_script else None)
     result = walker.run(tree.root_node)
     errors = sorted([*error_spans(tree.root_node), *result.too_deep], key=lambda s: (s.start, s.end))
     script = ShellScript(src=src, tree=tree, definitions=result.definitions, errors=errors,

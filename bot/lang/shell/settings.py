@@ -127,7 +127,7 @@ def _env_inputs(data: bytes, path: str, consoles: Consoles) -> tuple[EnvInput, .
     from bot.lang.shell.calls import env_inputs
     from bot.lang.shell.parse import analyse
 
-    return tuple(env_inputs(analyse(data, path=path, consoles=consoles).launches))
+    return tuple(env_inputs(analyse(data, path=path, consoles=consoles, whole_script=True).launches))
 
 
 __all__ = ["EnvValue", "Launch", "callee_groups", "callee_inputs", "launch_groups"]

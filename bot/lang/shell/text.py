@@ -85,6 +85,29 @@ class Piece:
                      self.default_of, splittable)
 
 
+class ScriptDirPiece(Piece):
+    """The script's own directory with the path a substitution appends to it inside (`$(realpath
+    "$(dirname "$0")/..")`: `after` is `/..`), kept apart from the text, which is the source's."""
+
+    __slots__ = ("after",)
+
+    def __init__(self, text: str, after: str, ctx: str = BARE, via: tuple[Via, ...] = (),
+                 splittable: bool = False) -> None:
+        super().__init__(text, ctx=ctx, via=via, dynamic=SCRIPT_DIR, splittable=splittable)
+        self.after = after
+
+    def sub(self, i: int, j: int) -> Piece:
+        return self if i == 0 and j == len(self.text) else Piece.sub(self, i, j)
+
+    def with_via(self, via: Via, splittable: bool) -> Piece:
+        return ScriptDirPiece(self.text, self.after, self.ctx, (via, *self.via), splittable)
+
+
+def after_script_dir(piece: Piece) -> str:
+    """The path a script-directory piece appends to the directory ("" for the directory itself)."""
+    return piece.after if isinstance(piece, ScriptDirPiece) else ""
+
+
 BREAK = None  # between the elements of "${array[@]}": always ends a field
 
 

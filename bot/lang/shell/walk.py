@@ -58,9 +58,9 @@ class WalkResult:
 
 
 class Walker:
-    def __init__(self, src: bytes) -> None:
+    def __init__(self, src: bytes, script_path: str | None = None) -> None:
         self.src = src
-        self.expander = Expander(src)
+        self.expander = Expander(src, script_path)
         self.result = WalkResult()
         self._function: str | None = None
         self._branch: str | None = None
