@@ -4,6 +4,7 @@ variable into a script that runs it (issue 44). Our own fixtures: a small app `l
 from __future__ import annotations
 
 import json
+import posixpath
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,22 @@ def test_script_relative_launches_are_composed(tmp_path: Path, capsys: pytest.Ca
     assert "not checked" not in err, err
     assert findings == [("loom/conf/run.sh", 2, "thred"), ("loom/tools/dir.sh", 3, "shutle"),
                         ("loom/tools/go.sh", 1, "thread")]
+
+
+@pytest.mark.parametrize("word", [
+    '"$(cd "$HERE/../.." && pwd)/loom/app.py"',
+    '"$(cd "$HERE"/../..; pwd)/loom/app.py"',
+    '$(readlink -f "$HERE/../..")/loom/app.py',
+    '"$(dirname "$(dirname "$HERE")")/loom/app.py"',
+])
+def test_script_directory_through_a_variable_and_each_reader(word: str) -> None:
+    script = f'HERE="$(dirname "${{BASH_SOURCE[0]}}")"\npython {word} threads=1\n'
+    (launch,) = analyse(script.encode(), path="jobs/x/go.sh", whole_script=True).launches
+    assert (posixpath.normpath(launch.entry), launch.entry_base) == ("../../loom/app.py", "script-dir")
+
+
+def test_plain_readlink_and_other_commands_stay_run_time_values() -> None:
+    for word in ('"$(readlink "$(dirname "$0")/..")/app.py"', '"$(ls "$(dirname "$0")")/app.py"'):
+        (launch,) = analyse(f"python {word} threads=1\n".encode(), path="loom/tools/go.sh",
+                            whole_script=True).launches
+        assert launch.entry_base is None

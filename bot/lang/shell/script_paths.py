@@ -138,16 +138,12 @@ def _path_of(arg: Node, src: bytes, word: Callable[[Node], list[Items]], script_
 
 
 def _dirname(value: Value) -> Value | None:
+    """The parent directory, normalised: `dirname "$(dirname "$0")"` is the directory above the script's
+    (bash's dirname of a path ending in `/..` would drop the `..`; no script means that)."""
     kind, rest = value
     if kind == "file":
         return "dir", ""
-    if kind != "dir":
-        return None
-    trimmed = rest.rstrip("/")
-    if not trimmed:
-        return "dir", "/.."
-    parent = posixpath.dirname(trimmed)
-    return "dir", "" if parent in ("", "/") else parent
+    return _normalised(("dir", rest + "/..")) if kind == "dir" else None
 
 
 def _basename(value: Value, script_path: str | None) -> str | None:
