@@ -149,3 +149,34 @@ def test_plain_readlink_and_other_commands_stay_run_time_values() -> None:
         (launch,) = analyse(f"python {word} threads=1\n".encode(), path="loom/tools/go.sh",
                             whole_script=True).launches
         assert launch.entry_base is None
+
+
+# -- a launch carried in a variable into a script that runs it ------------------------------------------
+
+JOB = "#!/bin/bash\n#SBATCH --nodes=1\nset -e\nsrun $COMMAND\n"
+
+
+def test_a_launch_carried_to_a_job_script_is_the_callers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {
+        **TREE, "jobs/job.sub": JOB, "jobs/eval.sh": 'cd "$WORK"\neval "$TASK"\n',
+        "jobs/idle.sub": "#!/bin/bash\necho $COMMAND\n",
+        "submit.sh": 'COMMAND="python loom/app.py threads=2 shuttle.sped=1" sbatch --job-name weave jobs/job.sub\n'
+                     'TASK="python -m loom.app thred=3" bash jobs/eval.sh\n'
+                     'COMMAND="python loom/app.py thread=4" sbatch jobs/idle.sub\n',  # idle.sub never runs it
+    })
+    found = launches(capsys, repo)
+    assert [(f["path"], f["line"], f["entry"], f["class"], f["overrides"]) for f in found] == [
+        ("submit.sh", 1, "loom/app.py", "hydra", ["threads=2", "shuttle.sped=1"]),
+        ("submit.sh", 2, "loom.app", "hydra", ["thred=3"])]
+    findings, err = compose_findings(capsys, repo)
+    assert "not checked" not in err, err
+    assert findings == [("submit.sh", 1, "shuttle.sped"), ("submit.sh", 2, "thred")]
+
+
+def test_runs_variable_reads_the_forms_a_script_runs_a_command_in() -> None:
+    from bot.lang.shell.carried import runs_variable
+
+    for text in ("$CMD\n", '  "${CMD}" --extra\n', "eval $CMD\n", 'srun --ntasks 2 "$CMD"\n', "exec ${CMD}; x\n"):
+        assert runs_variable(text, "CMD"), text
+    for text in ("echo $CMD\n", "CMD=1\n", "$CMDX\n", "python $CMD\n", "# $CMD\n"):
+        assert not runs_variable(text, "CMD"), text

@@ -18,10 +18,10 @@ from bot.ir import HELD, LAUNCH, ErrorRegion, Plan, Realise
 from bot.lang.focus import Focus
 from bot.lang.front import UNREADABLE, LaunchView, Reading, ShellFamily, SourceUnreadable, Unit
 from bot.lang.shell.as_launch import as_launch
-from bot.lang.shell.calls import env_inputs
+from bot.lang.shell.calls import env_inputs, resolve
 from bot.lang.shell.launches import line_of
 from bot.lang.shell.parse import ShellScript, analyse, parse_tree
-from bot.lang.shell.settings import callee_groups, launch_groups
+from bot.lang.shell.settings import callee_groups, launch_groups, runs_carried
 from bot.lang.shell.writer import ShellWriter
 from bot.model import Finding
 
@@ -64,9 +64,10 @@ class ShellFamilyFront:
 
     def script(self, text: bytes) -> ShellScript:
         if text not in self._scripts:
+            carries = partial(runs_carried, self.context.root, self.path) if self.context is not None else None
             self._scripts[text] = analyse(text, all_exported=self.family.all_exported, path=self.path,
                                           consoles=self.consoles, tree=self.tree(text),
-                                          whole_script=self.family.hands_inputs)
+                                          whole_script=self.family.hands_inputs, carries=carries)
         return self._scripts[text]
 
     def launch_views(self, data: bytes) -> list[LaunchView]:
@@ -102,6 +103,8 @@ class ShellFamilyFront:
                 realise = partial(_confined, writer.realise, view.own)
             reading.units.append(Unit(groups, realise, host))
             reading.launches += len(groups)
+            reading.reads.update(callee for launch in script.launches if launch.carrier is not None
+                                 and (callee := resolve(launch.carrier, self.path, None)) is not None)
             if self.family.hands_inputs:  # what a caller can hand to keys that hold a token
                 reading.inputs = {item.variable for item in env_inputs(script.launches, self._holds_token)}
             if script.partly_parsed and self.family.whole_file:

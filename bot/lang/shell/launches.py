@@ -120,6 +120,8 @@ class Launch:
     console_target: str | None = None  # "module:function" a console script runs, from the repository's packaging
     multirun: bool = False  # `-m` / `--multirun`: Hydra runs each element of its sweeps
     stranded: list[Override] = field(default_factory=list)  # overrides after the cut, run as a command of their own
+    carrier: str | None = None  # the script (as written) that runs the variable carrying this launch
+    carrier_variable: str | None = None  # that variable (`COMMAND="python x.py a=1" sbatch job.sub`)
 
     @property
     def module(self) -> str | None:

@@ -10,6 +10,7 @@ from bot.context import NO_CONSOLES, Consoles
 from bot.ir import CONSOLE, SHELL_SCRIPT
 from bot.lang.shell.arms import Statement
 from bot.lang.shell.calls import ScriptCall, script_call
+from bot.lang.shell.carried import Carries, callee_of, carried_launch_words, carried_values
 from bot.lang.shell.continuations import BLANK, COMMENT, LINE_END, cut_by_comment, cut_by_line_end, cut_short_at
 from bot.lang.shell.directories import tilde
 from bot.lang.shell.launchers import stops_launch
@@ -117,6 +118,25 @@ def _site_words(site: CommandSite, walker: Walker, consoles: Consoles, whole: bo
     return first + command_words(site.node, site.env, walker, start=1)
 
 
+def _carried(site: CommandSite, walker: Walker, src: bytes, path: str | None, consoles: Consoles,
+             carries: Carries) -> list[Launch]:
+    """The launches the command's own assignments carry to the script it runs, which runs them."""
+    values = carried_values(site.node, src)
+    if not values:
+        return []
+    target = callee_of([src[c.start_byte : c.end_byte].decode("utf-8", "replace") for c in _arguments(site.node)])
+    if target is None:
+        return []
+    out = []
+    for name, value in values:
+        if not carries(target, name):
+            continue
+        for launch in build_launches(site, carried_launch_words(value, site.env, walker), src, path, consoles):
+            launch.carrier, launch.carrier_variable = target, name
+            out.append(launch)
+    return out
+
+
 def _strand(launches: list[Launch], fields: list[Field], src: bytes) -> None:
     """The overrides on the lines after a launch cut short, which run as a command of their own (its name
     the first of them): they never reach the launch."""
@@ -149,14 +169,15 @@ def _arguments(node: Node) -> list[Node]:
 
 
 def analyse(src: bytes, all_exported: bool = False, path: str | None = None,
-            consoles: Consoles = NO_CONSOLES, tree: Tree | None = None, whole_script: bool = False) -> ShellScript:
+            consoles: Consoles = NO_CONSOLES, tree: Tree | None = None, whole_script: bool = False,
+            carries: Carries | None = None) -> ShellScript:
     """Launches, variables and script calls; `all_exported`: every assignment reaches child processes.
 
     `path`: the file, relative to the repository, for entry points given relative to the script;
     `consoles`: the repository's console scripts, which are launches; `tree`: the text's parse_tree, when
     the caller has it (a front end parses a text once, whoever reads it: bot.lang.shell.front); `whole_script`: the
     text is the whole script at `path` (its `$0`), not a doc's snippet. A ShellScript is never changed after
-    it is made.
+    it is made. `carries`: whether a repository script runs a variable as its command (bot.lang.shell.carried).
     """
     tree = tree if tree is not None else parse_tree(src)
     walker = Walker(src, path if whole_script else None)
@@ -176,6 +197,8 @@ def analyse(src: bytes, all_exported: bool = False, path: str | None = None,
             _strand(stranded, fields, src)
         launches = [launch for launch in build_launches(site, words, src, path, consoles)
                     if launch.entry_kind != CONSOLE or launch.entry not in result.functions]  # `run() {...}`: ours
+        if not launches and carries is not None:
+            launches = _carried(site, walker, src, path, consoles, carries)
         cut, how = cut_short_at(src, site.node), BLANK
         rest = None if cut is None else cut + 1
         for later, kind in ((cut_by_comment, COMMENT), (cut_by_line_end, LINE_END)):

@@ -101,24 +101,42 @@ def callee_groups(script: ShellScript, path: str, root: Path, reads: set[str],
 MAX_BYTES = 8 * 1024 * 1024
 
 
-def callee_inputs(root: Path, path: str, holds: Callable[[bytes], bool] | None = None,
-                  consoles: Consoles = NO_CONSOLES) -> list[EnvInput]:
-    """The environment inputs of a repository script (cached by its bytes); [] if not readable, or if
-    `holds` says its bytes cannot matter (then nothing is analysed)."""
+def runs_carried(root: Path, caller: str, target: str, name: str) -> bool:
+    """Whether the repository script `target` (as `caller` writes it) runs the variable `name` as its command."""
+    from bot.lang.shell.calls import resolve
+    from bot.lang.shell.carried import runs_variable
+
+    callee = resolve(target, caller, None)
+    if callee is None or callee == caller:
+        return False
+    data = _script_bytes(root, callee)
+    return data is not None and runs_variable(data.decode("utf-8", "replace"), name)
+
+
+def _script_bytes(root: Path, path: str) -> bytes | None:
+    """A repository script's bytes; None if it is not a readable file inside the root (or is too large)."""
     import os
 
     target = os.path.join(root, *path.split("/"))
     real_root = os.path.realpath(root)
     if os.path.islink(target) or not os.path.realpath(target).startswith(real_root.rstrip(os.sep) + os.sep):
-        return []
+        return None
     try:
         with open(target, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
     except OSError:
+        return None
+    return None if len(data) > MAX_BYTES or b"\0" in data else data
+
+
+def callee_inputs(root: Path, path: str, holds: Callable[[bytes], bool] | None = None,
+                  consoles: Consoles = NO_CONSOLES) -> list[EnvInput]:
+    """The environment inputs of a repository script (cached by its bytes); [] if not readable, or if
+    `holds` says its bytes cannot matter (then nothing is analysed)."""
+    data = _script_bytes(root, path)
+    if data is None or (holds is not None and not holds(data)):
         return []
-    if holds is not None and not holds(data):
-        return []
-    return [] if len(data) > MAX_BYTES or b"\0" in data else list(_env_inputs(data, path, consoles))
+    return list(_env_inputs(data, path, consoles))
 
 
 @lru_cache(maxsize=1024)
