@@ -180,3 +180,20 @@ def test_runs_variable_reads_the_forms_a_script_runs_a_command_in() -> None:
         assert runs_variable(text, "CMD"), text
     for text in ("echo $CMD\n", "CMD=1\n", "$CMDX\n", "python $CMD\n", "# $CMD\n"):
         assert not runs_variable(text, "CMD"), text
+
+
+def test_an_exported_launch_reaches_the_script_run_after_it(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "r", {
+        **TREE, "jobs/job.sh": 'echo "running"\n$COMMAND\n',
+        # COMMAND is still exported when job.sh runs again; RUN is not exported, and job.sh ignores it anyway
+        "submit.sh": 'export COMMAND="python loom/app.py shuttle.speed=2 shutle.speed=3"\nbash jobs/job.sh\n'
+                     'RUN="python loom/app.py threads=1"\nbash jobs/job.sh\n',
+    })
+    found = launches(capsys, repo)
+    assert [(f["path"], f["line"], f["entry"], f["overrides"]) for f in found] == [
+        ("submit.sh", 2, "loom/app.py", ["shuttle.speed=2", "shutle.speed=3"]),
+        ("submit.sh", 4, "loom/app.py", ["shuttle.speed=2", "shutle.speed=3"])]
+    findings, err = compose_findings(capsys, repo)
+    assert "not checked" not in err, err
+    assert findings == [("submit.sh", 1, "shutle.speed")]  # the finding is where the caller writes the key

@@ -9,15 +9,13 @@ followed as the environment is (bot.lang.shell.calls): a script of the repositor
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from bot.lang.shell.text import Field, Piece, split_fields
+from bot.lang.shell.text import Definition, Field, Items, Piece, split_fields
 
 if TYPE_CHECKING:
     from tree_sitter import Node
-
-    from bot.lang.shell.walk import Walker
 
 # whether the script at `target` (as the caller writes it) runs the variable `name` as its command
 Carries = Callable[[str, str], bool]
@@ -54,24 +52,36 @@ def carried_values(node: Node, src: bytes) -> list[tuple[str, Node]]:
     return out
 
 
-def carried_launch_words(value: Node, env: object, walker: Walker) -> list[list[list[Field]]]:
-    """The launch words of a carried value: one shell word, its alternatives each split into fields."""
-    alternatives = carried_fields(value, env, walker)
-    for fields in alternatives:
-        for item in fields:
-            item.word = 0
-    return [alternatives]
-
-
-def carried_fields(value: Node, env: object, walker: Walker) -> list[list[Field]]:
-    """The value's alternatives, each split into fields as bash splits an unquoted expansion of it."""
+def exported_values(env: Mapping[str, Sequence[Definition]], src: bytes,
+                    all_exported: bool) -> list[tuple[str, list[Items]]]:
+    """The variables an earlier `export NAME="python x.py a=b"` hands every command after it (each assigned
+    once, not in a branch): each name with its value's alternatives."""
     out = []
-    for alternative in walker.expander.word(value, env):  # type: ignore[arg-type]
+    for name, definitions in env.items():
+        if len(definitions) != 1:
+            continue
+        definition = definitions[0]
+        if definition.kind != "scalar" or definition.span is None or definition.conditional:
+            continue
+        line_start = src.rfind(b"\n", 0, definition.span.start) + 1
+        if all_exported or re.match(rb"[ \t]*export[ \t]", src[line_start : definition.span.start]):
+            out.append((name, definition.values))
+    return out
+
+
+def carried_launch_words(alternatives: list[Items]) -> list[list[list[Field]]]:
+    """The launch words of a carried value: one shell word, its alternatives each split into fields as bash
+    splits an unquoted expansion of it."""
+    out = []
+    for alternative in alternatives:
         pieces: list[Piece | None] = [
             None if p is None else Piece(p.text, p.starts, p.ends, p.ctx, p.quote, p.via, p.dynamic, p.default_of,
                                          True) for p in alternative]
-        out.append(split_fields(pieces))
-    return out
+        fields = split_fields(pieces)
+        for item in fields:
+            item.word = 0
+        out.append(fields)
+    return [out]
 
 
 def runs_variable(text: str, name: str) -> bool:

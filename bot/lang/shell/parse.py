@@ -10,7 +10,7 @@ from bot.context import NO_CONSOLES, Consoles
 from bot.ir import CONSOLE, SHELL_SCRIPT
 from bot.lang.shell.arms import Statement
 from bot.lang.shell.calls import ScriptCall, script_call
-from bot.lang.shell.carried import Carries, callee_of, carried_launch_words, carried_values
+from bot.lang.shell.carried import Carries, callee_of, carried_launch_words, carried_values, exported_values
 from bot.lang.shell.continuations import BLANK, COMMENT, LINE_END, cut_by_comment, cut_by_line_end, cut_short_at
 from bot.lang.shell.directories import tilde
 from bot.lang.shell.launchers import stops_launch
@@ -119,19 +119,22 @@ def _site_words(site: CommandSite, walker: Walker, consoles: Consoles, whole: bo
 
 
 def _carried(site: CommandSite, walker: Walker, src: bytes, path: str | None, consoles: Consoles,
-             carries: Carries) -> list[Launch]:
-    """The launches the command's own assignments carry to the script it runs, which runs them."""
-    values = carried_values(site.node, src)
-    if not values:
-        return []
+             carries: Carries, all_exported: bool) -> list[Launch]:
+    """The launches the command's own assignments, or the variables exported before it, carry to the
+    repository script it runs, which runs them."""
     target = callee_of([src[c.start_byte : c.end_byte].decode("utf-8", "replace") for c in _arguments(site.node)])
     if target is None:
         return []
+    own = [(name, walker.expander.word(value, site.env)) for name, value in carried_values(site.node, src)]
+    named = {name for name, _ in own}
+    values = own + [(name, alternatives) for name, alternatives in exported_values(site.env, src, all_exported)
+                    if name not in named]
     out = []
-    for name, value in values:
-        if not carries(target, name):
+    for name, alternatives in values:
+        launches = build_launches(site, carried_launch_words(alternatives), src, path, consoles)
+        if not launches or not carries(target, name):
             continue
-        for launch in build_launches(site, carried_launch_words(value, site.env, walker), src, path, consoles):
+        for launch in launches:
             launch.carrier, launch.carrier_variable = target, name
             out.append(launch)
     return out
@@ -198,7 +201,7 @@ def analyse(src: bytes, all_exported: bool = False, path: str | None = None,
         launches = [launch for launch in build_launches(site, words, src, path, consoles)
                     if launch.entry_kind != CONSOLE or launch.entry not in result.functions]  # `run() {...}`: ours
         if not launches and carries is not None:
-            launches = _carried(site, walker, src, path, consoles, carries)
+            launches = _carried(site, walker, src, path, consoles, carries, all_exported)
         cut, how = cut_short_at(src, site.node), BLANK
         rest = None if cut is None else cut + 1
         for later, kind in ((cut_by_comment, COMMENT), (cut_by_line_end, LINE_END)):
@@ -210,8 +213,8 @@ def analyse(src: bytes, all_exported: bool = False, path: str | None = None,
         if rest is not None and launches:
             cut_launches[rest] = launches
         script.launches.extend(launches)
-        if any(launch.entry_kind != SHELL_SCRIPT for launch in launches):
-            continue
+        if any(launch.entry_kind != SHELL_SCRIPT and launch.carrier is None for launch in launches):
+            continue  # a launch; a script that runs a carried launch is handed the rest of its environment too
         call = script_call(site, [f.text for f in fields[:4]], src, all_exported)
         if call is not None and call.values:
             script.calls.append(call)
