@@ -197,3 +197,14 @@ def test_an_exported_launch_reaches_the_script_run_after_it(tmp_path: Path,
     findings, err = compose_findings(capsys, repo)
     assert "not checked" not in err, err
     assert findings == [("submit.sh", 1, "shutle.speed")]  # the finding is where the caller writes the key
+
+
+def test_the_script_that_runs_a_carried_launch_is_read_for_the_caller(tmp_path: Path) -> None:
+    from bot.context import ScanContext
+    from bot.lang import front_end
+
+    repo = make_repo(tmp_path / "r", {**TREE, "jobs/job.sub": JOB})
+    data = b'COMMAND="python loom/app.py threads=2" sbatch jobs/job.sub\n'
+    reading = front_end("submit.sh", "shell", ScanContext(root=repo.resolve())).read(data)
+    assert reading.launches == 1
+    assert "jobs/job.sub" in reading.reads  # a change to job.sub re-reads submit.sh from the cache
