@@ -135,6 +135,7 @@ def test_script_relative_launches_are_composed(tmp_path: Path, capsys: pytest.Ca
 @pytest.mark.parametrize("word", [
     '"$(cd "$HERE/../.." && pwd)/loom/app.py"',
     '"$(cd "$HERE"/../..; pwd)/loom/app.py"',
+    '"$(cd "$HERE/../.." >/dev/null 2>&1 && pwd -P)/loom/app.py"',
     '$(readlink -f "$HERE/../..")/loom/app.py',
     '"$(dirname "$(dirname "$HERE")")/loom/app.py"',
 ])

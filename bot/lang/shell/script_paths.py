@@ -12,7 +12,7 @@ import posixpath
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from bot.lang.shell.text import SCRIPT_DIR, Items, after_script_dir
+from bot.lang.shell.text import BARE, SCRIPT_DIR, Items, Piece, ScriptDirPiece, after_script_dir
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -40,7 +40,8 @@ def substitution_value(node: Node, src: bytes, word: Callable[[Node], list[Items
     if len(commands) == 2:  # `cd X && pwd`, `cd X; pwd`
         first, second = commands
         assert first is not None and second is not None
-        if _name(first, src) != "cd" or _name(second, src) != "pwd" or _arguments(second):
+        if _name(first, src) != "cd" or _name(second, src) != "pwd" or any(
+                _text(a, src) not in ("-P", "-L") for a in _arguments(second)):
             return None
         value = _one_path(first, src, word, script_path)
         return None if value is None else _normalised(value)
@@ -53,8 +54,6 @@ def substitution_value(node: Node, src: bytes, word: Callable[[Node], list[Items
 
 def pieces_of(value: Value, text: str, ctx: str) -> Items | None:
     """The pieces a value expands to: the script's directory (resolved per file) and the text after it."""
-    from bot.lang.shell.text import BARE, Piece, ScriptDirPiece
-
     kind, rest = value
     if kind == "name":
         return [Piece(rest, ctx=ctx)]
