@@ -175,3 +175,12 @@ def test_a_directory_the_script_may_make_first_is_not_judged(tmp_path: Path) -> 
                             "make.sh": "mkdir -p setings extra\ncp settings/base.yaml setings/\n"
                                        "python train.py steps=4\npython train.py --config-dir extra steps=4\n"})
     assert [(path, line) for path, line, _ in _findings(repo)] == [("run.sh", 1)]
+
+
+def test_a_directory_the_launch_assembles_from_a_variable_is_not_judged(tmp_path: Path) -> None:
+    """`ROOT=root_dir` is a placeholder the user sets before running: the path is not spelled out."""
+    repo = _repo(tmp_path, {"train.py": APP.format(path="settings"),
+                            "run.sh": "ROOT=root_dir\npython train.py --config-path=${ROOT}/settings steps=4\n"
+                                      "python train.py --config-dir $ROOT/extra steps=4\n"
+                                      "python train.py --config-path=elsewhere/settings steps=4\n"})
+    assert [(path, line) for path, line, _ in _findings(repo)] == [("run.sh", 4)]

@@ -9,7 +9,8 @@ Certain only where nothing is there at all: a path inside the repository (its li
 tree holds nothing. A path outside it, computed, or a package (`pkg://`, which may be installed from
 elsewhere) is not judged. Hydra names the directory by its absolute path; here it is named as the
 repository does. A directory the launching file names besides the launch (it may make it first: `mkdir -p
-extra`) is not judged either.
+extra`), or that the launch assembles from variables (`--config-path=$BASEDIR/conf` with `BASEDIR=base_dir`,
+a placeholder the user sets) is not judged either.
 """
 
 from __future__ import annotations
@@ -69,7 +70,8 @@ def made_first(context: ScanContext, launch: Launch, failure: str | None, config
 
 def _named_elsewhere(context: ScanContext, launch: Launch, written: str, in_launch: int) -> bool:
     """The launching file names the directory more often than the launch does (`in_launch` times): it may
-    make it before the launch runs (`mkdir -p extra`, `cp -r ... conf`), so its absence is not certain."""
+    make it before the launch runs (`mkdir -p extra`, `cp -r ... conf`), so its absence is not certain;
+    nor is it when the launch does not spell the path out."""
     if launch.source_path is None:
         return True
     text = confined.read(str(confined.real(context.root)), context.root / launch.source_path, MAX_SCRIPT_BYTES)
@@ -79,7 +81,9 @@ def _named_elsewhere(context: ScanContext, launch: Launch, written: str, in_laun
     if not name:
         return True
     found = re.findall(rb"(?<![\w.-])" + re.escape(name.encode()) + rb"(?![\w.-])", text)
-    return len(found) > in_launch
+    # fewer than the launch's own: the launch assembles the path from variables (`$BASEDIR/conf` with
+    # `BASEDIR=base_dir`), often a placeholder the user sets first
+    return len(found) != in_launch
 
 
 def _absent(root: Path, entry: str, relative_to: Path) -> str | None:
