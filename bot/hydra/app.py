@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.certain import config_path_file, made_first, missing_config_dir, missing_primary_dir
+from bot.hydra.command_gate import command_failure
 from bot.hydra.decorator import COMPUTED, main_arguments, main_helper, too_deep_to_read
 from bot.hydra.entry import entry_file, missing_reason, repository_dir, run_dir
 from bot.hydra.imported import imported_app
@@ -169,6 +170,9 @@ def _hydra_main(context: ScanContext, launch: Launch, path: Path) -> Decorated |
     unread = file.too_deep if file.text is not None else too_deep_to_read(context, path)
     if unread is not None:  # not known to be no app: not read
         return AppProblem(f"{source} could not be read: {unread}", UNREADABLE)
+    refused = command_failure(context, launch, path, function)
+    if refused is not None:  # a command group that has no command the launch's first word names
+        return AppProblem(f"the command group refuses its first word: {refused}", NOT_HYDRA, refused)
     return AppProblem(f"{source} has no @hydra.main decorator", NOT_HYDRA)
 
 
