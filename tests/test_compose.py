@@ -377,12 +377,23 @@ def test_a_notebook_that_is_not_json_is_skipped_with_its_reason(tmp_path: Path) 
 def test_an_app_without_a_config_path_is_a_hydra_app_whose_config_is_made_at_run_time(tmp_path: Path) -> None:
     from bot.engine.launches import collect
 
-    app = "import hydra\n\n\n@hydra.main(version_base=None)\ndef main(cfg):\n    print(cfg)\n"
+    app = "import hydra\n\n\n@hydra.main(version_base=None, config_name=\"stored\")\ndef main(cfg):\n    print(cfg)\n"
     repo = make_repo(tmp_path / "r", {"app.py": app, "run.sh": "python3 app.py +seed=1\n"})
     (launch,) = collect(repo, "r").launches
     assert launch.cls == "runtime" and "Hydra's config store" in launch.evidence  # it was "not-hydra"
     _, stats = compose_scan(repo)
     assert [why for _, _, why in stats.unresolved] == [launch.evidence]
+
+
+def test_an_app_of_no_config_path_nor_name_composes_the_empty_config(tmp_path: Path) -> None:
+    from bot.engine.launches import collect
+
+    app = "import hydra\n\n\n@hydra.main(version_base=None)\ndef main(cfg):\n    print(cfg)\n"
+    repo = make_repo(tmp_path / "r", {"app.py": app, "run.sh": "python3 app.py +seed=1\n"})
+    (launch,) = collect(repo, "r").launches
+    assert launch.cls == "hydra"  # it was "runtime" (tests/test_empty_config.py)
+    report, stats = compose_scan(repo)
+    assert report.findings == [] and stats.unresolved == [] and stats.composed == 1
 
 
 def test_a_multirun_sweep_is_composed_in_runs_that_take_each_of_its_values(repo: Path) -> None:

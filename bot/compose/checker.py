@@ -126,7 +126,7 @@ class ComposeChecker:
         for read in views:
             for launch in read.launches:
                 app = resolve_app(self.context, launch)
-                if isinstance(app, HydraApp) and app.config_dir is not None and changed.reach(app, launch):
+                if isinstance(app, HydraApp) and changed.reach(app, launch):
                     return True
         return False
 

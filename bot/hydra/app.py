@@ -25,7 +25,7 @@ from bot.hydra.imported import imported_app
 from bot.hydra.main_helper import COMPUTED_VALUE, HelperCall, helper_arguments
 from bot.hydra.markers import CWD
 from bot.hydra.python_file import PythonFile, python_file
-from bot.hydra.search_path import app_search_path, not_there, primary_search_path, search_dir
+from bot.hydra.search_path import app_search_path, launch_search_path, not_there, primary_search_path, search_dir
 from bot.ir import DORA, MODULE, SHELL_SCRIPT, Launch
 
 if TYPE_CHECKING:
@@ -87,6 +87,8 @@ def resolve_app(context: ScanContext, launch: Launch, explain: bool = True) -> H
     if isinstance(main, (HydraApp, AppProblem)):
         return main
     source, version_base = main[1], main[4]
+    if empty_config(launch, main[2], main[3], version_base):  # per launch: its own flags decide
+        return HydraApp(source, None, None, (), version_base=version_base, root=root)
     chosen = _found(context, _config_key(launch, main),  # launches of one app mostly choose its config alike
                     lambda: _config_dir(context, launch, main))
     if isinstance(chosen, AppProblem):
@@ -136,6 +138,26 @@ def _config_dir(context: ScanContext, launch: Launch, main: Decorated) -> tuple[
         reason = f"config directory {config} of {source} {not_there(context.root, config, path.parent)}"
         return AppProblem(reason, OUTSIDE, missing_primary_dir(context.root, config, path.parent))
     return directory, config_name(name)
+
+
+def empty_config(launch: Launch, config_path: str | None, name: str | None, version_base: str | None) -> bool:
+    """Whether Hydra composes the app's config from nothing but the launch's overrides: no config_path (the
+    decorator's None, read as None only where its version_base is 1.2 or later: before, an unspecified one is
+    ".") and no config name, and the launch adds no config directory or search path (`--config-dir`,
+    `hydra.searchpath`). Hydra then searches only its own configs and the config store, and composes the empty
+    config (`hydra.main`'s `config_path=None`; `compose(config_name=None, overrides=...)`)."""
+    if config_path is not None or name is not None or launch.config_path is not None or launch.config_name \
+            is not None or launch.config_dir is not None or launch.config_runtime or launch_search_path(launch) \
+            is not None:
+        return False
+    return version_base is None or _at_least(version_base, (1, 2))
+
+
+def _at_least(version: str, wanted: tuple[int, int]) -> bool:
+    parts = version.split(".")
+    if len(parts) < 2 or not all(part.isdigit() for part in parts[:2]):
+        return False  # a version_base the bot does not read: not judged
+    return (int(parts[0]), int(parts[1])) >= wanted
 
 
 # the decorator's file, source, config_path, config_name and version_base (bot.hydra.decorator.version_base_of)

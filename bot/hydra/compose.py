@@ -65,6 +65,11 @@ def override_text(override: Override) -> str | None:
     return f"{override.prefix}{key}=null"
 
 
+def config_dirs(app: HydraApp) -> tuple[str, ...]:
+    """The app's config directories, primary first, then its search path (none for the empty config)."""
+    return (*(() if app.config_dir is None else (str(app.config_dir),)), *app.search_path)
+
+
 def _search_override(app: HydraApp) -> str:
     """The app's search path as Hydra's `hydra.searchpath` override, each directory through the confined source."""
     root = str(app.root)
@@ -111,12 +116,12 @@ class Composer:
             self.stats = own
 
     def is_group(self, app: HydraApp, key: str) -> bool:
-        assert app.config_dir is not None and app.root is not None
+        assert app.root is not None
         ident = (app.root, app.config_dir, app.search_path, key)  # asked for each override of each launch
         if ident not in self._groups:
             relative = key.replace(".", "/")
             self._groups[ident] = "/" in key or any(confined.is_dir(str(app.root), os.path.join(d, relative))
-                                                    for d in (str(app.config_dir), *app.search_path))
+                                                    for d in config_dirs(app))
         return self._groups[ident]
 
     def base(self, app: HydraApp, groups: tuple[str, ...]) -> Any:
@@ -125,7 +130,7 @@ class Composer:
         against the bot's working directory or imports a package. Raises Hydra's error when it does not
         compose, NotComposed (ConfigBroken) when it is not asked to or cannot compose it whatever the
         launch says (remembered, like the configs that do)."""
-        assert app.config_dir is not None and app.root is not None
+        assert app.root is not None
         ident = self._ident(app, groups)
         if ident not in self._bases:
             search = _search_override(app)
@@ -152,7 +157,9 @@ class Composer:
     def plain_base(self, app: HydraApp, groups: tuple[str, ...]) -> dict[str, Any] | None:
         """The app's config with these group choices as plain data (bot.hydra.plain_compose), or None where
         Hydra is to compose it (or it does not compose): only the base's Hydra composes then."""
-        assert app.config_dir is not None and app.root is not None
+        assert app.root is not None
+        if app.config_dir is None:
+            return None  # the empty config (no config directory): Hydra composes it
         ident = self._ident(app, groups)
         if ident not in self._plain:
             self._plain[ident] = None if ident in self._bases else self._compose_plain(app, groups)
@@ -245,7 +252,8 @@ class Composer:
         self._source = self._source or confined_source(self._refused, self._yaml, self._data)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with hydra_over(str(app.root), str(app.config_dir), app.version_base, self._source):
+            with hydra_over(str(app.root), None if app.config_dir is None else str(app.config_dir), app.version_base,
+                            self._source):
                 yield self._source
 
     def _compose(self, app: HydraApp, overrides: list[str]) -> Any:
@@ -273,13 +281,15 @@ class Composer:
     def _bound(self, app: HydraApp, groups: tuple[str, ...]) -> None:
         """ConfigBroken when the config's defaults, or a chosen option's, cycle or nest or spread beyond the
         bound (bot.hydra.defaults_bound)."""
-        assert app.config_dir is not None and app.root is not None
-        dirs = (str(app.config_dir), *app.search_path)
+        assert app.root is not None
+        dirs = config_dirs(app)
         walk = self._walks.setdefault((str(app.root), dirs), DefaultsWalk(str(app.root), dirs))
         walk.check([*([app.config_name] if app.config_name else []), *launch_choices(groups)])
 
     @staticmethod
     def _primary(app: HydraApp) -> str:
+        if app.config_dir is None:  # the empty config: the app's file speaks for it
+            return os.path.join(str(app.root), app.source.partition(" ")[0])
         return os.path.join(str(app.config_dir), f"{app.config_name}.yaml")
 
     def launch_base(self, app: HydraApp, launch: Launch) -> Any:
@@ -295,10 +305,10 @@ class Composer:
 
     def options(self, app: HydraApp, key: str) -> set[str]:
         """The options of config group `key` (its YAML files' names), in the config dir and search path."""
-        assert app.config_dir is not None and app.root is not None
+        assert app.root is not None
         relative = key.replace(".", "/")
         found: set[str] = set()
-        for directory in (str(app.config_dir), *app.search_path):
+        for directory in config_dirs(app):
             found.update(name[: -len(".yaml")] for name, is_dir in confined.entries(
                 str(app.root), os.path.join(directory, relative)) if not is_dir and name.endswith(".yaml"))
         return found
@@ -313,7 +323,7 @@ class Composer:
     @staticmethod
     def _refused_in(app: HydraApp, key: str) -> str | None:
         root = str(app.root)
-        for directory in (str(app.config_dir), *app.search_path):
+        for directory in config_dirs(app):
             path = os.path.join(directory, *key.split("."))
             why = confined.why_absent(root, path)
             if why is not None:

@@ -47,10 +47,10 @@ class ChangedPaths:
         """Whether the change touches the app's entry file or what the launch's config is composed from."""
         if any(source in self.paths for source in _sources(app.source)):
             return True
-        assert app.root is not None and app.config_dir is not None
+        assert app.root is not None
         root = str(app.root)
-        dirs = tuple(d for d in (_relative(root, str(app.config_dir)), *(_relative(root, s) for s in app.search_path))
-                     if d is not None)
+        primary = () if app.config_dir is None else (_relative(root, str(app.config_dir)),)  # None: the empty config
+        dirs = tuple(d for d in (*primary, *(_relative(root, s) for s in app.search_path)) if d is not None)
         names = {n for n in (app.config_name, *(config_name(c) for c in launch.config_names)) if n}
         groups: set[str] = set()
         for override in launch.overrides:

@@ -64,9 +64,10 @@ def confined_source(refused: list[str], parsed: dict[str, bytes] | None = None,
 
 
 @contextmanager
-def hydra_over(root: str, config_dir: str, version_base: str | None, source: type) -> Iterator[None]:
+def hydra_over(root: str, config_dir: str | None, version_base: str | None, source: type) -> Iterator[None]:
     """Hydra initialised with the tree's `config_dir` as its primary config directory, read with `source`
-    (what `hydra.initialize_config_dir` does, with a confined_source in place of Hydra's file source); Hydra's
+    (what `hydra.initialize_config_dir` does, with a confined_source in place of Hydra's file source; None: no
+    primary directory, as `hydra.main(config_path=None)` runs); Hydra's
     process state (GlobalHydra, the source registered for the scheme, the version base) restored after."""
     from hydra import version
     from hydra._internal.hydra import Hydra
@@ -82,7 +83,8 @@ def hydra_over(root: str, config_dir: str, version_base: str | None, source: typ
         version.setbase(version_base)
         with quicker_steps():
             Hydra.create_main_hydra2(task_name="app",
-                                     config_search_path=create_config_search_path(entry(root, config_dir)))
+                                     config_search_path=create_config_search_path(
+                                         None if config_dir is None else entry(root, config_dir)))
             yield
     finally:
         if before[0] is None:

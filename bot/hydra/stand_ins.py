@@ -44,7 +44,7 @@ def _options(group: str, app: HydraApp) -> list[str]:
     own = Path(hydra.__file__).parent / "conf" / group
     names = [p.stem for p in own.glob("*.yaml")] if own.is_dir() else []
     root = str(app.root)
-    for directory in (str(app.config_dir), *app.search_path):
+    for directory in (*(() if app.config_dir is None else (str(app.config_dir),)), *app.search_path):
         names += [n[: -len(".yaml")] for n, is_dir in confined.entries(root, Path(directory) / group)
                   if not is_dir and n.endswith(".yaml")]
     return names
