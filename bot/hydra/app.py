@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from bot.hydra.certain import config_path_file, made_first, missing_config_dir, missing_primary_dir
 from bot.hydra.command_gate import command_failure
 from bot.hydra.decorator import COMPUTED, main_arguments, main_helper, too_deep_to_read
+from bot.hydra.dispatch import outside_dispatcher
 from bot.hydra.entry import entry_file, missing_reason, repository_dir, run_dir
 from bot.hydra.imported import imported_app
 from bot.hydra.main_helper import COMPUTED_VALUE, HelperCall, helper_arguments
@@ -195,6 +196,9 @@ def _hydra_main(context: ScanContext, launch: Launch, path: Path) -> Decorated |
     refused = command_failure(context, launch, path, function)
     if refused is not None:  # a command group that has no command the launch's first word names
         return AppProblem(f"the command group refuses its first word: {refused}", NOT_HYDRA, refused)
+    handed = outside_dispatcher(context, path, function)
+    if handed is not None:
+        return AppProblem(handed, NOT_HYDRA)
     return AppProblem(f"{source} has no @hydra.main decorator", NOT_HYDRA)
 
 
