@@ -107,7 +107,7 @@ def test_in_a_doc_the_refusal_is_the_reason_it_is_not_checked(tmp_path: Path) ->
     found, unresolved = _scan(repo)
     assert found == []
     assert unresolved[("README.md", 4)].startswith(
-        "the command group refuses its first word: Error: No such command 'conf/train.yaml'.")
+        "the command group refuses a word: Error: No such command 'conf/train.yaml'.")
 
 
 def test_a_click_group_refuses_it_too_and_both_spellings_of_a_command_pass(tmp_path: Path) -> None:

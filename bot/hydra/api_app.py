@@ -105,6 +105,40 @@ def _api_app(file: PythonFile) -> ApiApp | None:
     reading = _Reading()
     for call in in_order(tree, ast.Call):
         reading.call(call)
+    return _app_of(reading)
+
+
+def function_api_app(context: ScanContext, path: Path, function: str, overrides: str) -> ApiApp | None:
+    """The compose-API app that one function of the file is (a CLI's command: bot.hydra.command_gate): its own
+    `initialize*` and `compose` calls, the first `compose` given the function's parameter `overrides` as its
+    overrides; None otherwise."""
+    file = python_file(context, path)
+    found: ApiApp | None = file.fact(("compose-api", function, overrides),
+                                     lambda: _function_app(file, function, overrides))
+    return found
+
+
+def _function_app(file: PythonFile, function: str, overrides: str) -> ApiApp | None:
+    tree = file.tree
+    if tree is None or file.too_deep is not None:
+        return None
+    defined = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function]
+    if len(defined) != 1:
+        return None
+    calls = in_order(defined[0], ast.Call)
+    composes = [call for call in calls if called_name(call.func) == "compose"]
+    given = argument(composes[0], "overrides", 1) if composes else None
+    if not (isinstance(given, ast.Name) and given.id == overrides):
+        return None
+    reading = _Reading()
+    for call in calls:
+        reading.call(call)
+    app = _app_of(reading)
+    return app if app is not None and app.loads is None else None
+
+
+def _app_of(reading: _Reading) -> ApiApp | None:
+    """The app the calls read make: a location and a name, each a literal or an argparse option; else a load."""
     if reading.location is not None and reading.name is not None:
         kind, node = reading.location
         location, name = reading.source(node), reading.source(reading.name)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.certain import config_path_file, made_first, missing_config_dir, missing_primary_dir
-from bot.hydra.command_gate import command_failure
+from bot.hydra.command_gate import Route, command_route, rest_parameter
 from bot.hydra.decorator import COMPUTED, main_arguments, main_helper, too_deep_to_read
 from bot.hydra.dispatch import outside_dispatcher
 from bot.hydra.entry import entry_file, missing_reason, repository_dir, run_dir
@@ -193,13 +193,31 @@ def _hydra_main(context: ScanContext, launch: Launch, path: Path) -> Decorated |
     unread = file.too_deep if file.text is not None else too_deep_to_read(context, path)
     if unread is not None:  # not known to be no app: not read
         return AppProblem(f"{source} could not be read: {unread}", UNREADABLE)
-    refused = command_failure(context, launch, path, function)
-    if refused is not None:  # a command group that has no command the launch's first word names
-        return AppProblem(f"the command group refuses its first word: {refused}", NOT_HYDRA, refused)
+    route = command_route(context, launch, path, function)
+    if route is not None and route.failure is not None:  # a command group that has no command a word names
+        return AppProblem(f"the command group refuses a word: {route.failure}", NOT_HYDRA, route.failure)
+    if route is not None and route.leaf is not None:
+        command = _command_app(context, launch, route)
+        if command is not None:
+            return command
     handed = outside_dispatcher(context, path, function)
     if handed is not None:
         return AppProblem(handed, NOT_HYDRA)
     return AppProblem(f"{source} has no @hydra.main decorator", NOT_HYDRA)
+
+
+def _command_app(context: ScanContext, launch: Launch, route: Route) -> HydraApp | AppProblem | None:
+    """The compose-API app of the command the launch's words name (`tool data prepare a=b`: a function taking
+    the words after the command as its overrides), or None when the command is no such app."""
+    from bot.hydra.api_app import function_api_app
+
+    leaf = route.leaf
+    assert leaf is not None
+    rest = rest_parameter(context, leaf)
+    api = function_api_app(context, leaf.path, leaf.function, rest) if rest is not None else None
+    if api is None:
+        return None
+    return api_app(context, launch, leaf.path, leaf.path.relative_to(context.root).as_posix(), api)
 
 
 def _decorated(context: ScanContext, path: Path, function: str | None, file: PythonFile) -> Decorated | None:
