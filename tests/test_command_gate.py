@@ -122,6 +122,9 @@ def test_a_click_group_refuses_it_too_and_both_spellings_of_a_command_pass(tmp_p
 @pytest.mark.parametrize("cli", [
     SINGLE,  # typer runs its only command itself: no group
     TYPER_CLI.format(more="\n\n@tool.callback(invoke_without_command=True)\ndef top():\n    pass\n"),
+    # a callback's positional argument takes the first word before any command
+    TYPER_CLI.format(more="\n\n@tool.callback()\ndef top(workspace: str):\n    pass\n"),
+    TYPER_CLI.format(more="\n\n@tool.callback()\ndef top(workspace: str = typer.Argument(\".\")):\n    pass\n"),
     TYPER_CLI.format(more="\n\ntool.registered_commands.clear()\n"),
     TYPER_CLI.format(more="\n\ndef grow(app):\n    app.command()(print)\n\n\ngrow(tool)\n"),
     TYPER_CLI.format(more="\n\n@tool.command(name=NAMES[0])\ndef other():\n    pass\n"),
@@ -143,5 +146,13 @@ def test_a_group_the_file_does_not_show_whole_is_not_judged(tmp_path: Path, cli:
 ])
 def test_a_click_group_that_may_take_other_words_is_not_judged(tmp_path: Path, options: str, more: str) -> None:
     repo = _repo(tmp_path, CLICK_CLI.format(group_options=options, more=more), "entry", "toyrun settings/a.yaml\n")
+    found, _ = _scan(repo)
+    assert found == []
+
+
+def test_a_click_group_taking_an_argument_is_not_judged(tmp_path: Path) -> None:
+    cli = CLICK_CLI.format(group_options="", more="").replace(
+        '@click.group()\n', '@click.group()\n@click.argument("where")\n')
+    repo = _repo(tmp_path, cli, "entry", "toyrun settings/a.yaml fit\n")
     found, _ = _scan(repo)
     assert found == []

@@ -50,7 +50,7 @@ def command_route(context: ScanContext, launch: Launch, path: Path, function: st
     start: Start = _cached(context, ("command-start", str(path), launch.module if function else None),
                     lambda: start_of(context, path, launch.module if function else None))
     group = _group(context, path, name, start)
-    if group is None or group.single or not group.commands:
+    if group is None or group.single or group.takes_words or not group.commands:
         return None
     words: list[str] = []
     for text, static in launch.args:
@@ -65,7 +65,7 @@ def command_route(context: ScanContext, launch: Launch, path: Path, function: st
         if not isinstance(child, SubGroup):
             return None
         group = _group(context, child.path, child.name, start)
-        if group is None:
+        if group is None or group.takes_words:
             return None
     return None  # the words end at a group (typer: "Missing command."): not judged
 

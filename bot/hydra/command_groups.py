@@ -67,6 +67,7 @@ class Group:
     commands: dict[str, Leaf | SubGroup | None] = field(default_factory=dict)
     complete: bool = True
     single: bool = False  # a typer app of one command: typer runs it itself
+    takes_words: bool = False  # its callback (or click's group function) takes positional words before a command
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,8 @@ def read_group(context: ScanContext, path: Path, name: str, start: Start) -> Gro
         return None
     kind, line, settings = bound
     group = Group(kind, name, path, line, complete=_plain_settings(settings) and not start.dynamic)
+    if kind == CLICK:
+        group.takes_words = _click_arguments(file.tree, name)
     callback = False
     registrars = [(path, name)] + [(other, alias) for other in start.closure if other != path
                                    for alias in _aliases(context, other, path, name)]
@@ -106,6 +109,7 @@ def read_group(context: ScanContext, path: Path, name: str, start: Start) -> Gro
                 continue
             if method == "callback":
                 callback = True
+                group.takes_words = group.takes_words or function is None or _typer_arguments(function)
             elif method == "add_typer":
                 callback = True  # a sub-app makes the app a group whatever its commands
                 _add_sub(group, where, call, tree)
@@ -247,6 +251,30 @@ def _add_command(group: Group, where: Path, call: ast.Call, function: ast.Functi
         return
     for name in named:
         group.commands[name] = Leaf(where, function.name) if function is not None and method == "command" else None
+
+
+def _typer_arguments(function: ast.FunctionDef) -> bool:
+    """Whether a typer callback takes positional words: a parameter with no default, a `typer.Argument(...)`
+    default, or an `Annotated[...]` type (which may hold one)."""
+    arguments = function.args
+    if arguments.vararg or arguments.posonlyargs:
+        return True
+    plain = arguments.args[: len(arguments.args) - len(arguments.defaults)]
+    defaults = [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
+    if plain or any(d is None for d in arguments.kw_defaults):
+        return True
+    if any(isinstance(d, ast.Call) and _called(d.func) == "Argument" for d in defaults):
+        return True
+    return any(isinstance(a.annotation, ast.Subscript) and "Annotated" in ast.dump(a.annotation.value)
+               for a in (*arguments.args, *arguments.kwonlyargs))
+
+
+def _click_arguments(tree: ast.Module, name: str) -> bool:
+    """Whether click's group function takes positional words (`@click.argument(...)` on it)."""
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return any(_called(d.func if isinstance(d, ast.Call) else d) == "argument" for d in node.decorator_list)
+    return False
 
 
 def _bound(tree: ast.Module, name: str) -> tuple[str, int, list[ast.keyword]] | None:
