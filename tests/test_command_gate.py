@@ -126,6 +126,8 @@ def test_a_click_group_refuses_it_too_and_both_spellings_of_a_command_pass(tmp_p
     TYPER_CLI.format(more="\n\n@tool.callback()\ndef top(workspace: str):\n    pass\n"),
     TYPER_CLI.format(more="\n\n@tool.callback()\ndef top(workspace: str = typer.Argument(\".\")):\n    pass\n"),
     TYPER_CLI.format(more="\n\ntool.registered_commands.clear()\n"),
+    # a command added only when a function runs
+    TYPER_CLI.format(more="\n\ndef late():\n    @tool.command()\n    def later():\n        pass\n"),
     TYPER_CLI.format(more="\n\ndef grow(app):\n    app.command()(print)\n\n\ngrow(tool)\n"),
     TYPER_CLI.format(more="\n\n@tool.command(name=NAMES[0])\ndef other():\n    pass\n"),
     TYPER_CLI.replace('typer.Typer(help="toy runner")', 'typer.Typer(cls=Aliased)'),

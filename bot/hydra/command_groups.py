@@ -348,16 +348,18 @@ Use = tuple[str, "ast.Call | None", "ast.FunctionDef | None"]
 def _group_uses(tree: ast.Module, name: str) -> list[Use] | None:
     """Each use of the group under `name` in a file: (method, its call, None for a decorator written without one
     (`@cli.command`), the function it decorates); None when the name is used otherwise than by calling one of
-    its methods, or calling it (`app()`)."""
+    its methods, or calling it (`app()`), or when it adds a command only when a function runs."""
     uses: list[Use] = []
     allowed: set[int] = set()
+    nested = {id(inner) for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+              for statement in node.body for inner in ast.walk(statement)}
     for node in ast.walk(tree):
         decorators = node.decorator_list if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
         for decorator in decorators:
             call = decorator if isinstance(decorator, ast.Call) else None
             target = call.func if call is not None else decorator
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == name:
-                if not isinstance(node, ast.FunctionDef):
+                if not isinstance(node, ast.FunctionDef) or id(node) in nested:
                     return None
                 uses.append((target.attr, call, node))
                 allowed.add(id(target.value))
@@ -365,6 +367,8 @@ def _group_uses(tree: ast.Module, name: str) -> list[Use] | None:
             func = node.value.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name \
                     and func.attr == "add_typer":
+                if id(node) in nested:
+                    return None
                 uses.append(("add_typer", node.value, None))
                 allowed.add(id(func.value))
             elif isinstance(func, ast.Name) and func.id == name and not node.value.args and not node.value.keywords:
