@@ -193,7 +193,7 @@ def _hydra_main(context: ScanContext, launch: Launch, path: Path) -> Decorated |
     unread = file.too_deep if file.text is not None else too_deep_to_read(context, path)
     if unread is not None:  # not known to be no app: not read
         return AppProblem(f"{source} could not be read: {unread}", UNREADABLE)
-    route = command_route(context, launch, path, function)
+    route = command_route(context, launch, path, function, file)
     if route is not None and route.failure is not None:  # a command group that has no command a word names
         return AppProblem(f"the command group refuses a word: {route.failure}", NOT_HYDRA, route.failure)
     if route is not None and route.leaf is not None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.hydra.command_groups import Group, Leaf, Start, SubGroup, read_group, start_of
-from bot.hydra.python_file import python_file
+from bot.hydra.python_file import PythonFile, python_file
 from bot.ir import Launch
 
 if TYPE_CHECKING:
@@ -38,13 +38,14 @@ class Route:
     words: tuple[str, ...] = ()
 
 
-def command_route(context: ScanContext, launch: Launch, path: Path, function: str | None) -> Route | None:
-    """Where the launch's words lead through the command group the entry file (`path`) is; None when it is no
-    group, or the words are not judged. `function`: the console script's target in the file (None: a script or
-    module run as `__main__`)."""
+def command_route(context: ScanContext, launch: Launch, path: Path, function: str | None,
+                  file: PythonFile | None = None) -> Route | None:
+    """Where the launch's words lead through the command group the entry file (`path`; `file`: its text as the
+    caller read it) is; None when it is no group, or the words are not judged. `function`: the console script's
+    target in the file (None: a script or module run as `__main__`)."""
     if not launch.args or (launch.caller_args and all(static for _, static in launch.args)):
         return None  # the caller's words, placed where they are not seen
-    name = function or _main_call(context, path)
+    name = function or _main_call(file or python_file(context, path))
     if name is None:
         return None
     start: Start = _cached(context, ("command-start", str(path), launch.module if function else None),
@@ -118,9 +119,9 @@ def _refused(context: ScanContext, group: Group, word: str) -> str:
             f"commands {commands}; it refuses the word before Hydra composes)")
 
 
-def _main_call(context: ScanContext, path: Path) -> str | None:
+def _main_call(file: PythonFile) -> str | None:
     """`NAME` of a `NAME()` statement the file's `if __name__ == "__main__":` block runs, if it is its only call."""
-    tree = python_file(context, path).tree
+    tree = file.tree
     for node in tree.body if tree is not None else ():
         if isinstance(node, ast.If) and _is_main_test(node.test):
             calls = [s.value for s in node.body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)]
