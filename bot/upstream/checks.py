@@ -11,6 +11,9 @@ from libcst.metadata import PositionProvider
 from bot.pyparse import TooDeep, parse_ast, parse_cst
 from bot.upstream.check import Check, NotUnderstood
 from bot.upstream.conditions import Constraint, aliases, collection, conditions, dotted, reads_config, substitute
+from bot.upstream.statements import entered
+
+_READ = frozenset({cst.Param, cst.AnnAssign, cst.Assert})  # read by _ChecksVisitor, nothing inside them is
 
 
 def _is_exit(statement: cst.BaseStatement, kinds: tuple[type, ...]) -> bool:
@@ -100,7 +103,9 @@ class _ChecksVisitor(cst.CSTVisitor):
         return self.module.code_for_node(node).strip().splitlines()[0]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.BaseExpression):  # no statement is inside one: a check's test is read from it
+        if not entered(node):  # no statement is inside it (a check's test is read from the statement)
+            if type(node) in _READ:
+                super().on_visit(node)
             return False
         guard = self.after_return.get(id(node))
         if guard is not None:
@@ -219,7 +224,11 @@ def _collections(module: cst.Module) -> dict[str, tuple[Any, ...]]:
 
     class Finder(cst.CSTVisitor):
         def on_visit(self, node: cst.CSTNode) -> bool:
-            return not isinstance(node, cst.BaseExpression) and super().on_visit(node)  # no assignment in one
+            if entered(node):
+                return super().on_visit(node)
+            if type(node) in (cst.Assign, cst.AnnAssign):  # read; nothing inside it is
+                super().on_visit(node)
+            return False
 
         def visit_Assign(self, node: cst.Assign) -> None:
             values = collection(node.value, {})

@@ -7,6 +7,7 @@ from typing import Any
 import libcst as cst
 
 from bot.upstream.check import CONFIG_WORDS
+from bot.upstream.statements import entered
 
 
 def dotted(node: cst.BaseExpression) -> str | None:
@@ -191,47 +192,63 @@ def reads_config(test: cst.BaseExpression) -> bool:
     return found
 
 
+_BINDS = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign})  # the small statements that bind a name
+
+
+class _Bindings(cst.CSTVisitor):
+    """The names one function binds (its nested functions and classes aside): `found` those bound once to a
+    config field's chain, `seen` every name bound."""
+
+    def __init__(self, function: cst.FunctionDef) -> None:
+        super().__init__()
+        self.function = function
+        self.found: dict[str, cst.BaseExpression] = {}
+        self.seen: set[str] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if entered(node):
+            return super().on_visit(node)
+        if type(node) in _BINDS:  # read; nothing inside it is
+            super().on_visit(node)
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.function
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if not isinstance(target, cst.Name):
+            return
+        value = _subscripted(value) if isinstance(value, cst.Subscript) else value
+        chain = (dotted(value) or _got(value)) if value is not None else None
+        if target.value in self.seen or chain is None or "." not in chain:
+            self.found.pop(target.value, None)
+        elif value is not None:
+            self.found[target.value] = value
+        self.seen.add(target.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value if len(node.targets) == 1 else None)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target, None)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target, None)
+
+
 def aliases(function: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     """Local names a function assigns once from a config field (`beta = config.loss.beta`,
     `n = cfg.get("n")`), so a check on the name reads the field; nested functions aside."""
-    found: dict[str, cst.BaseExpression] = {}
-    seen: set[str] = set()
-
-    class Finder(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            return not isinstance(node, cst.BaseExpression) and super().on_visit(node)  # no statement in one
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-        def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
-            if not isinstance(target, cst.Name):
-                return
-            value = _subscripted(value) if isinstance(value, cst.Subscript) else value
-            chain = (dotted(value) or _got(value)) if value is not None else None
-            if target.value in seen or chain is None or "." not in chain:
-                found.pop(target.value, None)
-            elif value is not None:
-                found[target.value] = value
-            seen.add(target.value)
-
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                self._bind(target.target, node.value if len(node.targets) == 1 else None)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            self._bind(node.target, node.value)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._bind(node.target, None)
-
-        def visit_For(self, node: cst.For) -> None:
-            self._bind(node.target, None)
-
-    function.visit(Finder())
+    bindings = _Bindings(function)
+    function.visit(bindings)
+    found = bindings.found
     for param in function.params.params:
         found.pop(param.name.value, None)
     return found
