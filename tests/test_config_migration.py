@@ -197,6 +197,26 @@ def test_watch_runs_the_migration_it_reads_with_no_rule(tmp_path: Path) -> None:
     assert any(r.startswith("inferred-config-") for r in rules)
 
 
+def test_the_migrations_read_while_the_checks_are_read_make_the_same_rules(tmp_path: Path) -> None:
+    """watch reads the change's migrations before it waits for the rules inferred from its checks (read on forked
+    workers meanwhile): the rules they make are those read after, and a rule inferred first keeps its id."""
+    from bot.upstream.change import read_change
+    from bot.upstream.watching import migrated_rules, read_migrations
+
+    repo, before, after = _repository(tmp_path)
+    change = read_change(repo, before, after)
+    early = read_migrations(repo, repo, change)
+    assert early is not None and early.config.rule is not None
+    made = []
+    for read in (early, None):
+        reasons: dict[str, str] = {}
+        suggestions: list[str] = []
+        unread: list[str] = []
+        rules = migrated_rules(repo, repo, change, [], reasons, suggestions, unread, read=read)
+        made.append(([r.id for r in rules], reasons, suggestions, unread))
+    assert made[0] == made[1] and made[0][0]
+
+
 def test_the_migration_applied_once_changes_nothing_more(tmp_path: Path) -> None:
     from bot.cli import main
 

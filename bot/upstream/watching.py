@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from bot.compose.checker import ComposeOptions
+from bot.compose.checker import ComposeOptions, load_composing
 from bot.compose.findings import RULE_ID, compose_rule
 from bot.engine.before import FailingBefore
 from bot.engine.drift import drift_options
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from bot.model import Baseline, Report
     from bot.publish.publisher import PublishResult
     from bot.rules.model import Rule
+    from bot.upstream.config_migration import ConfigMigration
     from bot.upstream.infer import Begun
 
 
@@ -95,27 +96,52 @@ def inferred_rules(local: Path, change: Change, rules: list[Rule], reasons: dict
     return out
 
 
-def migrated_rules(history: Path, tree: Path, change: Change, rules: list[Rule], reasons: dict[str, str],
-                   suggestions: list[str], not_understood: list[str], policy: InferPolicy = InferPolicy(),
-                   publishing: bool = False) -> list[Rule]:
-    """The migrations read from the change: what it did to its apps' composed configs (bot.upstream.config_migration)
-    and the entry points it moved (bot.upstream.entry_migration). Their high-confidence steps run, each kind as one
-    rule, when the policy lets inferred rules run; the rest are suggestions."""
-    from bot.rules.loader import parse_rule
+@dataclass(frozen=True)
+class Migrations:
+    """What the change says of its migrations, read (read_migrations) before the rules inferred from its checks are
+    known: the config migration (bot.upstream.config_migration) and the entry points' moves, high and low."""
+
+    config: ConfigMigration
+    moved: dict[str, Any] | None
+    suggested_moves: dict[str, Any] | None
+
+
+def read_migrations(history: Path, tree: Path, change: Change, policy: InferPolicy = InferPolicy()
+                    ) -> Migrations | None:
+    """The change's migrations read (None when the policy runs no inferred rule, or the change edits neither config
+    nor Python)."""
     from bot.upstream.config_migration import ConfigMigration, read_migration
     from bot.upstream.entry_migration import entry_migration
-    from bot.upstream.migration_rule import HIGH, LOW
 
-    if policy.confidence == "off":
-        return []
+    if policy.confidence == "off" or not (_edits_config(change) or _edits_python(change)):
+        return None
     upstream = f"#{change.pull_number}" if change.pull_number is not None else change.after[:12]
     migration = read_migration(history, tree, change.before, change.after, change.paths, upstream) if _edits_config(
         change) else ConfigMigration(None, None)
     moved, suggested_moves = entry_migration(history, change.before, change.after, upstream) if _edits_python(
         change) else (None, None)
+    return Migrations(migration, moved, suggested_moves)
+
+
+def migrated_rules(history: Path, tree: Path, change: Change, rules: list[Rule], reasons: dict[str, str],
+                   suggestions: list[str], not_understood: list[str], policy: InferPolicy = InferPolicy(),
+                   publishing: bool = False, read: Migrations | None = None) -> list[Rule]:
+    """The migrations read from the change: what it did to its apps' composed configs (bot.upstream.config_migration)
+    and the entry points it moved (bot.upstream.entry_migration). Their high-confidence steps run, each kind as one
+    rule, when the policy lets inferred rules run; the rest are suggestions. `read`: them read before
+    (read_migrations)."""
+    from bot.rules.loader import parse_rule
+    from bot.upstream.migration_rule import HIGH, LOW
+
+    if policy.confidence == "off":
+        return []
+    read = read if read is not None else read_migrations(history, tree, change, policy)
+    if read is None:
+        return []
+    migration = read.config
     out: list[Rule] = []
-    for proposed, confidence in ((migration.rule, HIGH), (moved, HIGH), (migration.suggested, LOW),
-                                 (suggested_moves, LOW)):
+    for proposed, confidence in ((migration.rule, HIGH), (read.moved, HIGH), (migration.suggested, LOW),
+                                 (read.suggested_moves, LOW)):
         if proposed is None:
             continue
         if not policy.runs(confidence) or (publishing and policy.publish == "dry-run"):
@@ -225,12 +251,15 @@ def choose(history: Path, tree: Path, rules: list[Rule], change: Change, options
     suggestions: list[str] = []
     not_understood: list[str] = []
     inferred: list[Rule] = []
+    migrations = read_migrations(history, tree, change, policy)  # while the change's checks are read (`begun`)
+    if _edits_config(change):
+        load_composing()  # what the scan's compose check imports, loaded meanwhile too (before its workers fork)
     if _edits_python(change):
         inferred = inferred_rules(history, change, rules, reasons, suggestions, not_understood, policy, publishing,
                                   begun)
     if _edits_config(change) or _edits_python(change):
         inferred += migrated_rules(history, tree, change, [*rules, *inferred], reasons, suggestions, not_understood,
-                                   policy, publishing)
+                                   policy, publishing, migrations)
     rules = [*rules, *inferred]
     options.notes = [*options.notes, *(f"Suggested rule (not applied): {s}" for s in suggestions),
                      *(f"Validation changed upstream, not understood: {u}" for u in not_understood)]
