@@ -149,3 +149,43 @@ def test_the_files_a_rule_adds_keys_to_go_to_the_worker_of_their_base(tmp_path: 
         by_entry = {(files[path].split()[1], worker) for path, worker in places.items()}
         assert by_entry == {("app/train.py", 0), ("app/other.py", 1)} or by_entry == {("app/train.py", 1),
                                                                                      ("app/other.py", 0)}
+
+
+def test_a_scan_that_runs_rules_and_composes_gives_each_file_the_worker_of_its_base(tmp_path: Path) -> None:
+    """`watch` and `run --compose`: every file the rules read is composed in the task that reads it, so those tasks go
+    to the worker of their base too, whatever the rules (one that only changes what a launch sets, here); the report
+    is the one process's."""
+    import yaml
+
+    from bot.compose.checker import ComposeOptions
+    from bot.engine.batches import PARALLEL_FROM, Batches, Setup
+    from bot.engine.checker import Composing
+    from bot.engine.context import scan_context
+    from bot.engine.scan import scan_all
+    from bot.engine.wanted import focus_for
+    from bot.rules.loader import parse_rule
+
+    files = {"app/train.py": TRAINER, "app/other.py": TRAINER.replace("'a'", "'b'"),
+             "app/conf/a.yaml": "trainer: {steps: 1}\n", "app/conf/b.yaml": "trainer: {steps: 2, warmup: 1}\n",
+             "docs/notes.sh": "echo nothing to launch\n"}
+    for number in range(PARALLEL_FROM + 10):
+        entry = ("app/train.py", "app/other.py")[number % 2]
+        files[f"runs/run_{number}.sh"] = f"# {'=' * (number // 2)}\npython {entry} trainer.steps={number % 7}\n"
+    files["runs/typo.sh"] = "python app/other.py trainer.stepz=3\n"
+    root = make_repo(tmp_path / "repo", files)
+    doc = yaml.safe_load(SETTING)
+    rules = [parse_rule(doc, Path(f"{doc['id']}.yaml"))]
+    todo = [SourceFile(path, root, "shell", len(text)) for path, text in files.items() if path.endswith(".sh")]
+    context = scan_context(root, todo, (), rules, focus_for(rules))
+    setup = Setup(context, None, (), None, compose=Composing(ComposeOptions(), None))
+    with Batches(setup, 2) as batches, Forks(2) as pool:
+        places = batches.judged_places(pool, todo)
+    assert "docs/notes.sh" not in places and len(places) == len(todo) - 1  # a file of no base: any worker
+    by_entry = {(files[path].split()[-2], worker) for path, worker in places.items() if path.startswith("runs/run_")}
+    assert by_entry == {("app/train.py", 0), ("app/other.py", 1)} or by_entry == {("app/train.py", 1),
+                                                                                 ("app/other.py", 0)}
+    scanned = scan_all(root, rules, jobs=2, compose=ComposeOptions())
+    alone = scan_all(root, rules, jobs=1, compose=ComposeOptions())
+    assert [(f.path, f.message) for f in scanned.report.findings] == [(f.path, f.message)
+                                                                     for f in alone.report.findings]
+    assert any(f.rule == "hydra-compose" for f in alone.report.findings)

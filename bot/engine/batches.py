@@ -14,8 +14,8 @@ compose-check alone) are composed in tasks of their own.
 
 On workers, each of those files whose launches seem to compose against one base (bot.compose.affinity) goes to
 the worker given that base, so that one worker composes it; the others go to whichever worker is free. So do the
-files the rules may edit when a rule adds keys to launches: the judge composes their edited launches
-(bot.compose.judge).
+files the rules read in a scan that composes as well (`watch`, `run --compose`), and the files the rules may edit
+when a rule adds keys to launches: the judge composes their edited launches (bot.compose.judge).
 """
 
 from __future__ import annotations
@@ -158,12 +158,17 @@ class Batches:
         return {s.path: index for index, own in enumerate(share_out(shared, keys, len(pool.workers))) for s in own}
 
     def judged_places(self, pool: Forks | _Here, todo: list[SourceFile]) -> dict[str, int]:
-        """The places of the shell-family files the rules may edit (they hold a token), when a rule adds keys to
-        the launches it reaches (`ensure`): the judge then composes the base of most of them. Rules that only
-        change what a launch sets edit few launches (none on verl's tip), and reading every file first would cost
-        the plain scan more than the bases it saves."""
+        """The places of the shell-family files the scan composes as it checks them (`watch`, `run --compose`: each
+        is composed in the task that reads it), else of those the rules may edit (they hold a token) when a rule
+        adds keys to the launches it reaches (`ensure`): the judge then composes the base of most of them. Rules
+        that only change what a launch sets edit few launches (none on verl's tip), and reading every file first
+        would cost the plain scan more than the bases it saves."""
         context = self.setup.context
-        if not isinstance(pool, Forks) or not any(rule.ensure for rule in context.rules):
+        if not isinstance(pool, Forks):
+            return {}
+        if self.setup.compose is not None:  # each file is composed where it is read
+            return self._places(pool, [s for s in todo if is_shell_family(s.kind)])
+        if not any(rule.ensure for rule in context.rules):
             return {}
         tokens = context.focus.tokens if context.focus is not None else None
         return self._places(pool, [s for s in todo if is_shell_family(s.kind)], tokens)
