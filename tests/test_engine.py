@@ -33,7 +33,8 @@ def test_a_fix_that_keeps_firing_is_refused_and_nothing_is_written(tmp_path: Pat
 
 
 def test_a_rule_whose_edits_break_the_file_costs_only_its_own_fixes(tmp_path: Path) -> None:
-    """Two keys renamed to one name make a YAML duplicate key: that rule is manual, the other is written."""
+    """Two keys renamed to one name with different values would make a YAML duplicate key: that rule is manual
+    (a person chooses, bot.rules.landing), the other is written."""
     rules = rules_from(
         tmp_path,
         paths="id: paths\nmatch: {key: ['data.train_path', 'data.valid_path']}\nfix: {rename: path}\n",
@@ -44,7 +45,8 @@ def test_a_rule_whose_edits_break_the_file_costs_only_its_own_fixes(tmp_path: Pa
     assert result.change is not None
     assert result.change.after == data.replace(b"devices", b"gpus")
     assert {(f.rule, f.status) for f in result.findings} == {("paths", Status.MANUAL), ("devices", Status.FIXABLE)}
-    assert all("no longer reads as its kind" in f.message for f in result.findings if f.rule == "paths")
+    assert all("data.path would be set more than once, with different values" in f.message
+               for f in result.findings if f.rule == "paths")
 
 
 def test_a_manual_finding_of_the_same_key_does_not_excuse_a_fix_that_keeps_firing(tmp_path: Path) -> None:
