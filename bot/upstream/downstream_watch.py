@@ -196,22 +196,22 @@ def _local(repo: RepoConfig, root: Path, config: Config, given: str | None, rule
         result, _, selected = choose(history, laid.root, rules, change, options, policy)
         if not result.rules:
             return result
-        _since(options, laid)
-        report = _scan(laid, selected, repo.github or repo.name, options, baseline, jobs)
+        compose_since(options, laid)
+        report = scan_laid(laid, selected, repo.github or repo.name, options, baseline, jobs)
     result.report = replace(report, commit=head_commit(root))
     if result.suggestions or result.not_understood:
         result.report.inferred = result.inferred()
     return result
 
 
-def _since(options: PublishOptions, laid: Laid) -> None:
+def compose_since(options: PublishOptions, laid: Laid) -> None:
     """compose-check reports what the upstream's change broke: since the laid tree's first commit (or, asked,
     every launch that fails)."""
     if options.compose:
         options.compose_since = None if options.compose_all else laid.before
 
 
-def _scan(laid: Laid, selected: list[Rule], label: str, options: PublishOptions, baseline: Baseline | None,
+def scan_laid(laid: Laid, selected: list[Rule], label: str, options: PublishOptions, baseline: Baseline | None,
           jobs: int) -> Report:
     from bot.compose.checker import ComposeOptions
     from bot.engine.drift import drift_options
@@ -280,7 +280,7 @@ def _laying(history: Path, change: Change, packages: tuple[str, ...], options: P
     @contextmanager
     def lay(worktree: Path) -> Iterator[tuple[Path, Callable[[Report], Report]]]:
         with laid_tree(worktree, history, change.before, change.after, packages) as laid:
-            _since(options, laid)
+            compose_since(options, laid)
             yield laid.root, laid.own_only
 
     return lay

@@ -1,0 +1,260 @@
+"""`bot upgrade --repo D --to REF` (issue 43, item 3): every migration between D's pins and REF, in the upstream's
+history order, over a working copy of D.
+
+For each distinct pinned commit P, the upstream's first-parent commits P..REF are walked oldest first (one walk
+for all pins: a commit acts on the files whose pin it follows). A commit that can matter (bot.upstream.upgrade_span)
+gets the step `bot watch --upstream` runs (bot.upstream.downstream_watch: the rules it triggers or infers, D laid
+beside the upstream at the commit's parent and at the commit, its launches composed there), over the working copy
+AS THE STEPS BEFORE LEFT IT: each step's verified edits are written into the copy before the next, so a key renamed
+twice ends at its last name. Then the pins are bumped to REF (bot.downstream.bump). The result: each step with its
+rules and edits, and the working copy's files against D's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot import scratch
+from bot.downstream.bump import Bumped, bump_pins
+from bot.downstream.model import Pin, Upstream
+from bot.downstream.pin_target import Target, resolve, resolve_pin
+from bot.downstream.pins import pin_of, read_pins
+from bot.errors import UserError
+from bot.gitfiles import git_files
+from bot.model import FileChange, Finding, Report, Status
+from bot.upstream.change import read_change
+from bot.upstream.downstream_watch import Named, compose_since, package_dirs, scan_laid, upstream_history
+from bot.upstream.laid_tree import laid_tree
+from bot.upstream.upgrade_span import Commit, may_matter, span
+
+if TYPE_CHECKING:
+    from bot.config import Config
+    from bot.rules.model import Rule
+    from bot.upstream.watching import InferPolicy
+
+
+@dataclass
+class Step:
+    """One upstream commit acted on: the rules it ran (with why), the edits it made, what is left to a person."""
+
+    commit: Commit
+    reasons: dict[str, str]
+    changes: list[FileChange]  # the files as this step found and left them
+    composed: list[str]  # `path:line entry` of launches failing at the commit that the edits make compose
+    manual: list[Finding]  # findings with no verified edit (a launch that still fails to compose, ...)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class Upgrade:
+    upstream: Upstream
+    target: Target
+    starts: list[Target]  # the distinct pinned commits, oldest first
+    walked: int = 0  # the first-parent commits of the span(s)
+    checked: int = 0  # those that could matter
+    steps: list[Step] = field(default_factory=list)  # those that ran a rule
+    changes: list[FileChange] = field(default_factory=list)  # D's files before and after the whole upgrade
+    bumped: Bumped = field(default_factory=Bumped)
+    notes: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)  # where the time went
+
+    @property
+    def edited(self) -> bool:
+        return bool(self.changes)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    pin: Pin
+    target: Target | None
+
+
+def upgrade(root: Path, config: Config, named: Named, ref: str, rules: list[Rule], policy: InferPolicy,
+            jobs: int = 1, label: str = "", progress: Callable[[str], None] | None = None) -> Upgrade:
+    """The upgrade of the downstream at `root` to `ref` (module docstring); `root` is only read."""
+    with upstream_history(named) as history:
+        target = resolve(history, ref)
+        if target is None:
+            raise UserError(f"--to: {named.upstream.source} has no commit, tag, branch or version {ref!r} "
+                            f"(expected one of its history; {named.setting} names the upstream)")
+        resolved, notes = _pins(root, config, named, history)
+        starts = _starts(history, resolved, target)
+        result = Upgrade(named.upstream, target, starts, notes=notes)
+        if not resolved:
+            result.notes.append(f"no pin of {named.upstream.name} found: nothing to upgrade from")
+        with working_copy(root) as work:
+            _walk(result, work, history, named, resolved, rules, policy, jobs, label or str(root), progress)
+            result.bumped = bump_pins(work, [r.pin for r in resolved if r.target is not None
+                                             and r.target.commit != target.commit], target, _date(history, target))
+            result.changes = _against(root, work)
+    return result
+
+
+def _pins(root: Path, config: Config, named: Named, history: Path) -> tuple[list[Resolved], list[str]]:
+    """D's pins (bot.toml's [[pins]], else the usual places), each with its commit or a note."""
+    spec = config.downstream_of(root)
+    reading = read_pins(root, named.upstream, spec.pins if spec is not None else (), "bot.toml")
+    notes = list(reading.notes)
+    out: list[Resolved] = []
+    for pin in reading.pins:
+        found, note = resolve_pin(history, pin)
+        if note is not None:
+            notes.append(note)
+        out.append(Resolved(pin, found))
+    return out, notes
+
+
+def _starts(history: Path, resolved: list[Resolved], target: Target) -> list[Target]:
+    """The distinct pinned commits, oldest first (by commit date), the target itself left out."""
+    seen: dict[str, Target] = {}
+    for r in resolved:
+        if r.target is not None and r.target.commit != target.commit:
+            seen.setdefault(r.target.commit, r.target)
+    return sorted(seen.values(), key=lambda t: _date(history, t) or "")
+
+
+def _walk(result: Upgrade, work: Path, history: Path, named: Named, resolved: list[Resolved], rules: list[Rule],
+          policy: InferPolicy, jobs: int, label: str, progress: Callable[[str], None] | None) -> None:
+    if not result.starts:
+        return
+    clock = time.monotonic()
+    spans = {start.commit: span(history, start.commit, result.target.commit) for start in result.starts}
+    order = _union(list(spans.values()))
+    members = {sha: {c.sha for c in commits} for sha, commits in spans.items()}
+    packages = package_dirs(named, history, (result.starts[0].commit, result.target.commit), work)
+    kept = may_matter(history, order, packages, rules)
+    result.walked, result.checked = len(order), len(kept)
+    result.seconds["span"] = round(time.monotonic() - clock, 2)
+    for index, commit in enumerate(kept, 1):
+        following = {sha for sha, inside in members.items() if commit.sha in inside}
+
+        def eligible(path: str, following: set[str] = following) -> bool:
+            pin = pin_of([r.pin for r in resolved], path)
+            found = next((r.target for r in resolved if r.pin == pin), None)
+            return found is not None and found.commit in following
+
+        if progress is not None:
+            progress(f"[{index}/{len(kept)}] {commit.sha[:12]} {commit.subject[:70]}")
+        step = run_step(work, history, commit, packages, rules, policy, jobs, label, eligible)
+        for key, value in step[1].items():
+            result.seconds[key] = round(result.seconds.get(key, 0.0) + value, 2)
+        if step[0] is not None:
+            result.steps.append(step[0])
+
+
+def _union(spans: list[list[Commit]]) -> list[Commit]:
+    """The commits of every span once, in the longest span's order (the others' own commits after, in theirs)."""
+    ordered = sorted(spans, key=len, reverse=True)
+    seen: dict[str, Commit] = {}
+    for commits in ordered:
+        for commit in commits:
+            seen.setdefault(commit.sha, commit)
+    return list(seen.values())
+
+
+def run_step(work: Path, history: Path, commit: Commit, packages: tuple[str, ...], rules: list[Rule],
+             policy: InferPolicy, jobs: int, label: str, eligible: Callable[[str], bool]
+             ) -> tuple[Step | None, dict[str, float]]:
+    """`bot watch --upstream`'s step for one commit over the working copy, its verified edits to the files that
+    follow the commit written into it; (None when the commit calls for no rule, the seconds of each part)."""
+    from bot.engine.write import write_changes
+    from bot.publish.run import PublishOptions
+    from bot.upstream.watching import choose
+
+    clock = time.monotonic()
+    times: dict[str, float] = {}
+    change = read_change(history, commit.parent, commit.sha)
+    options = PublishOptions()
+    with laid_tree(work, history, change.before, change.after, packages) as laid:
+        times["lay"] = time.monotonic() - clock
+        result, _, selected = choose(history, laid.root, rules, change, options, policy)
+        times["choose"] = time.monotonic() - clock - times["lay"]
+        if not result.rules:
+            return None, times
+        compose_since(options, laid)
+        report = scan_laid(laid, selected, label, options, None, jobs)
+        kept = replace(report, changes=[c for c in report.changes if eligible(c.path) and c.before != c.after],
+                       findings=[f for f in report.findings if eligible(f.path)])
+        times["scan"] = time.monotonic() - clock - times["lay"] - times["choose"]
+        composed = _made_to_compose(laid.root, kept)
+    if kept.changes:
+        write_changes(work, kept)
+        if kept.unwritten():
+            raise UserError(f"{work}: the step of {commit.sha[:12]} could not write {', '.join(kept.unwritten())}")
+    fixed = {c.split(" ", 1)[0] for c in composed}  # a launch that composes after the edits is no one's to fix
+    manual = [f for f in kept.findings if f.status is Status.MANUAL and not f.is_note
+              and not (f.rule == "hydra-compose" and f"{f.path}:{f.line}" in fixed)]
+    notes = [*result.suggestions, *result.not_understood]
+    reasons = {r.id: result.reasons.get(r.id, "") for r in result.rules}
+    step = Step(commit, reasons, kept.changes, composed, manual, notes, round(time.monotonic() - clock, 2))
+    times["write"] = time.monotonic() - clock - sum(times.values())
+    return step, times
+
+
+def _made_to_compose(tree: Path, report: Report) -> list[str]:
+    """`path:line entry`, for each launch of an edited script that fails to compose before the edits and composes
+    after them (composed in the laid tree, against the upstream at the step's commit)."""
+    from bot.compose.judge import launch_outcomes
+    from bot.engine.context import repository_context
+
+    scripts = [c for c in report.changes if report.file_kinds.get(c.path, "shell") == "shell"]
+    if not scripts:
+        return []
+    context = repository_context(tree)
+    return [f"{c.path}:{o.line} {o.entry}" for c in scripts for o in launch_outcomes(context, c.path, c.before, c.after)
+            if o.before.startswith("fails") and o.after == "composes"]
+
+
+@contextmanager
+def working_copy(root: Path) -> Iterator[Path]:
+    """D's files (tracked, and untracked ones not ignored) in a scratch git repository (removed after)."""
+    made = Path(scratch.mkdtemp("bot-upgrade-", scratch.checkout_size(root)))
+    work = made / "work"
+    try:
+        work.mkdir()
+        for rel in git_files(root):
+            source, dest = root / rel, work / rel
+            if not (source.is_symlink() or source.is_file()):
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if source.is_symlink():
+                os.symlink(os.readlink(source), dest)
+            else:
+                shutil.copyfile(source, dest)
+        for args in (["init", "--quiet"], ["add", "--all", "--force"]):
+            subprocess.run(["git", "-C", str(work), *args], capture_output=True, check=True)
+        yield work
+    finally:
+        shutil.rmtree(made, ignore_errors=True)
+
+
+def _against(root: Path, work: Path) -> list[FileChange]:
+    """The working copy's files that differ from D's, by path."""
+    out: list[FileChange] = []
+    for rel in sorted(git_files(work)):
+        after = work / rel
+        if after.is_symlink() or not after.is_file():
+            continue
+        try:
+            before = (root / rel).read_bytes()
+        except OSError:
+            continue
+        now = after.read_bytes()
+        if now != before:
+            out.append(FileChange(rel, before, now))
+    return out
+
+
+def _date(history: Path, target: Target) -> str | None:
+    done = subprocess.run(["git", "-C", str(history), "log", "-1", "--format=%cs", target.commit],
+                          capture_output=True, text=True, check=False)
+    return done.stdout.strip() or None
