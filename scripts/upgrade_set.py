@@ -7,6 +7,8 @@
     python scripts/upgrade_set.py --build NAME DIR # build one upgrade's downstream repository in DIR
     PATH=.venv/bin:$PATH python scripts/upgrade_set.py --baseline [--only NAME ...] [--json FILE]
                                                    # run `bot watch --upstream` per breaking change and score it
+    PATH=.venv/bin:$PATH python scripts/upgrade_set.py --upgrade [--only NAME ...] [--json FILE]
+                                                   # run `bot upgrade` once per upgrade and score it
 
 The query (stated before any item-3 code; set.json keeps it). It is the one of scripts/downstream_set.py
 (the spans, changes, tokens and counted lines are computed by its functions), with each breaking change
@@ -43,6 +45,13 @@ fresh downstream repository at A and
   (`wrong`); `in_deleted` counts those in files the humans deleted by B. A line a later commit of the span
   rewrote again is not right (the net A..B diff holds only its last text).
 Per upgrade the changes' diffs are merged (a line two runs both write counts once) and scored the same way.
+
+The upgrade mode (`--upgrade`, issue 43 item 3): for each kept upgrade, one run over a fresh downstream at A,
+
+    bot upgrade --repo D --to B --upstream HISTORY --no-bundled --dry-run --format diff --quiet
+
+scored the same way (covered, right), its row set beside the baseline's (tests/realworld/upgrade_set/baseline.json),
+with the seconds it took. The upgrades run one at a time.
 """
 
 from __future__ import annotations
@@ -82,6 +91,7 @@ SET = UPGRADES / "set.json"
 BASELINE = UPGRADES / "baseline.json"
 
 WATCH_FLAGS = ("--no-bundled", "--dry-run", "--format", "diff")
+UPGRADE_FLAGS = ("--no-bundled", "--dry-run", "--format", "diff", "--quiet")
 PR = re.compile(r"\(#(\d+)\)")
 
 QUERY = {
@@ -313,6 +323,59 @@ def baseline(corpus: Corpus, doc: dict[str, Any], only: list[str]) -> dict[str, 
     }
 
 
+def upgrade_command(history: Path, upgrade: dict[str, Any], repo: Path) -> list[str]:
+    return ["bot", "upgrade", "--repo", str(repo), "--to", upgrade["B"], "--upstream", str(history), *UPGRADE_FLAGS]
+
+
+def run_upgrade(corpus: Corpus, upgrade: dict[str, Any]) -> tuple[Counter[Key], dict[str, Any]]:
+    """One `bot upgrade` over a fresh downstream at A: its diff's lines, and how the run went."""
+    with tempfile.TemporaryDirectory(prefix="upgrade-set-") as tmp:
+        repo = build(corpus, upgrade, Path(tmp) / "downstream")
+        start = time.monotonic()
+        proc = subprocess.run(upgrade_command(corpus.history, upgrade, repo), capture_output=True, text=True,
+                              errors="surrogateescape")
+        seconds = time.monotonic() - start
+    run = {"exit": proc.returncode, "seconds": round(seconds, 1),
+           "stderr": proc.stderr.strip().splitlines()[-3:] if proc.returncode != 0 else []}
+    files = [f for f in parse_diff(proc.stdout) if f.path != PIN_FILE]  # the pin bumped is no migration line
+    return diff_keys(files), run
+
+
+def upgrade_mode(corpus: Corpus, doc: dict[str, Any], only: list[str]) -> dict[str, Any]:
+    """`bot upgrade` per kept upgrade, scored as the baseline is, beside the baseline's row."""
+    before = {r["name"]: r for r in json.loads(BASELINE.read_text(encoding="utf-8"))["rows"]} \
+        if BASELINE.exists() else {}
+    rows = []
+    for u in doc["upgrades"]:
+        if only and u["name"] not in only:
+            continue
+        human_files = span_diff(corpus, u["A"], u["B"], u["dir"])
+        deleted = frozenset(f.path for f in human_files if f.status == "D")
+        lines, run = run_upgrade(corpus, u)
+        s = score(u["counted"], diff_keys(human_files), lines, deleted)
+        base = before.get(u["name"], {})
+        rows.append({"name": u["name"], "dir": u["dir"], "A": u["A"], "B": u["B"], "commits": u["commits"], **run,
+                     **s.as_dict(), "changes": [{"name": c["name"], "pr": c["pr"]} for c in u["changes"]],
+                     "baseline": {k: base.get(k) for k in ("covered", "bot_lines", "right")}})
+        print(f"  {u['name']}: covered {s.covered}/{s.counted}, right {s.right}/{s.bot_lines} "
+              f"(baseline {base.get('covered')}/{base.get('counted')}, {base.get('right')}/{base.get('bot_lines')}; "
+              f"{run['seconds']} s, {u['commits']} commits, exit {run['exit']})", file=sys.stderr, flush=True)
+    sums = {k: sum(r[k] for r in rows) for k in ("counted", "covered", "bot_lines", "right", "in_deleted")}
+    return {
+        "issue": 43,
+        "about": "`bot upgrade` (issue 43, item 3) over the upgrade set, one run per upgrade, rules inferred only; "
+                 "covered and right as scripts/upgrade_set.py defines them (the pin file's own line left out).",
+        "bot": _head(),
+        "command": "PATH=.venv/bin:$PATH python scripts/upgrade_set.py --upgrade --json "
+                   "tests/realworld/upgrade_set/upgrade.json",
+        "bot_command": "bot upgrade --repo D --to B --upstream HISTORY " + " ".join(UPGRADE_FLAGS),
+        "totals": {"upgrades": len(rows), **sums, "covered_pct": _pct(sums["covered"], sums["counted"]),
+                   "right_pct": _pct(sums["right"], sums["bot_lines"]),
+                   "seconds": round(sum(r["seconds"] for r in rows), 1)},
+        "rows": rows,
+    }
+
+
 def _head() -> str:
     """The last commit that changed bot/ (the bot the baseline ran)."""
     out = subprocess.run(["git", "-C", str(HERE), "log", "-1", "--format=%h", "--", "bot"], capture_output=True,
@@ -348,11 +411,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="compare the stored set with the corpus")
     ap.add_argument("--build", nargs=2, metavar=("NAME", "DIR"), help="build this upgrade's downstream in DIR")
     ap.add_argument("--baseline", action="store_true", help="run and score `bot watch --upstream` (stored set)")
-    ap.add_argument("--only", nargs="*", default=[], help="with --baseline: only these upgrades")
-    ap.add_argument("--json", type=Path, help="with --baseline: write the result here")
+    ap.add_argument("--upgrade", action="store_true", help="run and score `bot upgrade` once per upgrade")
+    ap.add_argument("--only", nargs="*", default=[], help="with --baseline or --upgrade: only these upgrades")
+    ap.add_argument("--json", type=Path, help="with --baseline or --upgrade: write the result here")
     args = ap.parse_args(argv)
     corpus = Corpus(args.corpus.resolve())
-    if args.build or args.baseline:
+    if args.build or args.baseline or args.upgrade:
         stored = json.loads(SET.read_text(encoding="utf-8"))
         if args.build:
             upgrade = next((u for u in stored["upgrades"] if u["name"] == args.build[0]), None)
@@ -360,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"{SET}: no upgrade named {args.build[0]!r}")
             print(build(corpus, upgrade, Path(args.build[1])))
             return 0
-        result = baseline(corpus, stored, args.only)
+        result = upgrade_mode(corpus, stored, args.only) if args.upgrade else baseline(corpus, stored, args.only)
         if args.json:
             args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         print(table(result))

@@ -13,6 +13,7 @@ rules and edits, and the working copy's files against D's.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -34,6 +35,8 @@ from bot.upstream.change import read_change
 from bot.upstream.downstream_watch import Named, compose_since, package_dirs, scan_laid, upstream_history
 from bot.upstream.laid_tree import laid_tree
 from bot.upstream.upgrade_span import Commit, may_matter, span
+
+LAUNCH_LINE = re.compile(r"\[launch of \S+ at line (\d+)\]")
 
 if TYPE_CHECKING:
     from bot.config import Config
@@ -86,11 +89,12 @@ def upgrade(root: Path, config: Config, named: Named, ref: str, rules: list[Rule
         if target is None:
             raise UserError(f"--to: {named.upstream.source} has no commit, tag, branch or version {ref!r} "
                             f"(expected one of its history; {named.setting} names the upstream)")
-        resolved, notes = _pins(root, config, named, history)
+        packages = package_dirs(named, history, (target.commit,), root)
+        upstream, resolved, notes = _pins(root, config, named, history, packages)
         starts = _starts(history, resolved, target)
-        result = Upgrade(named.upstream, target, starts, notes=notes)
+        result = Upgrade(upstream, target, starts, notes=notes)
         if not resolved:
-            result.notes.append(f"no pin of {named.upstream.name} found: nothing to upgrade from")
+            result.notes.append(f"no pin of {upstream.distribution} found: nothing to upgrade from")
         with working_copy(root) as work:
             _walk(result, work, history, named, resolved, rules, policy, jobs, label or str(root), progress)
             result.bumped = bump_pins(work, [r.pin for r in resolved if r.target is not None
@@ -99,10 +103,18 @@ def upgrade(root: Path, config: Config, named: Named, ref: str, rules: list[Rule
     return result
 
 
-def _pins(root: Path, config: Config, named: Named, history: Path) -> tuple[list[Resolved], list[str]]:
-    """D's pins (bot.toml's [[pins]], else the usual places), each with its commit or a note."""
+def _pins(root: Path, config: Config, named: Named, history: Path, packages: tuple[str, ...]
+          ) -> tuple[Upstream, list[Resolved], list[str]]:
+    """D's pins (bot.toml's [[pins]], else the usual places), each with its commit or a note; the upstream as the
+    pins name it (a checkout's directory name is not its distribution: with no pin of that name, the packages laid,
+    `verl` for a checkout in `history/`, name it)."""
     spec = config.downstream_of(root)
-    reading = read_pins(root, named.upstream, spec.pins if spec is not None else (), "bot.toml")
+    upstream = named.upstream
+    reading = read_pins(root, upstream, spec.pins if spec is not None else (), "bot.toml")
+    names = tuple(p.rsplit("/", 1)[-1] for p in packages)
+    if not reading.pins and names and upstream.distribution not in names:
+        upstream = replace(upstream, distribution=names[0], packages=names)
+        reading = read_pins(root, upstream, spec.pins if spec is not None else (), "bot.toml")
     notes = list(reading.notes)
     out: list[Resolved] = []
     for pin in reading.pins:
@@ -110,7 +122,7 @@ def _pins(root: Path, config: Config, named: Named, history: Path) -> tuple[list
         if note is not None:
             notes.append(note)
         out.append(Resolved(pin, found))
-    return out, notes
+    return upstream, out, notes
 
 
 def _starts(history: Path, resolved: list[Resolved], target: Target) -> list[Target]:
@@ -192,12 +204,18 @@ def run_step(work: Path, history: Path, commit: Commit, packages: tuple[str, ...
             raise UserError(f"{work}: the step of {commit.sha[:12]} could not write {', '.join(kept.unwritten())}")
     fixed = {c.split(" ", 1)[0] for c in composed}  # a launch that composes after the edits is no one's to fix
     manual = [f for f in kept.findings if f.status is Status.MANUAL and not f.is_note
-              and not (f.rule == "hydra-compose" and f"{f.path}:{f.line}" in fixed)]
+              and not (f.rule == "hydra-compose" and _launch_of(f) in fixed)]
     notes = [*result.suggestions, *result.not_understood]
     reasons = {r.id: result.reasons.get(r.id, "") for r in result.rules}
     step = Step(commit, reasons, kept.changes, composed, manual, notes, round(time.monotonic() - clock, 2))
     times["write"] = time.monotonic() - clock - sum(times.values())
     return step, times
+
+
+def _launch_of(finding: Finding) -> str:
+    """`path:line` of the launch a compose-check finding is about (its message names the launch's line)."""
+    named = LAUNCH_LINE.search(finding.message)
+    return f"{finding.path}:{named[1] if named else finding.line}"
 
 
 def _made_to_compose(tree: Path, report: Report) -> list[str]:

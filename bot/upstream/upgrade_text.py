@@ -21,8 +21,8 @@ def change_ref(result: Upgrade, step: Step) -> str:
     pull = step.commit.pull_number
     if pull is not None:
         upstream = result.upstream
-        return f"{upstream.source}#{pull}" if upstream.source_kind == "github" else f"{upstream.name} #{pull}"
-    return f"{result.upstream.name} {step.commit.sha[:12]}"
+        return f"{upstream.source}#{pull}" if upstream.source_kind == "github" else f"{upstream.distribution} #{pull}"
+    return f"{result.upstream.distribution} {step.commit.sha[:12]}"
 
 
 def edited_lines(changes: list[FileChange]) -> list[dict[str, Any]]:
