@@ -51,7 +51,7 @@ def upgrade_body(result: Upgrade, reproduce: str) -> str:
     plain = texts.neutral
     out = [f"This pull request upgrades **{plain(result.upstream.distribution)}** from "
            f"{', '.join(texts.code(t.short()) for t in result.starts) or 'its pins'} to "
-           f"{texts.code(result.target.short())} ({texts.code(result.target.commit[:12])}): "
+           f"{texts.code(result.target.short())}{_commit(result)}: "
            f"{result.walked} upstream commits, {result.checked} of them read (config, entry points, validation), "
            f"{len(result.steps)} acted on.", "", "### Upstream changes", ""]
     if not result.steps:
@@ -78,6 +78,12 @@ def upgrade_body(result: Upgrade, reproduce: str) -> str:
     out += ["### Test", "", f"Each step was composed against the upstream at its own commit. To see it: "
             f"{texts.code(reproduce, limit=texts.COMMAND_LIMIT)}"]
     return "\n".join(out)
+
+
+def _commit(result: Upgrade) -> str:
+    """` (commit)` after a target named by its version or tag."""
+    short = result.target.commit[:12]
+    return "" if result.target.short() == short else f" ({texts.code(short)})"
 
 
 def _message(result: Upgrade) -> str:
