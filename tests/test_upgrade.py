@@ -200,3 +200,27 @@ def test_the_upgrade_pull_request_is_opened_updated_when_the_target_moves_and_cl
         assert "bot/upgrade-upkg" not in fake.branches("acme/recipes")
     finally:
         fake.stop()
+
+
+def test_version_pins_move_to_the_target_version_and_a_bot_toml_ref_to_its_tag(pair: Pair, tmp_path: Path) -> None:
+    git(pair.upstream, "tag", "v0.1.0", pair.base)
+    git(pair.upstream, "tag", "v0.2.0", head(pair))
+    (pair.downstream / "requirements.txt").write_text("upkg==0.1.0\n")
+    (pair.downstream / "bot.toml").write_text('upstream = { source = "../upstream", packages = ["upkg"] }\n\n'
+                                              '[[pins]]\nkind = "requirements"\npath = "requirements.txt"\n\n'
+                                              '[[pins]]\nkind = "ref"\nref = "v0.1.0"\ncovers = ["recipe"]\n')
+    out = tmp_path / "upgrade.json"
+    assert upgrade(pair, "--dry-run", "--format", "json", "--output", str(out), to="v0.2.0", upstream="") == 0
+    data = json.loads(out.read_text())
+    assert data["title"] == "Upgrade upkg from 0.1.0 to 0.2.0"
+    assert sorted(data["pins"]) == ["bot.toml: ref v0.1.0 -> v0.2.0", "requirements.txt:1: version 0.1.0 -> 0.2.0"]
+    assert {"bot.toml", "requirements.txt", "scripts/train.sh"} <= set(data["files"])
+
+
+def test_a_pin_past_the_target_is_left_as_it_is(pair: Pair, tmp_path: Path) -> None:
+    (pair.downstream / "requirements.txt").write_text(f"upkg @ git+https://example.invalid/upkg.git@{head(pair)}\n")
+    out = tmp_path / "upgrade.json"
+    assert upgrade(pair, "--dry-run", "--format", "json", "--output", str(out), to=pair.renamed) == 0
+    data = json.loads(out.read_text())
+    assert data["files"] == [] and data["pins"] == []
+    assert data["notes"] == [f"requirements.txt: {head(pair)} is past {pair.renamed}: left as it is"]

@@ -91,14 +91,15 @@ def upgrade(root: Path, config: Config, named: Named, ref: str, rules: list[Rule
                             f"(expected one of its history; {named.setting} names the upstream)")
         packages = package_dirs(named, history, (target.commit,), root)
         upstream, resolved, notes = _pins(root, config, named, history, packages)
-        starts = _starts(history, resolved, target)
+        starts = _starts(history, resolved, target, notes)
         result = Upgrade(upstream, target, starts, notes=notes)
         if not resolved:
             result.notes.append(f"no pin of {upstream.distribution} found: nothing to upgrade from")
         with working_copy(root) as work:
-            _walk(result, work, history, named, resolved, rules, policy, jobs, label or str(root), progress)
+            _walk(result, work, history, packages, resolved, rules, policy, jobs, label or str(root), progress)
+            moving = {t.commit for t in starts}
             result.bumped = bump_pins(work, [r.pin for r in resolved if r.target is not None
-                                             and r.target.commit != target.commit], target, _date(history, target))
+                                             and r.target.commit in moving], target, _date(history, target))
             result.changes = _against(root, work)
     return result
 
@@ -125,24 +126,35 @@ def _pins(root: Path, config: Config, named: Named, history: Path, packages: tup
     return upstream, out, notes
 
 
-def _starts(history: Path, resolved: list[Resolved], target: Target) -> list[Target]:
-    """The distinct pinned commits, oldest first (by commit date), the target itself left out."""
+def _starts(history: Path, resolved: list[Resolved], target: Target, notes: list[str]) -> list[Target]:
+    """The distinct pinned commits before the target, oldest first (by commit date); a pin at the target or past it
+    is noted and left (an upgrade never moves a pin back)."""
     seen: dict[str, Target] = {}
     for r in resolved:
-        if r.target is not None and r.target.commit != target.commit:
-            seen.setdefault(r.target.commit, r.target)
+        if r.target is None or r.target.commit == target.commit or r.target.commit in seen:
+            continue
+        if _is_ancestor(history, target.commit, r.target.commit):
+            notes.append(f"{r.pin.file}: {r.pin.value} is past {target.given}: left as it is")
+            continue
+        seen[r.target.commit] = r.target
     return sorted(seen.values(), key=lambda t: _date(history, t) or "")
 
 
-def _walk(result: Upgrade, work: Path, history: Path, named: Named, resolved: list[Resolved], rules: list[Rule],
-          policy: InferPolicy, jobs: int, label: str, progress: Callable[[str], None] | None) -> None:
+def _is_ancestor(history: Path, older: str, newer: str) -> bool:
+    done = subprocess.run(["git", "-C", str(history), "merge-base", "--is-ancestor", older, newer],
+                          capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def _walk(result: Upgrade, work: Path, history: Path, packages: tuple[str, ...], resolved: list[Resolved],
+          rules: list[Rule], policy: InferPolicy, jobs: int, label: str, progress: Callable[[str], None] | None
+          ) -> None:
     if not result.starts:
         return
     clock = time.monotonic()
     spans = {start.commit: span(history, start.commit, result.target.commit) for start in result.starts}
     order = _union(list(spans.values()))
     members = {sha: {c.sha for c in commits} for sha, commits in spans.items()}
-    packages = package_dirs(named, history, (result.starts[0].commit, result.target.commit), work)
     kept = may_matter(history, order, packages, rules)
     result.walked, result.checked = len(order), len(kept)
     result.seconds["span"] = round(time.monotonic() - clock, 2)
