@@ -224,3 +224,14 @@ def test_a_pin_past_the_target_is_left_as_it_is(pair: Pair, tmp_path: Path) -> N
     data = json.loads(out.read_text())
     assert data["files"] == [] and data["pins"] == []
     assert data["notes"] == [f"requirements.txt: {head(pair)} is past {pair.renamed}: left as it is"]
+
+
+def test_the_edited_launches_are_composed_against_the_upstream_at_the_target(pair: Pair, tmp_path: Path) -> None:
+    out = tmp_path / "upgrade.json"
+    assert upgrade(pair, "--dry-run", "--format", "json", "--output", str(out)) == 0
+    assert json.loads(out.read_text())["failing_at_target"] == []
+    # a launch that fails at the target whatever the upgrade does is listed
+    (pair.downstream / "scripts/train.sh").write_text(TRAIN.replace("trainer.steps=3", "trainer.steps=3 trainer.nope=1"))
+    assert upgrade(pair, "--dry-run", "--format", "json", "--output", str(out)) == 0
+    failing = json.loads(out.read_text())["failing_at_target"]
+    assert len(failing) == 1 and failing[0].startswith("scripts/train.sh:3: [hydra-compose] ") and "nope" in failing[0]

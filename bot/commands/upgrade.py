@@ -50,6 +50,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     upgrade.add_argument("--infer-confidence", choices=CONFIDENCE, default="high",
                          help="run rules inferred from each change at or above this confidence (default high)")
     upgrade.add_argument("--jobs", type=int, help="processes each step's scan runs on (default: the usable cores)")
+    upgrade.add_argument("--no-verify", action="store_true",
+                         help="do not compose the edited files' launches against the upstream at REF at the end")
     upgrade.add_argument("--quiet", action="store_true", help="do not print each upstream commit as it is read")
     rule_options(upgrade)
 
@@ -87,7 +89,8 @@ def main(args: argparse.Namespace) -> int:
     assert repo.path is not None
     config = load_config(args.config, repo=repo.path)
     named = named_upstream(config, repo.path, args.upstream)
-    result = upgrade(repo.path, config, named, args.to, rules, policy, jobs, repo.github or repo.name, progress)
+    result = upgrade(repo.path, config, named, args.to, rules, policy, jobs, repo.github or repo.name, progress,
+                     verify=not args.no_verify)
     code = EXIT_OK
     if args.write and result.changes:
         code = _write(repo.path, result.changes)

@@ -72,6 +72,13 @@ def upgrade_body(result: Upgrade, reproduce: str) -> str:
         out.append("")
     if result.bumped.moved:
         out += ["### Pins", "", *(f"- {texts.code(m)}" for m in result.bumped.moved), ""]
+    if result.failing is not None:
+        out += ["### At the target", ""]
+        at = texts.code(result.target.short())
+        out += ([f"Every launch of the edited files composes against the upstream at {at}."] if not result.failing else
+                [f"- {texts.code(f'{f.path}:{f.line}')} fails: {plain(f.message.splitlines()[0])}"
+                 for f in result.failing[:SHOWN]])
+        out.append("")
     notes = [*result.notes, *result.bumped.notes]
     if notes:
         out += ["### Notes", "", *(f"- {plain(n)}" for n in notes), ""]

@@ -36,6 +36,7 @@ from bot.upstream.downstream_watch import Named, compose_since, package_dirs, sc
 from bot.upstream.laid_tree import laid_tree
 from bot.upstream.upgrade_span import Commit, may_matter, span
 
+COMPOSE = "hydra-compose"
 LAUNCH_LINE = re.compile(r"\[launch of \S+ at line (\d+)\]")
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ class Upgrade:
     changes: list[FileChange] = field(default_factory=list)  # D's files before and after the whole upgrade
     bumped: Bumped = field(default_factory=Bumped)
     notes: list[str] = field(default_factory=list)
+    failing: list[Finding] | None = None  # launches of the edited files that fail at the target (None: not checked)
     seconds: dict[str, float] = field(default_factory=dict)  # where the time went
 
     @property
@@ -82,8 +84,10 @@ class Resolved:
 
 
 def upgrade(root: Path, config: Config, named: Named, ref: str, rules: list[Rule], policy: InferPolicy,
-            jobs: int = 1, label: str = "", progress: Callable[[str], None] | None = None) -> Upgrade:
-    """The upgrade of the downstream at `root` to `ref` (module docstring); `root` is only read."""
+            jobs: int = 1, label: str = "", progress: Callable[[str], None] | None = None, verify: bool = True
+            ) -> Upgrade:
+    """The upgrade of the downstream at `root` to `ref` (module docstring); `root` is only read. `verify`: the
+    launches of the files it edits composed against the upstream at the target, those that fail listed."""
     with upstream_history(named) as history:
         target = resolve(history, ref)
         if target is None:
@@ -101,6 +105,11 @@ def upgrade(root: Path, config: Config, named: Named, ref: str, rules: list[Rule
             result.bumped = bump_pins(work, [r.pin for r in resolved if r.target is not None
                                              and r.target.commit in moving], target, _date(history, target))
             result.changes = _against(root, work)
+            if verify and result.changes:
+                clock = time.monotonic()
+                result.failing = verify_at(work, history, target.commit, packages, [c.path for c in result.changes],
+                                           label or str(root))
+                result.seconds["verify"] = round(time.monotonic() - clock, 2)
     return result
 
 
@@ -202,8 +211,8 @@ def run_step(work: Path, history: Path, commit: Commit, packages: tuple[str, ...
         times["lay"] = time.monotonic() - clock
         result, _, selected = choose(history, laid.root, rules, change, options, policy)
         times["choose"] = time.monotonic() - clock - times["lay"]
-        if not result.rules:
-            return None, times
+        if not any(r.id != COMPOSE for r in result.rules):
+            return None, times  # nothing to edit: what it broke is left to the check at the target (verify)
         compose_since(options, laid)
         report = scan_laid(laid, selected, label, options, None, jobs)
         kept = replace(report, changes=[c for c in report.changes if eligible(c.path) and c.before != c.after],
@@ -216,7 +225,7 @@ def run_step(work: Path, history: Path, commit: Commit, packages: tuple[str, ...
             raise UserError(f"{work}: the step of {commit.sha[:12]} could not write {', '.join(kept.unwritten())}")
     fixed = {c.split(" ", 1)[0] for c in composed}  # a launch that composes after the edits is no one's to fix
     manual = [f for f in kept.findings if f.status is Status.MANUAL and not f.is_note
-              and not (f.rule == "hydra-compose" and _launch_of(f) in fixed)]
+              and not (f.rule == COMPOSE and _launch_of(f) in fixed)]
     notes = [*result.suggestions, *result.not_understood]
     reasons = {r.id: result.reasons.get(r.id, "") for r in result.rules}
     step = Step(commit, reasons, kept.changes, composed, manual, notes, round(time.monotonic() - clock, 2))
@@ -242,6 +251,18 @@ def _made_to_compose(tree: Path, report: Report) -> list[str]:
     context = repository_context(tree)
     return [f"{c.path}:{o.line} {o.entry}" for c in scripts for o in launch_outcomes(context, c.path, c.before, c.after)
             if o.before.startswith("fails") and o.after == "composes"]
+
+
+def verify_at(work: Path, history: Path, target: str, packages: tuple[str, ...], edited: list[str], label: str
+              ) -> list[Finding]:
+    """compose-check of the edited files' launches, the working copy laid beside the upstream at the target: those
+    that fail (whatever the upgrade did; a launch that failed at the pin too is listed as well)."""
+    from bot.compose.checker import ComposeOptions
+    from bot.engine.scan import scan
+
+    with laid_tree(work, history, target, target, packages) as laid:
+        report = laid.own_only(scan(laid.root, [], label=label, paths=set(edited), compose=ComposeOptions()))
+    return [f for f in report.findings if f.rule == COMPOSE and not f.is_note]
 
 
 @contextmanager

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.model import FileChange
+from bot.model import FileChange, Finding
 from bot.report.diff import unified_diff
 from bot.upstream.upgrade import Step, Upgrade
 
@@ -44,14 +44,19 @@ def as_json(result: Upgrade) -> str:
         "commits": result.walked, "checked": result.checked,
         "steps": [{"commit": s.commit.sha, "subject": s.commit.subject, "pr": s.commit.pull_number,
                    "rules": s.reasons, "edits": edited_lines(s.changes), "composed": s.composed,
-                   "manual": [f"{f.path}:{f.line}: [{f.rule}] {f.message}" for f in s.manual], "notes": s.notes,
+                   "manual": [_said(f) for f in s.manual], "notes": s.notes,
                    "seconds": s.seconds} for s in result.steps],
         "pins": result.bumped.moved,
+        "failing_at_target": None if result.failing is None else [_said(f) for f in result.failing],
         "files": [c.path for c in result.changes],
         "notes": [*result.notes, *result.bumped.notes],
         "seconds": result.seconds,
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _said(finding: Finding) -> str:
+    return f"{finding.path}:{finding.line}: [{finding.rule}] {finding.message}"
 
 
 def as_diff(result: Upgrade) -> str:
@@ -70,6 +75,10 @@ def as_text(result: Upgrade) -> str:
         out += [f"  composes again: {launch}" for launch in step.composed]
         out += [f"  left to a person: {f.path}:{f.line}: [{f.rule}] {f.message.splitlines()[0]}" for f in step.manual]
     out += [f"pin {moved}" for moved in result.bumped.moved]
+    if result.failing is not None:
+        out.append(f"at {result.target.short()}: every launch of the edited files composes" if not result.failing
+                   else f"at {result.target.short()}: {len(result.failing)} launches of the edited files fail")
+        out += [f"  {f.path}:{f.line}: {f.message.splitlines()[0]}" for f in result.failing]
     out += [f"note: {note}" for note in [*result.notes, *result.bumped.notes]]
     out.append(f"{len(result.changes)} files would change" if result.changes else "nothing to change")
     return "\n".join(out) + "\n"
