@@ -335,8 +335,9 @@ def run_upgrade(corpus: Corpus, upgrade: dict[str, Any]) -> tuple[Counter[Key], 
         proc = subprocess.run(upgrade_command(corpus.history, upgrade, repo), capture_output=True, text=True,
                               errors="surrogateescape")
         seconds = time.monotonic() - start
-    run = {"exit": proc.returncode, "seconds": round(seconds, 1),
-           "stderr": proc.stderr.strip().splitlines()[-3:] if proc.returncode != 0 else []}
+    said = proc.stderr.strip().splitlines()
+    run = {"exit": proc.returncode, "seconds": round(seconds, 1), "timing": said[-1] if said else "",
+           "stderr": said[-3:] if proc.returncode != 0 else []}
     files = [f for f in parse_diff(proc.stdout) if f.path != PIN_FILE]  # the pin bumped is no migration line
     return diff_keys(files), run
 

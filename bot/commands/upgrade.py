@@ -91,6 +91,9 @@ def main(args: argparse.Namespace) -> int:
     named = named_upstream(config, repo.path, args.upstream)
     result = upgrade(repo.path, config, named, args.to, rules, policy, jobs, repo.github or repo.name, progress,
                      verify=not args.no_verify)
+    parts = ", ".join(f"{k} {v:.1f} s" for k, v in result.seconds.items())
+    print(f"bot: upgrade: {result.walked} upstream commits, {result.checked} read, {len(result.steps)} steps; "
+          f"{parts}", file=sys.stderr)
     code = EXIT_OK
     if args.write and result.changes:
         code = _write(repo.path, result.changes)
