@@ -231,7 +231,49 @@ def test_the_edited_launches_are_composed_against_the_upstream_at_the_target(pai
     assert upgrade(pair, "--dry-run", "--format", "json", "--output", str(out)) == 0
     assert json.loads(out.read_text())["failing_at_target"] == []
     # a launch that fails at the target whatever the upgrade does is listed
-    (pair.downstream / "scripts/train.sh").write_text(TRAIN.replace("trainer.steps=3", "trainer.steps=3 trainer.nope=1"))
+    failing_launch = TRAIN.replace("trainer.steps=3", "trainer.steps=3 trainer.nope=1")
+    (pair.downstream / "scripts/train.sh").write_text(failing_launch)
     assert upgrade(pair, "--dry-run", "--format", "json", "--output", str(out)) == 0
     failing = json.loads(out.read_text())["failing_at_target"]
     assert len(failing) == 1 and failing[0].startswith("scripts/train.sh:3: [hydra-compose] ") and "nope" in failing[0]
+
+
+GUARDED_MAIN = '''import hydra
+
+
+@hydra.main(config_path="../config", config_name="trainer", version_base=None)
+def main(cfg):
+    print(cfg.optim.lr, cfg.optim.plan, cfg.trainer.steps)
+{body}
+
+if __name__ == "__main__":
+    main()
+'''
+OLD_CODE = "    total = cfg.trainer.steps * 2\n    print('doubled', total)\n"
+
+
+def guard(pair: Pair, own_launch_sets_it: bool) -> None:
+    """Two upstream commits: code that always runs (#15), then a new flag `optim.clip` (off) in front of it (#16)."""
+    up = pair.upstream
+    (up / "upkg/trainer/main.py").write_text(GUARDED_MAIN.format(body=OLD_CODE))
+    git(up, "commit", "-qam", "Double the steps (#15)")
+    guarded = "    if cfg.optim.clip:\n" + "".join("    " + line for line in OLD_CODE.splitlines(keepends=True))
+    (up / "upkg/trainer/main.py").write_text(GUARDED_MAIN.format(body=guarded))
+    config = TRAINER.format(key="plan").replace("  plan:", "  clip: false\n  plan:")
+    (up / "upkg/config/trainer.yaml").write_text(config)
+    if own_launch_sets_it:
+        launch = "#!/bin/bash\npython3 -m upkg.trainer.main trainer.steps=2 optim.clip=True\n"
+        (up / "examples/run.sh").write_text(launch)
+    git(up, "commit", "-qam", "Make the doubling optional (#16)")
+
+
+@pytest.mark.parametrize("own_launch_sets_it", [False, True])
+def test_a_new_flag_in_front_of_old_code_is_set_only_where_the_upstream_set_it_itself(
+        pair: Pair, tmp_path: Path, own_launch_sets_it: bool) -> None:
+    guard(pair, own_launch_sets_it)
+    out = tmp_path / "upgrade.diff"
+    assert upgrade(pair, "--dry-run", "--format", "diff", "--output", str(out)) == 0
+    assert ("optim.clip=True" in out.read_text()) is own_launch_sets_it
+    # --keep-old-defaults: as watch does, the flag set to what launches did before, whatever the upstream's launches
+    assert upgrade(pair, "--dry-run", "--format", "diff", "--output", str(out), "--keep-old-defaults") == 0
+    assert "optim.clip=True" in out.read_text()

@@ -50,6 +50,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     upgrade.add_argument("--infer-confidence", choices=CONFIDENCE, default="high",
                          help="run rules inferred from each change at or above this confidence (default high)")
     upgrade.add_argument("--jobs", type=int, help="processes each step's scan runs on (default: the usable cores)")
+    upgrade.add_argument("--keep-old-defaults", action="store_true",
+                         help="set every new flag an upstream change puts in front of code that ran before to its old "
+                              "behaviour (as watch does); by default only where the change's own launches set it")
     upgrade.add_argument("--no-verify", action="store_true",
                          help="do not compose the edited files' launches against the upstream at REF at the end")
     upgrade.add_argument("--quiet", action="store_true", help="do not print each upstream commit as it is read")
@@ -124,7 +127,7 @@ def _rules(args: argparse.Namespace) -> list[Rule]:
 def _policy(args: argparse.Namespace) -> InferPolicy:
     from bot.upstream.watching import InferPolicy
 
-    return InferPolicy(args.infer_confidence, "draft")
+    return InferPolicy(args.infer_confidence, "draft", new_defaults=not args.keep_old_defaults)
 
 
 def _jobs(args: argparse.Namespace) -> int:

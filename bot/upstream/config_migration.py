@@ -240,9 +240,17 @@ def _derived(change: KeyChange) -> bool:
     return change.kind == REMOVED and isinstance(change.value, str) and "${" in change.value
 
 
+def _launches_set(text: ChangeText, key: str) -> bool:
+    """Whether the change's own edits of scripts, docs or notebooks add a line setting the key (`leaf=`)."""
+    leaf = key.rpartition(".")[2]
+    return any(f"{leaf}=" in line for hunk in text.launch_hunks for line in hunk.added)
+
+
 def read_migration(history: Path, tree: Path, before: str, after: str, paths: list[str],
-                   upstream: str = "") -> ConfigMigration:
-    """The migration the change's config edits call for, from every app of `tree` they reach."""
+                   upstream: str = "", new_defaults: bool = False) -> ConfigMigration:
+    """The migration the change's config edits call for, from every app of `tree` they reach. `new_defaults` (an
+    upgrade's): a new flag in front of code that ran before is set only where the change's own launches set it
+    (the upstream kept the old behaviour itself); else the upgrade takes the upstream's new default."""
     from bot.upstream.config_tree import app_configs
 
     text = change_text(history, before, after)
@@ -270,6 +278,8 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
         if not rename.verified:
             step.agreeing = []
     for flag in _guarded_flags(apps, text):
+        if new_defaults and not _launches_set(text, flag.key):
+            continue
         change = KeyChange(GUARDED, flag.key, None, flag.keep,
                            evidence=f"`{flag.key}` is new, and {flag.where} now runs code that always ran only when "
                                     f"it is {flag.keep}")

@@ -56,6 +56,7 @@ class InferPolicy:
 
     confidence: str = "high"  # high | low | off
     publish: str = "draft"  # draft | dry-run | ready
+    new_defaults: bool = False  # an upgrade's: a new flag guarding old code is set only where the change's launches do
 
     def runs(self, confidence: str) -> bool:
         return self.confidence != "off" and CONFIDENCE.index(confidence) <= CONFIDENCE.index(self.confidence)
@@ -116,7 +117,8 @@ def read_migrations(history: Path, tree: Path, change: Change, policy: InferPoli
     if policy.confidence == "off" or not (_edits_config(change) or _edits_python(change)):
         return None
     upstream = f"#{change.pull_number}" if change.pull_number is not None else change.after[:12]
-    migration = read_migration(history, tree, change.before, change.after, change.paths, upstream) if _edits_config(
+    migration = read_migration(history, tree, change.before, change.after, change.paths, upstream,
+                               policy.new_defaults) if _edits_config(
         change) else ConfigMigration(None, None)
     moved, suggested_moves = entry_migration(history, change.before, change.after, upstream) if _edits_python(
         change) else (None, None)
