@@ -12,6 +12,7 @@ rules and edits, and the working copy's files against D's.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import shutil
@@ -178,6 +179,8 @@ def _walk(result: Upgrade, work: Path, history: Path, packages: tuple[str, ...],
         if progress is not None:
             progress(f"[{index}/{len(kept)}] {commit.sha[:12]} {commit.subject[:70]}")
         step = run_step(work, history, commit, packages, rules, policy, jobs, label, eligible)
+        gc.collect()  # GitPython's repositories hold their git processes' pipes until collected: hundreds of steps
+        # in one process would reach select()'s limit of 1024 descriptors (the step's forked workers wait on select)
         for key, value in step[1].items():
             result.seconds[key] = round(result.seconds.get(key, 0.0) + value, 2)
         if step[0] is not None:
