@@ -214,8 +214,8 @@ def run_step(work: Path, history: Path, commit: Commit, packages: tuple[str, ...
         times["lay"] = time.monotonic() - clock
         result, _, selected = choose(history, laid.root, rules, change, options, policy)
         times["choose"] = time.monotonic() - clock - times["lay"]
-        if not any(r.id != COMPOSE for r in result.rules):
-            return None, times  # nothing to edit: what it broke is left to the check at the target (verify)
+        if not result.rules:
+            return None, times
         compose_since(options, laid)
         report = scan_laid(laid, selected, label, options, None, jobs)
         kept = replace(report, changes=[c for c in report.changes if eligible(c.path) and c.before != c.after],
