@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bot.lang.shell.carried import exported_definitions
 from bot.lang.shell.launches import Launch, Override
 from bot.lang.shell.text import BARE, DOUBLE, SINGLE
 from bot.model import Span
@@ -89,16 +90,8 @@ def script_call(site: CommandSite, words: list[str], src: bytes, all_exported: b
     else:
         return None
     call = ScriptCall(target, site.node.start_point[0] + 1)
-    for name, definitions in site.env.items():
-        if len(definitions) != 1:
-            continue
-        definition = definitions[0]
-        if definition.kind != "scalar" or definition.span is None or definition.conditional:
-            continue
-        line_start = src.rfind(b"\n", 0, definition.span.start) + 1
-        exported = all_exported or re.match(rb"[ \t]*export[ \t]", src[line_start : definition.span.start])
-        if not exported:
-            continue
+    for name, definition in exported_definitions(site.env, src, all_exported):
+        assert definition.span is not None
         literal = _value_literal(src, definition.span)
         if literal is not None:
             call.values[name] = EnvValue(name, literal[0], literal[1], literal[2], definition.line)

@@ -52,10 +52,10 @@ def carried_values(node: Node, src: bytes) -> list[tuple[str, Node]]:
     return out
 
 
-def exported_values(env: Mapping[str, Sequence[Definition]], src: bytes,
-                    all_exported: bool) -> list[tuple[str, list[Items]]]:
-    """The variables an earlier `export NAME="python x.py a=b"` hands every command after it (each assigned
-    once, not in a branch): each name with its value's alternatives."""
+def exported_definitions(env: Mapping[str, Sequence[Definition]], src: bytes,
+                         all_exported: bool) -> list[tuple[str, Definition]]:
+    """The variables an earlier `export NAME=...` (or `set -a`: `all_exported`) hands every command after it, each
+    assigned once, not in a branch: a script it calls, or a launch carried in it (`export CMD="python x.py a=b"`)."""
     out = []
     for name, definitions in env.items():
         if len(definitions) != 1:
@@ -65,7 +65,7 @@ def exported_values(env: Mapping[str, Sequence[Definition]], src: bytes,
             continue
         line_start = src.rfind(b"\n", 0, definition.span.start) + 1
         if all_exported or re.match(rb"[ \t]*export[ \t]", src[line_start : definition.span.start]):
-            out.append((name, definition.values))
+            out.append((name, definition))
     return out
 
 

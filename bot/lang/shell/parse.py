@@ -10,7 +10,7 @@ from bot.context import NO_CONSOLES, Consoles
 from bot.ir import CONSOLE, SHELL_SCRIPT
 from bot.lang.shell.arms import Statement
 from bot.lang.shell.calls import ScriptCall, script_call
-from bot.lang.shell.carried import Carries, callee_of, carried_launch_words, carried_values, exported_values
+from bot.lang.shell.carried import Carries, callee_of, carried_launch_words, carried_values, exported_definitions
 from bot.lang.shell.continuations import BLANK, COMMENT, LINE_END, cut_by_comment, cut_by_line_end, cut_short_at
 from bot.lang.shell.directories import tilde
 from bot.lang.shell.launchers import stops_launch
@@ -127,7 +127,7 @@ def _carried(site: CommandSite, walker: Walker, src: bytes, path: str | None, co
         return []
     own = [(name, walker.expander.word(value, site.env)) for name, value in carried_values(site.node, src)]
     named = {name for name, _ in own}
-    values = own + [(name, alternatives) for name, alternatives in exported_values(site.env, src, all_exported)
+    values = own + [(name, definition.values) for name, definition in exported_definitions(site.env, src, all_exported)
                     if name not in named]
     out = []
     for name, alternatives in values:
