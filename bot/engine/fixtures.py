@@ -2,7 +2,9 @@
 
 Every case is checked four ways, as black checks its formatting fixtures: the expected output,
 a second run changes nothing, the output re-parses with no new errors, and line endings survive.
-A `.findings.txt` beside a case lists the expected findings as `LINE STATUS` lines.
+A `.findings.txt` beside a case lists the expected findings as `LINE STATUS` lines; a `.loads.txt` names,
+one per line, the modules the case's launch's entry point loads (for a rule's `when.imports`: a fixture
+has no repository to read them from).
 The extension says the source kind (`.md`, `.rst`, `.ipynb`, `.yaml`, `.py`, shell otherwise); a
 YAML case whose name starts with `workflow_` is read as a GitHub workflow.
 """
@@ -12,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from bot.engine.check import check_file
+from bot.ir import Launch
 from bot.model import Reason, Status
 from bot.rules.model import Rule
 
@@ -27,6 +31,7 @@ class Case:
     source: Path  # the before or same file
     expected: Path | None  # the after file; None: must not change
     findings: Path | None
+    loads: Path | None = None  # the modules its launch's entry point loads (`when.imports`)
 
     @property
     def label(self) -> str:
@@ -57,7 +62,9 @@ def collect_cases(tests_dir: Path, rule_ids: Iterable[str] | None = None) -> lis
             suffix = "." + ".".join(parts[2:])
             expected = path.with_name(f"{name}.after{suffix}") if parts[1] == "before" else None
             findings = path.with_name(f"{name}.findings.txt")
-            cases.append(Case(rule_dir.name, name, path, expected, findings if findings.exists() else None))
+            loads = path.with_name(f"{name}.loads.txt")
+            cases.append(Case(rule_dir.name, name, path, expected, findings if findings.exists() else None,
+                              loads if loads.exists() else None))
     return cases
 
 
@@ -80,7 +87,8 @@ def run_case(case: Case, rules: dict[str, Rule]) -> CaseResult:
     path = case.source.name
     if case.name.startswith("workflow_") and case.source.suffix in (".yml", ".yaml"):
         path = ".github/workflows/" + path
-    first = check_file(path, before, [rule])
+    facts = StatedLoads(case.loads.read_text().split()) if case.loads is not None else None
+    first = check_file(path, before, [rule], facts)
     after = first.change.after if first.change else before
     if case.expected is not None:
         if not case.expected.exists():
@@ -94,7 +102,7 @@ def run_case(case: Case, rules: dict[str, Rule]) -> CaseResult:
     unverified = [f for f in first.findings if f.reason in (Reason.UNVERIFIED, Reason.UNCOMPOSED)]
     if unverified:
         result.problems.append("fix refused by verification: " + unverified[0].message)
-    second = check_file(path, after, [rule])
+    second = check_file(path, after, [rule], facts)
     if second.change is not None:
         result.problems.append("not idempotent: a second run changes it again:\n"
                                + _diff(after, second.change.after))
@@ -110,6 +118,25 @@ def run_case(case: Case, rules: dict[str, Rule]) -> CaseResult:
             detail = "; ".join(f"{f.line} {f.status.value}: {f.message}" for f in first.findings) or "none"
             result.problems.append(f"findings differ: expected {wanted}, got {got} ({detail})")
     return result
+
+
+class StatedLoads:
+    """What a case's `.loads.txt` says every launch's entry point loads; nothing else about its config."""
+
+    def __init__(self, modules: list[str]) -> None:
+        self.modules = set(modules)
+
+    def configs(self, launch: Launch) -> set[str] | None:
+        return None
+
+    def value(self, launch: Launch, key: str) -> tuple[bool | None, Any]:
+        return None, None
+
+    def not_hydra(self, launch: Launch) -> str | None:
+        return None
+
+    def loads(self, launch: Launch) -> set[str] | None:
+        return set(self.modules)
 
 
 def _diff(a: bytes, b: bytes) -> str:

@@ -11,6 +11,7 @@ from bot.hydra.app import NOT_HYDRA, AppProblem, config_name, resolve_app
 from bot.hydra.compose import Composer
 from bot.hydra.config_files import load_yaml
 from bot.hydra.entry import entry_file
+from bot.hydra.entry_imports import EntryImports
 from bot.hydra.not_hydra import no_hydra_reason
 from bot.ir import Launch
 
@@ -26,6 +27,13 @@ class ConfigFacts:
         self.context = context
         self.root = context.root
         self.composer = composer
+        self._entry_imports: EntryImports | None = None
+
+    def loads(self, launch: Launch) -> set[str] | None:
+        """The modules the launch's entry point loads through its imports (`when.imports`); None unknown."""
+        if self._entry_imports is None:
+            self._entry_imports = EntryImports(self.context)
+        return self._entry_imports.loads(launch)
 
     def configs(self, launch: Launch) -> set[str] | None:
         """The launch's config and those it inherits; with --config-name set differently in branches,

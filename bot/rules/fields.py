@@ -71,6 +71,14 @@ class FieldChecker:
             self.string(item, f"{where}[{i}]")
         return list(value)
 
+    def modules(self, value: Any, where: str) -> tuple[str, ...]:
+        """Dotted module names (`pkg.sub.module`)."""
+        names = self.strings(value, where)
+        for i, name in enumerate(names):
+            if not all(part.isidentifier() for part in name.split(".")):
+                raise self.fail(f"{where}[{i}]", f"expected a dotted module name, got {name!r}")
+        return tuple(names)
+
     def key_globs(self, value: Any, where: str) -> tuple[Glob, ...]:
         out = []
         for i, pattern in enumerate(self.strings(value, where)):

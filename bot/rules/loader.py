@@ -154,6 +154,7 @@ def _when(c: FieldChecker, when: dict[str, Any]) -> dict[str, Any]:
         "when_config": tuple(c.strings(when["config"], "when.config")) if "config" in when else (),
         "when_value": when_value(c, when["value"]) if "value" in when else (),
         "when_entrypoint": c.key_globs(when["entrypoint"], "when.entrypoint") if "entrypoint" in when else (),
+        "when_imports": c.modules(when["imports"], "when.imports") if "imports" in when else (),
     }
 
 

@@ -19,6 +19,7 @@ class LaunchFacts(Protocol):
     def configs(self, launch: Launch) -> set[str] | None: ...
     def value(self, launch: Launch, key: str) -> tuple[bool | None, Any]: ...  # None: cannot tell
     def not_hydra(self, launch: Launch) -> str | None: ...  # why the launch's own entry point is no Hydra app
+    def loads(self, launch: Launch) -> set[str] | None: ...  # the modules its entry point imports; None unknown
 
 
 def config_conditions_hold(rule: Rule, group: SettingGroup, facts: LaunchFacts | None) -> bool:
@@ -54,10 +55,21 @@ def group_applies(rule: Rule, group: SettingGroup, facts: LaunchFacts | None = N
         return False
     if rule.when_entrypoint and not (group.entry and any_match(list(rule.when_entrypoint), group.entry)):
         return False
+    if rule.when_imports and not _loads_one(rule, group, facts):
+        return False
     keys = [s.key for s in group.settings if s.prefix != "~"]
     if rule.when_sets and not any(any_match(list(rule.when_sets), k) for k in keys):
         return False
     return not (rule.when_unset and any(any_match(list(rule.when_unset), k) for k in keys))
+
+
+def _loads_one(rule: Rule, group: SettingGroup, facts: LaunchFacts | None) -> bool:
+    """`when.imports`: the launch's entry point loads one of the modules (no launch, or an entry point the
+    repository does not hold: no)."""
+    if facts is None or group.launch is None:
+        return False
+    loaded = facts.loads(group.launch)
+    return loaded is not None and not loaded.isdisjoint(rule.when_imports)
 
 
 def names_hydra(rule: Rule) -> bool:

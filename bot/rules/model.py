@@ -64,6 +64,7 @@ class Rule:
     when_sets: tuple[Glob, ...] = ()
     when_unset: tuple[Glob, ...] = ()
     when_entrypoint: tuple[Glob, ...] = ()
+    when_imports: tuple[str, ...] = ()  # the launch's entry point loads one of these modules (static imports)
     when_config: tuple[str, ...] = ()  # the launch's composed config is one of these or inherits one
     when_value: tuple[tuple[str, Any], ...] = ()  # composed values, from an override or the YAML
     match_key: tuple[Glob, ...] = ()
@@ -129,10 +130,11 @@ def evaluated(rules: list[Rule]) -> list[Rule]:
 
 
 def consults_config(rules: list[Rule]) -> bool:
-    """Whether a rule reads the composed Hydra config (when.config, when.value, prefix: auto, drop_if_default).
+    """Whether a rule reads the composed Hydra config (when.config, when.value, prefix: auto, drop_if_default) or
+    the modules a launch's entry point loads (when.imports).
 
-    Composition reads files discovery does not list and the environment (`oc.env`): the caches
-    never hold such results.
+    Composition reads files discovery does not list and the environment (`oc.env`), and an entry point's
+    imports are other files: the caches never hold such results.
     """
-    return any(r.when_config or r.when_value or any(e.prefix == "auto" for e in r.ensure)
+    return any(r.when_config or r.when_value or r.when_imports or any(e.prefix == "auto" for e in r.ensure)
                or (r.fix is not None and r.fix.drop_if_default) for r in evaluated(rules) if r.enabled)

@@ -82,6 +82,15 @@ SCHEMA: dict[str, Any] = {
                 "sets": {"$ref": "#/$defs/keyGlobs"},
                 "unset": {"$ref": "#/$defs/keyGlobs", "description": "Extension: the launch sets none of these."},
                 "entrypoint": {"$ref": "#/$defs/keyGlobs"},
+                "imports": {
+                    "oneOf": [
+                        {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$"},
+                        {"type": "array", "minItems": 1, "items": {
+                            "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$"}},
+                    ],
+                    "description": "Extension: the launch's entry point loads one of these dotted modules through "
+                    "its import statements, read statically in the repository (a check only some apps run).",
+                },
                 "config": {
                     "oneOf": [
                         {"type": "string", "minLength": 1},

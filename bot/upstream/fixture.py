@@ -22,6 +22,7 @@ class Fixture:
     source: str  # the launch, before
     expected: str | None  # after the fix; None: must not change
     findings: str  # `LINE STATUS` lines
+    loads: tuple[str, ...] = ()  # the modules the launch's entry point loads (the rule's `when.imports`)
 
     def files(self) -> dict[str, str]:
         """File name -> text, under the rule's own directory."""
@@ -29,6 +30,8 @@ class Fixture:
         out = {f"{CASE}.{kind}.sh": self.source, f"{CASE}.findings.txt": self.findings}
         if self.expected is not None:
             out[f"{CASE}.after.sh"] = self.expected
+        if self.loads:
+            out[f"{CASE}.loads.txt"] = "".join(f"{module}\n" for module in self.loads)
         return out
 
 
@@ -118,4 +121,5 @@ def fixture_for(rule: dict[str, Any]) -> Fixture | None:
         after[index] += " \\"
     findings = [f"{number} {status}" for number, (key, _, _) in enumerate(settings, start=2) if key in flagged]
     source = "\n".join(lines) + "\n"
-    return Fixture(source, "\n".join(after) + "\n" if status == "fixable" else None, "\n".join(findings) + "\n")
+    return Fixture(source, "\n".join(after) + "\n" if status == "fixable" else None, "\n".join(findings) + "\n",
+                   tuple(rule.get("when", {}).get("imports", ())))

@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.upstream.check import CONFIG_WORDS, Check, NotUnderstood
 from bot.upstream.flow import Flow, holder_paths, is_test_path
+from bot.upstream.reach import AppReach
 from bot.upstream.sources import text_of, too_large
 
 
@@ -62,6 +63,8 @@ class Places:
         self._targets: dict[str, list[str]] | None = None
         self.follows: dict[str, set[str]] = {}
         self._flow: Flow | None = None
+        self._sources: dict[str, str] | None = None
+        self._reach: AppReach | None = None
 
     @property
     def targets(self) -> dict[str, list[str]]:
@@ -70,15 +73,33 @@ class Places:
         return self._targets
 
     @property
-    def flow(self) -> Flow:
-        if self._flow is None:
-            sources = {}
+    def sources(self) -> dict[str, str]:
+        """The commit's Python files outside tests (path -> text)."""
+        if self._sources is None:
+            self._sources = {}
             for blob in self.commit.tree.traverse():
                 path = str(blob.path)
                 if blob.type == "blob" and path.endswith(".py") and not is_test_path(path) and not too_large(blob):
-                    sources[path] = text_of(blob)
-            self._flow = Flow(sources, self.targets)
+                    self._sources[path] = text_of(blob)
+        return self._sources
+
+    @property
+    def flow(self) -> Flow:
+        if self._flow is None:
+            self._flow = Flow(self.sources, self.targets)
         return self._flow
+
+    @property
+    def reach(self) -> AppReach:
+        if self._reach is None:
+            self._reach = AppReach(self.sources)
+        return self._reach
+
+    def through_targets(self, check: Check, types: dict[str, dict[str, str]]) -> bool:
+        """Whether the check's nodes are those whose `_target_` names its class (a config the app's own YAML
+        chooses, so no entry point's imports need to say where it runs)."""
+        class_name = _class_of(check, types)
+        return class_name is not None and bool(self.targets.get(class_name))
 
     def nodes(self, check: Check, holder: str | None = None, types: dict[str, dict[str, str]] | None = None
               ) -> list[str]:
@@ -192,6 +213,21 @@ def _config_like(holder: str) -> bool:
     return any(word in part.lower() for part in holder.split(".") for word in CONFIG_WORDS)
 
 
+def _where_it_runs(rule: dict[str, Any], check: Check, nodes: list[str], places: Places,
+                   types: dict[str, dict[str, str]]) -> None:
+    """The rule's `when`: the check's guard, as a value of the same node where it reads one, and the module
+    the check is in, where only some of the apps load it."""
+    if check.guard:
+        rule["description"] += f" The check runs only when `{check.guard}`."
+        when = _guard_condition(check, nodes)
+        if when is not None:
+            rule["when"] = {"value": when}
+    scoped = None if places.through_targets(check, types) else places.reach.scope(check.path)
+    if scoped is not None:  # it runs only for launches whose entry point loads its module
+        rule.setdefault("when", {})["imports"] = [scoped]
+        rule["description"] += f" Only apps that load `{scoped}` run it."
+
+
 def propose(places: Places, checks: list[tuple[Check, Check | None]], types: dict[str, dict[str, str]]
             ) -> tuple[list[Proposal], list[NotUnderstood]]:
     """Rules for new or stricter checks (each with the earlier check it tightens, if any)."""
@@ -215,7 +251,7 @@ def propose(places: Places, checks: list[tuple[Check, Check | None]], types: dic
                                                 f"no single Hydra path reaches {other_holder}"))
                     continue
                 right_key = f"{others[0]}.{other_leaf}"
-        keys = [f"{node}.{check.field}" for node in nodes]
+        keys = [f"{node}.{check.field}" if node else check.field for node in nodes]  # "": the root
         found = {f for key in keys for f in places.follows.get(key, set())} - set(keys)
         # a group file read on its own names a node relative to where it is composed: keep the full path
         followers = sorted(f for f in found if not any(o.endswith("." + f) for o in found | set(keys)))
@@ -237,10 +273,7 @@ def propose(places: Places, checks: list[tuple[Check, Check | None]], types: dic
                                 **section}
         if check.guard:
             confidence = "low"
-            rule["description"] += f" The check runs only when `{check.guard}`."
-            when = _guard_condition(check, nodes)
-            if when is not None:
-                rule["when"] = {"value": when}
+        _where_it_runs(rule, check, nodes, places, types)
         if hinted is not None:
             rule["description"] += f" Its message says to set `{check.field}` to `{hinted}`; the fix does."
         if fix:
