@@ -45,6 +45,8 @@ def hunks(path: str, lines: list[str], after_text: str = "", added_only: bool = 
             out[-1].removed.append(line[1:])
         elif line.startswith("+"):
             out[-1].added.append(line[1:])
+        elif line.startswith(" "):
+            out[-1].context.append(line[1:])
     return [h for h in out if h.added and (h.removed or added_only)]
 
 

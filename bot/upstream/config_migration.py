@@ -240,6 +240,21 @@ def _derived(change: KeyChange) -> bool:
     return change.kind == REMOVED and isinstance(change.value, str) and "${" in change.value
 
 
+def _section_switch(text: ChangeText, key: str) -> str | None:
+    """The flag's section (its parent key) where the change's own launch edits turn the flag on only beside
+    other keys of that section (`x.profiler.enable=True` added beside `x.profiler.ranks=...`): launches that
+    configure the section ran the guarded code; the others are left as they are."""
+    parent, _, leaf = key.rpartition(".")
+    if not parent:
+        return None
+    setting = [hunk for hunk in text.launch_hunks if any(f"{leaf}=" in line for line in hunk.added)]
+    section = re.escape(parent.rpartition(".")[2])
+    sibling = re.compile(rf"\b{section}\.(?!{re.escape(leaf)}=)[\w.]+=")
+    if setting and all(any(sibling.search(line) for line in hunk.added + hunk.context) for hunk in setting):
+        return parent
+    return None
+
+
 def _launches_set(text: ChangeText, key: str) -> bool:
     """Whether the change's own edits of scripts, docs or notebooks add a line setting the key (`leaf=`)."""
     leaf = key.rpartition(".")[2]
@@ -280,11 +295,13 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
     for flag in _guarded_flags(apps, text):
         if new_defaults and not _launches_set(text, flag.key):
             continue
+        section = _section_switch(text, flag.key)
         change = KeyChange(GUARDED, flag.key, None, flag.keep,
                            evidence=f"`{flag.key}` is new, and {flag.where} now runs code that always ran only when "
-                                    f"it is {flag.keep}")
+                                    f"it is {flag.keep}" + ("" if section is None else
+                                    f", set where a launch sets a key of `{section}`, as the change's own launches do"))
         step = steps.setdefault(change.ident(), Step(change, agreeing=[
-            "the guarded code is the code that ran before, so the value keeps what launches did"]))
+            "the guarded code is the code that ran before, so the value keeps what launches did"], section=section))
         step.configs.update(app.config_name for app, _, new in flats if app.after and flag.key in new.leaves)
     disagreeing = sorted(k for k, idents in by_key.items() if len(idents) > 1)
     valid = {key for _, _, new in flats for key in new.leaves}

@@ -23,6 +23,7 @@ class Step:
     configs: set[str] = field(default_factory=set)  # the config names it was read in
     agreeing: list[str] = field(default_factory=list)
     confidence: str = LOW
+    section: str | None = None  # a guarded flag's: set only where a launch sets a key of this section
 
 
 def _suffix(key: str) -> str:
@@ -78,8 +79,10 @@ def _sections(steps: list[Step], valid: set[str]) -> dict[str, Any]:
             if entry not in removals:
                 removals.append(entry)
         elif change.kind in (REQUIRED, GUARDED):
-            extra.append({"ensure": [{"key": change.old, "value": change.value}],
-                          "when": {"config": sorted(step.configs)}})
+            when: dict[str, Any] = {"config": sorted(step.configs)}
+            if step.section is not None:
+                when["sets"] = _section_globs(step.section, steps)
+            extra.append({"ensure": [{"key": change.old, "value": change.value}], "when": when})
         elif change.kind == VALUE and change.in_list:
             extra.append({"match": {"key": [change.old], "item": [change.value[0]]},
                           "fix": {"map_items": {change.value[0]: change.value[1]}}})
@@ -87,6 +90,16 @@ def _sections(steps: list[Step], valid: set[str]) -> dict[str, Any]:
             values.setdefault(glob or change.old, {})[change.value[0]] = change.value[1]
     sections = {"moves": moves, "values": values, "removals": removals, "steps": extra}
     return {name: section for name, section in sections.items() if section}
+
+
+def _section_globs(section: str, steps: list[Step]) -> list[str]:
+    """A section's keys, and the keys the same migration moves into it (a launch still writes them there)."""
+    globs = [f"{section}.**"]
+    for step in steps:
+        new = step.change.new
+        if step.change.kind in (MOVED, DEPRECATED) and new is not None and (new + ".").startswith(section + "."):
+            globs.append(f"{step.change.old}.**" if step.change.subtree else step.change.old)
+    return globs
 
 
 def _only_warned(step: Step) -> bool:

@@ -42,6 +42,7 @@ class Hunk:
     removed: list[str]
     added: list[str]
     after_text: str = ""
+    context: list[str] = field(default_factory=list)  # the unchanged lines the patch shows around them
 
 
 def swapped(removed: str, added: str) -> tuple[str, str] | None:
