@@ -85,3 +85,19 @@ def test_a_section_switch_the_change_turns_on_only_beside_the_section_is_set_onl
     diff = out.read_text()
     assert "run_profiled.sh" in diff and "+    trainer.profiler.enable=True" in diff
     assert "run_plain.sh" not in diff
+
+
+def test_a_key_removed_beside_a_new_switch_of_the_same_default_is_not_moved_onto_it(tmp_path: Path) -> None:
+    config = "trainer:\n  profiler:\n    discrete: false\n    ranks: []\n"
+    repo = make_repo(tmp_path / "repo", {
+        "trainer/__init__.py": "", "trainer/main.py": PROFILE_APP.format(stop=STOP_BEFORE),
+        "trainer/config/run.yaml": config, "prof.sh": "python3 -m trainer.main trainer.profiler.ranks=[0]\n"})
+    before = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "trainer/main.py").write_text(PROFILE_APP.format(stop=STOP_AFTER))
+    (repo / "trainer/config/run.yaml").write_text(config.replace("discrete: false", "enable: false"))
+    git(repo, "commit", "-qam", "profiler: an on switch; discrete goes")
+    after = git(repo, "rev-parse", "HEAD").strip()
+    found = read_migration(repo, repo, before, after, ["trainer/main.py", "trainer/config/run.yaml"])
+    moved = [(s.change.old, s.change.new) for s in found.steps if s.change.new == "trainer.profiler.enable"]
+    assert moved == []
+    assert any(s.change.old == "trainer.profiler.enable" for s in found.steps)  # the switch itself stays

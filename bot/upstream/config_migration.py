@@ -240,6 +240,15 @@ def _derived(change: KeyChange) -> bool:
     return change.kind == REMOVED and isinstance(change.value, str) and "${" in change.value
 
 
+def _no_moves_onto_switches(steps: dict[tuple[object, ...], Step], by_key: dict[str, set[tuple[object, ...]]]) -> None:
+    """Drop the moves onto a new flag that guards code which ran before: that code ran whatever any old key said,
+    so no old key is the flag under another name (`critic.profiler.discrete` beside a new `enable` of the same
+    default is not its rename)."""
+    switches = {s.change.old for s in steps.values() if s.change.kind == GUARDED}
+    for ident in [i for i, s in steps.items() if s.change.kind in (MOVED, DEPRECATED) and s.change.new in switches]:
+        by_key.get(steps.pop(ident).change.old, set()).discard(ident)
+
+
 def _section_switch(text: ChangeText, key: str) -> str | None:
     """The flag's section (its parent key) where the change's own launch edits turn the flag on only beside
     other keys of that section (`x.profiler.enable=True` added beside `x.profiler.ranks=...`): launches that
@@ -303,6 +312,7 @@ def read_migration(history: Path, tree: Path, before: str, after: str, paths: li
         step = steps.setdefault(change.ident(), Step(change, agreeing=[
             "the guarded code is the code that ran before, so the value keeps what launches did"], section=section))
         step.configs.update(app.config_name for app, _, new in flats if app.after and flag.key in new.leaves)
+    _no_moves_onto_switches(steps, by_key)
     disagreeing = sorted(k for k, idents in by_key.items() if len(idents) > 1)
     valid = {key for _, _, new in flats for key in new.leaves}
     new_leaves = {key.rpartition(".")[2] for app, old, new in flats if app.before is not None
