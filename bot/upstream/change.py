@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bot.errors import UserError
 from bot.rules.globs import any_match
@@ -43,6 +44,21 @@ def read_change(repo_path: Path, before: str, after: str) -> Change:
 
     try:
         repo = git.Repo(repo_path)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        raise _unreadable(repo_path, before, after, exc) from None
+    with repo:  # closed here: its git processes hold pipes until then
+        return _read(repo, before, after, repo_path)
+
+
+def _unreadable(repo_path: Path, before: str, after: str, exc: Exception) -> UserError:
+    return UserError(f"{repo_path}: cannot read the change {before[:12] or '(none)'}..{after[:12]}: {exc}; "
+                     "expected both commits in the local history (fetch-depth: 0)")
+
+
+def _read(repo: Any, before: str, after: str, repo_path: Path) -> Change:
+    import git
+
+    try:
         after_commit = repo.commit(after)
         zero = not before or set(before) == {"0"}
         if not zero:
@@ -53,8 +69,7 @@ def read_change(repo_path: Path, before: str, after: str) -> Change:
         before_commit = after_commit.parents[0] if zero and after_commit.parents else (
             None if zero else repo.commit(before))
     except (git.BadName, ValueError, git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
-        raise UserError(f"{repo_path}: cannot read the change {before[:12] or '(none)'}..{after[:12]}: {exc}; "
-                        "expected both commits in the local history (fetch-depth: 0)") from None
+        raise _unreadable(repo_path, before, after, exc) from None
     change = Change(before=before_commit.hexsha if before_commit else "", after=after_commit.hexsha,
                     subject=str(after_commit.summary))
     diffs = before_commit.diff(after_commit, create_patch=True) if before_commit else after_commit.diff(

@@ -53,27 +53,27 @@ def hunks(path: str, lines: list[str], after_text: str = "", added_only: bool = 
 def change_text(history: Path, before: str, after: str) -> ChangeText:
     import git
 
-    repo = git.Repo(history)
     out = ChangeText()
-    for diff in repo.commit(before).diff(repo.commit(after), create_patch=True):
-        path = diff.b_path or diff.a_path or ""
-        patch = diff.diff.decode("utf-8", "replace") if isinstance(diff.diff, bytes) else str(diff.diff or "")
-        lines = patch.splitlines()
-        if path.endswith((".yaml", ".yml")):
-            out.deprecated |= _deprecated_keys([line[1:] for line in lines if line.startswith("+")])
-            out.added_yaml.extend(line[1:] for line in lines if line.startswith("+"))
-            after_data = diff.b_blob.data_stream.read() if diff.b_blob is not None else None
-            if after_data is not None and not is_test(path):
-                out.yaml_hunks.extend(hunks(path, lines, after_data.decode("utf-8", "replace")))
-            if not out.reshaped and not is_test(path):
-                out.reshaped = _reshaped(diff.a_blob.data_stream.read() if diff.a_blob is not None else None,
-                                         after_data)
-        elif path.endswith(".py") and not is_test(path):
-            out.removed_python.extend(line[1:] for line in lines if line.startswith("-"))
-            out.added_python.extend(line[1:] for line in lines if line.startswith("+"))
-            out.python_hunks.extend(hunks(path, lines))
-        elif path.endswith(LAUNCH_FILES):
-            out.launch_hunks.extend(hunks(path, lines, added_only=True))
+    with git.Repo(history) as repo:  # closed here: its git processes hold pipes until then
+        for diff in repo.commit(before).diff(repo.commit(after), create_patch=True):
+            path = diff.b_path or diff.a_path or ""
+            patch = diff.diff.decode("utf-8", "replace") if isinstance(diff.diff, bytes) else str(diff.diff or "")
+            lines = patch.splitlines()
+            if path.endswith((".yaml", ".yml")):
+                out.deprecated |= _deprecated_keys([line[1:] for line in lines if line.startswith("+")])
+                out.added_yaml.extend(line[1:] for line in lines if line.startswith("+"))
+                after_data = diff.b_blob.data_stream.read() if diff.b_blob is not None else None
+                if after_data is not None and not is_test(path):
+                    out.yaml_hunks.extend(hunks(path, lines, after_data.decode("utf-8", "replace")))
+                if not out.reshaped and not is_test(path):
+                    out.reshaped = _reshaped(diff.a_blob.data_stream.read() if diff.a_blob is not None else None,
+                                             after_data)
+            elif path.endswith(".py") and not is_test(path):
+                out.removed_python.extend(line[1:] for line in lines if line.startswith("-"))
+                out.added_python.extend(line[1:] for line in lines if line.startswith("+"))
+                out.python_hunks.extend(hunks(path, lines))
+            elif path.endswith(LAUNCH_FILES):
+                out.launch_hunks.extend(hunks(path, lines, added_only=True))
     return out
 
 

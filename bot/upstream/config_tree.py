@@ -92,19 +92,20 @@ def write_configs(history: Path, commit: str, dirs: list[str], into: Path) -> No
     """The YAML files under `dirs` at `commit` written under `into` (the repository's layout)."""
     import git
 
-    tree = git.Repo(history).commit(commit).tree
-    for directory in sorted(set(dirs)):
-        try:
-            top: Any = tree if directory in ("", ".") else tree / directory
-        except KeyError:
-            continue  # no such directory at that commit
-        for blob in top.traverse():
-            path = str(blob.path)
-            if blob.type != "blob" or not path.endswith(YAML_SUFFIXES) or blob.mode == 0o120000:
-                continue
-            target = into / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(blob.data_stream.read())
+    with git.Repo(history) as repo:
+        tree = repo.commit(commit).tree
+        for directory in sorted(set(dirs)):
+            try:
+                top: Any = tree if directory in ("", ".") else tree / directory
+            except KeyError:
+                continue  # no such directory at that commit
+            for blob in top.traverse():
+                path = str(blob.path)
+                if blob.type != "blob" or not path.endswith(YAML_SUFFIXES) or blob.mode == 0o120000:
+                    continue
+                target = into / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(blob.data_stream.read())
 
 
 def composed(app: HydraApp, root: Path, composer: Composer) -> dict[str, Any] | None:

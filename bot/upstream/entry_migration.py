@@ -24,18 +24,18 @@ def unchanged(history: Path, before: str, after: str, move: EntryMove) -> bool:
     """Whether every moved file reads as it did, but for the module path and folder it moved from."""
     import git
 
-    repo = git.Repo(history)
-    old_tree, new_tree = repo.commit(before).tree, repo.commit(after).tree
     old_dir, new_dir = move.old.replace(".", "/"), move.new.replace(".", "/")
-    for old_path, new_path in move.files:
-        try:
-            old_text = old_tree[old_path].data_stream.read().decode("utf-8", "replace")
-            new_text = new_tree[new_path].data_stream.read().decode("utf-8", "replace")
-        except KeyError:
-            return False
-        written = old_text.replace(move.old, move.new).replace(old_dir, new_dir)
-        if written != new_text and difflib.SequenceMatcher(None, written, new_text).ratio() < UNCHANGED:
-            return False
+    with git.Repo(history) as repo:
+        old_tree, new_tree = repo.commit(before).tree, repo.commit(after).tree
+        for old_path, new_path in move.files:
+            try:
+                old_text = old_tree[old_path].data_stream.read().decode("utf-8", "replace")
+                new_text = new_tree[new_path].data_stream.read().decode("utf-8", "replace")
+            except KeyError:
+                return False
+            written = old_text.replace(move.old, move.new).replace(old_dir, new_dir)
+            if written != new_text and difflib.SequenceMatcher(None, written, new_text).ratio() < UNCHANGED:
+                return False
     return True
 
 
