@@ -90,6 +90,11 @@ def main(args: argparse.Namespace) -> int:
     if stats.stand_ins:
         print(f"compose-check: composed with an empty config for {', '.join(sorted(stats.stand_ins))}, which a "
               "Hydra plugin not installed here provides", file=sys.stderr)
+    if stats.schema_stand_ins:
+        print("compose-check: composed with an empty, open node for "
+              f"{', '.join(f'{m} ({w})' for m, w in sorted(stats.schema_stand_ins.items()))}, which the repository "
+              "registers under a name it computes when it runs: the schema's fields and types were not checked",
+              file=sys.stderr)
     if args.since:
         print(f"compose-check: {stats.known} failures that the config at {args.since} gave too are not "
               "reported (--since: only what changed since)", file=sys.stderr)

@@ -56,7 +56,8 @@ def check_script(path: str, context: ComposeContext, launches: list[Launch],
             composer.stats.unresolved.append((path, launch.line, ("partly checked: " if runs else "") + unswept))
             if not runs:
                 continue
-        with context.stored.put_in():  # the repository's structured configs, where they are read
+        # the repository's structured configs, where they are read; a stand-in for one it names at run time
+        with context.stored.put_in(), composer.computing(context.stored.computed):
             found, composed = _compose_runs(path, context, launch, app, runs)
         composer.stats.readings += composed
         for spot, (failing, message, where) in found.items():
@@ -90,6 +91,7 @@ def _compose_runs(path: str, context: ComposeContext, launch: Launch, app: Hydra
             continue
         for reading in (in_run(branch, run) for run in runs):
             composed += 1
+            composer.set_aside.clear()
             try:
                 failed = failures(reading, launch, app, composer)
             except NotComposed as exc:  # whatever the launch says: not its finding
@@ -97,6 +99,12 @@ def _compose_runs(path: str, context: ComposeContext, launch: Launch, app: Hydra
                 if why not in composer.stats.unresolved:
                     composer.stats.unresolved.append(why)
                 continue
+            for aside, missing in composer.set_aside:
+                why = (path, launch.line, f"{aside.key} is set under the empty stand-in for {missing}, which "
+                                          "the repository registers under a name it computes when it runs "
+                                          f"({context.stored.computed(missing)}): its schema is not read")
+                if why not in composer.stats.unresolved:
+                    composer.stats.unresolved.append(why)
             for override, message in failed:
                 stored = _NOT_LOADED.search(message)
                 if stored is not None and context.stored.may_register(stored.group(1)):

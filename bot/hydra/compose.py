@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +23,7 @@ from bot.hydra.compose_index import FAIL
 from bot.hydra.defaults_bound import DefaultsWalk, launch_choices
 from bot.hydra.source import ConfigBroken, NotComposed, confined_source, hydra_over
 from bot.hydra.source import entry as search_entry
-from bot.hydra.stand_ins import MAX_STAND_INS, stand_in, withdraw
+from bot.hydra.stand_ins import MAX_STAND_INS, schema_stand_in, stand_in, withdraw
 from bot.ir import Launch, Override
 
 
@@ -38,6 +38,8 @@ class ComposeStats:
     base_composes: int = 0
     unresolved: list[tuple[str, int, str]] = field(default_factory=list)  # path, line, reason
     stand_ins: set[str] = field(default_factory=set)  # Hydra's own group options no installed plugin gives
+    # configs the repository registers under a name it computes, stood in for by an open node -> where
+    schema_stand_ins: dict[str, str] = field(default_factory=dict)
     broken: dict[str, str] = field(default_factory=dict)  # config file -> why Hydra cannot compose it (one entry)
 
     def add(self, other: ComposeStats) -> None:
@@ -49,6 +51,8 @@ class ComposeStats:
         self.base_composes += other.base_composes
         self.unresolved.extend(other.unresolved)
         self.stand_ins |= other.stand_ins
+        for missing, where in other.schema_stand_ins.items():
+            self.schema_stand_ins.setdefault(missing, where)
         for path, problem in other.broken.items():
             self.broken.setdefault(path, problem)
 
@@ -103,7 +107,21 @@ class Composer:
         self._refusals: dict[tuple[object, ...], str | None] = {}
         # by app (root, config dir, search path), then override key: (names a config group, why it is refused)
         self._kinds: dict[tuple[object, ...], dict[str, tuple[bool, str | None]]] = {}
+        # where the repository registers configs under a name it computes (bot.hydra.stores), while composing
+        self._computed: Callable[[str], str | None] | None = None
+        self._standing: dict[tuple[object, ...], dict[str, str]] = {}  # base -> its schema stand-ins' packages
+        self.set_aside: list[tuple[Override, str]] = []  # failures under a schema stand-in, for the caller
         self.stats = ComposeStats()
+
+    @contextmanager
+    def computing(self, computed: Callable[[str], str | None]) -> Iterator[None]:
+        """While the block runs, a config the repository may register under a name it computes (`computed` says
+        where it does, or None) is stood in for by an empty, open node (bot.hydra.stand_ins)."""
+        before, self._computed = self._computed, computed
+        try:
+            yield
+        finally:
+            self._computed = before
 
     @contextmanager
     def counting(self) -> Iterator[ComposeStats]:
@@ -135,6 +153,7 @@ class Composer:
         if ident not in self._bases:
             search = _search_override(app)
             added: list[str] = []
+            schemas: list[str] = []
             try:
                 self._bound(app, groups)
             except ConfigBroken as exc:
@@ -144,15 +163,33 @@ class Composer:
                     self._bases[ident] = self._compose(app, [*groups, search])
                     self.stats.base_composes += 1
                     made = stand_in(self._bases[ident], app, added)
-                    if made is None:
+                    if made is not None:
+                        self.stats.stand_ins.add(made)
+                        continue
+                    computed = self._computed
+                    made = None if computed is None else schema_stand_in(self._bases[ident], computed, added)
+                    if computed is None or made is None:
                         break
-                    self.stats.stand_ins.add(made)
+                    schemas.append(made)
+                    self.stats.schema_stand_ins.setdefault(made, computed(made) or "")
+                if schemas and not isinstance(self._bases[ident], BaseException):
+                    self._standing[ident] = self._packages(app, [*groups, search], schemas)
             finally:
                 withdraw(added)  # Hydra's config store is the process's: leave it as it was
         found = self._bases[ident]
         if isinstance(found, BaseException):
             raise found
         return found
+
+    def _packages(self, app: HydraApp, overrides: list[str], schemas: list[str]) -> dict[str, str]:
+        """Where (package) each schema stand-in lands in the composed config, as Hydra's defaults list places it."""
+        from hydra.core.global_hydra import GlobalHydra
+        from hydra.types import RunMode
+
+        with self._initialised(app):
+            found = GlobalHydra.instance().config_loader().compute_defaults_list(
+                app.config_name, overrides, RunMode.RUN)
+        return {d.config_path: d.package or "" for d in found.defaults if d.config_path in schemas}
 
     def plain_base(self, app: HydraApp, groups: tuple[str, ...]) -> dict[str, Any] | None:
         """The app's config with these group choices as plain data (bot.hydra.plain_compose), or None where
@@ -383,4 +420,18 @@ class Composer:
                     break
             return [(culprit, _message(exc))]
         failed = self.applied.failures(base, [text for _, text in plain], launch.line)
-        return [(plain[index][0], message) for index, message in failed]
+        standing = self._standing.get(self._ident(app, groups), {})
+        found: list[tuple[Override | None, str]] = []
+        for index, message in failed:
+            override = plain[index][0]
+            under = next((m for m, package in standing.items() if _under(override.key, package)), None)
+            if under is None:
+                found.append((override, message))
+            else:  # the real schema may have the key: not judged
+                self.set_aside.append((override, under))
+        return found
+
+
+def _under(key: str, package: str) -> bool:
+    """Whether an override's key is at or under a package (`""`: the config's root)."""
+    return not package or key == package or key.startswith(package + ".")

@@ -1,11 +1,18 @@
 """Options of Hydra's own groups that a plugin provides where the app runs (`override hydra/job_logging:
 colorlog`, `hydra/launcher: submitit_slurm`), stood in for by an empty config while composing here, so
-the rest of the config is still checked."""
+the rest of the config is still checked.
+
+Likewise a repository's schema registered under a name it computes when it runs (`cs.store(group="task",
+name=f"{task}_config", node=schema)` in a loop over a registry its package fills at import: bot.hydra.stores),
+named by a defaults entry (`- vmas_balance_config`): an empty, open node stands in for it, so the option's own
+YAML keys make up the node. Its fields and their types are not checked; a launch setting a key at or under it is
+not judged (bot.compose.launches)."""
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +36,22 @@ def stand_in(failure: Any, app: HydraApp, added: list[str]) -> str | None:
     group, _, name = missing.rpartition("/")
     if difflib.get_close_matches(name, _options(group, app), n=1, cutoff=0.75):
         return None  # a misspelt option of the group (`disable` for Hydra's `disabled`): Hydra's error stands
+    ConfigStore.instance().store(name=name, node={}, group=group)
+    added.append(missing)
+    return str(missing)
+
+
+def schema_stand_in(failure: Any, computed: Callable[[str], str | None], added: list[str]) -> str | None:
+    """For a compose that failed on a missing config the repository may register under a name it computes
+    (`computed` says where, or None): an empty, open node in its place in Hydra's config store; the config made
+    (`group/name`), or None."""
+    from hydra.core.config_store import ConfigStore
+    from hydra.errors import MissingConfigException
+
+    missing = getattr(failure, "missing_cfg_file", None) if isinstance(failure, MissingConfigException) else None
+    if not missing or missing in added or computed(missing) is None:
+        return None
+    group, _, name = missing.rpartition("/")
     ConfigStore.instance().store(name=name, node={}, group=group)
     added.append(missing)
     return str(missing)

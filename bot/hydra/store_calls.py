@@ -96,7 +96,7 @@ class StoreReader:
             values = self._iterated(path, loop.iter)
             if values is None:
                 why = f"its loop goes through {ast.unparse(loop.iter)}, not a literal or an Enum the bot reads"
-                return [StoredNode(where, None, None, None, None, why)]
+                return [StoredNode(where, self._literal(path, given.get("group")), None, None, None, why)]
             runs = [{**run, **bound} for run, value in itertools.product(runs, values)
                     if (bound := _bind(loop.target, value)) is not None]
             if len(runs) > MAX_RUNS:
@@ -108,12 +108,19 @@ class StoreReader:
         for key in ("name", "group", "package"):
             value = self._text(path, given[key], run) if key in given else None
             if value is _NOT_TEXT or (value is None and key in given and not _is_none(given[key])):
-                return StoredNode(where, None, None, None, None, f"its {key} is computed")
+                group = self._literal(path, given.get("group")) if key == "name" else None
+                return StoredNode(where, group, None, None, None, f"its {key} is computed")
             texts[key] = value if isinstance(value, str) else None
         if texts["name"] is None:
             return StoredNode(where, texts["group"], None, None, None, "it is given no name")
         node, why = self._node(path, given.get("node"), run)
         return StoredNode(where, texts["group"], texts["name"], texts["package"], node, why)
+
+    def _literal(self, path: Path, expr: ast.expr | None) -> str | None:
+        """A group written as a literal (whatever the call's loops), or None: kept with a call that is not read,
+        for the options it registers in that group under a name it computes (bot.hydra.stand_ins)."""
+        value = self._text(path, expr, {}) if expr is not None else None
+        return value if isinstance(value, str) else None
 
     def _node(self, path: Path, expr: ast.expr | None, run: dict[str, Any]) -> tuple[Any, str | None]:
         if expr is None:

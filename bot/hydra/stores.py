@@ -63,6 +63,21 @@ class StoredConfigs:
                 return True
         return False  # a call computing both says nothing of which: a misspelt entry stays a finding
 
+    def computed(self, missing: str) -> str | None:
+        """Where the repository registers options of `missing`'s group under a name it computes, in a call the bot
+        does not read (`cs.store(name=f"{task}_config", group="task", node=...)` in a loop over a registry filled
+        at import), so that `group/name` may be one of them when the app runs; None otherwise (a name a call
+        gives as it is written, or a group no call gives as a literal)."""
+        group, _, name = missing.rpartition("/")
+        unread = self.registered().unread
+        if not group or (group, name) in self.registered().nodes or any(
+                n.name in (name, f"{name}.yaml") and n.group == group for n in unread):
+            return None  # a call names it: its node is put in, or why it is not read is said (`unread`)
+        for node in unread:
+            if node.name is None and node.group == group and node.why != "it is given no name":
+                return node.where
+        return None
+
     def unread(self, missing: str) -> str | None:
         """Why a call that may store `group/name` (or `name`) is not read (bot.hydra.store_calls), or None."""
         group, _, name = missing.rpartition("/")
