@@ -101,13 +101,14 @@ def test_a_typer_app_refuses_a_first_word_that_is_none_of_its_commands(tmp_path:
     assert all(unresolved[("run.sh", line)] == "toyrun/cli.py has no @hydra.main decorator" for line in (2, 3, 4, 5))
 
 
-def test_in_a_doc_the_refusal_is_the_reason_it_is_not_checked(tmp_path: Path) -> None:
+def test_in_a_doc_the_refusal_of_a_word_the_reader_fills_in_is_the_reason_it_is_not_checked(tmp_path: Path) -> None:
+    # (a word written out is judged in a doc too: tests/test_doc_refusals.py)
     repo = _repo(tmp_path, TYPER_CLI.format(more=""), "tool", "",
-                 docs="Run it:\n\n```bash\ntoyrun conf/train.yaml steps=4\n```\n")
+                 docs="Run it:\n\n```bash\ntoyrun conf/TRAIN.yaml steps=4\n```\n")
     found, unresolved = _scan(repo)
     assert found == []
     assert unresolved[("README.md", 4)].startswith(
-        "the command group refuses a word: Error: No such command 'conf/train.yaml'.")
+        "the command group refuses a word: Error: No such command 'conf/TRAIN.yaml'.")
 
 
 def test_a_click_group_refuses_it_too_and_both_spellings_of_a_command_pass(tmp_path: Path) -> None:

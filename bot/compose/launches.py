@@ -9,6 +9,7 @@ import os
 import re
 from pathlib import Path
 
+from bot.compose import doc_refusals
 from bot.compose.context import ComposeContext
 from bot.compose.findings import chosen_by_caller, failure_finding, launch_finding, override_finding
 from bot.compose.readings import Reading, Run, describe, elided, failures, in_run, readings, sweep_runs
@@ -37,7 +38,9 @@ def check_script(path: str, context: ComposeContext, launches: list[Launch],
         app = resolve_app(context, launch)
         failure = app.failure if isinstance(app, AppProblem) else argparse_failure(
             context, launch, entry_path(context, launch))
-        if failure is not None and not is_document(kind):  # a doc's launch illustrates: not judged
+        # a doc's launch illustrates: not judged, but where its own parser refuses a word written out
+        if failure is not None and (not is_document(kind) or (
+                (isinstance(app, HydraApp) or app.refused is not None) and doc_refusals.judged(context, launch, app))):
             findings.append(failure_finding(path, launch, app.config_name if isinstance(app, HydraApp) else None,
                                             failure))
             continue

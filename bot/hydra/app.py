@@ -58,6 +58,7 @@ class AppProblem:
     reason: str
     kind: str = OUTSIDE
     failure: str | None = None  # Hydra's own error: the launch certainly fails before composing (bot.hydra.certain)
+    refused: str | None = None  # the word a command group refuses (bot.hydra.command_gate), with `failure`
 
 
 def config_name(name: str | None) -> str | None:
@@ -195,7 +196,8 @@ def _hydra_main(context: ScanContext, launch: Launch, path: Path) -> Decorated |
         return AppProblem(f"{source} could not be read: {unread}", UNREADABLE)
     route = command_route(context, launch, path, function, file)
     if route is not None and route.failure is not None:  # a command group that has no command a word names
-        return AppProblem(f"the command group refuses a word: {route.failure}", NOT_HYDRA, route.failure)
+        return AppProblem(f"the command group refuses a word: {route.failure}", NOT_HYDRA, route.failure,
+                          route.refused)
     if route is not None and route.leaf is not None:
         command = _command_app(context, launch, route)
         if command is not None:

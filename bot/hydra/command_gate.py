@@ -34,6 +34,7 @@ class Route:
     """Where the launch's words lead: click's error (`failure`), or the command they name (`leaf`, with `words`)."""
 
     failure: str | None = None
+    refused: str | None = None  # the word `failure` refuses
     leaf: Leaf | None = None
     words: tuple[str, ...] = ()
 
@@ -59,7 +60,7 @@ def command_route(context: ScanContext, launch: Launch, path: Path, function: st
             return None
         child = group.commands.get(text, _MISSING)
         if child is _MISSING:
-            return Route(failure=_refused(context, group, text)) if group.complete else None
+            return Route(failure=_refused(context, group, text), refused=text) if group.complete else None
         words.append(text)
         if isinstance(child, Leaf):
             return Route(leaf=child, words=tuple(words))
