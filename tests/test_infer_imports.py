@@ -91,3 +91,4 @@ def test_the_scan_fixes_only_the_launch_whose_entry_point_loads_the_module(
     assert main(["run", "--repo", str(repo), "--no-bundled", "--rules", str(rules), "--write", "--no-cache"]) == 0
     assert (repo / "run_streaming.sh").read_text() == "python3 -m pkg.main_streaming data.batch=0\n"
     assert (repo / "run_plain.sh").read_text() == SCRIPTS["run_plain.sh"]
+

@@ -77,6 +77,23 @@ def _pair(op: str) -> tuple[int, int]:
             "multiple_of": (3, 2)}.get(op, (1, 2))
 
 
+def _condition_set(settings: list[tuple[str, Any, Any]], key: str, value: Any, relation: dict[str, Any] | None
+                   ) -> bool:
+    """`when.value` `key: value` written into the launch: a key of its own, or, where the rule's relation already
+    sets it, that setting's value (the relation's other side kept broken: equal to it for `!=`, different
+    for `==`); False when the relation cannot be broken with that value."""
+    index = next((i for i, (k, _, _) in enumerate(settings) if k == key), None)
+    if index is None:
+        settings.append((key, value, None))
+        return True
+    if relation is None or "value" in relation or str(relation["op"]) not in ("==", "!="):
+        return False
+    sides = len(settings)  # so far only the relation's sides are set
+    for i in range(sides):
+        settings[i] = (settings[i][0], value if i == index or relation["op"] == "!=" else _other([value]), None)
+    return True
+
+
 def fixture_for(rule: dict[str, Any]) -> Fixture | None:
     """The fixture of an inferred rule (format v1 as bot.upstream.propose writes it); None if the rule
     has no shape a launch can break."""
@@ -113,7 +130,8 @@ def fixture_for(rule: dict[str, Any]) -> Fixture | None:
     else:
         return None
     for key, value in rule.get("when", {}).get("value", {}).items():
-        settings.append((key, value, None))
+        if not _condition_set(settings, key, value, relation):
+            return None
     lines = [f"{ENTRY} \\"] + [f"    {key}={shown(value)}" for key, value, _ in settings]
     after = [f"{ENTRY} \\"] + [f"    {key}={shown(value if new is None else new)}" for key, value, new in settings]
     for index in range(1, len(lines) - 1):
