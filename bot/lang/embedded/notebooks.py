@@ -45,10 +45,12 @@ def notebook_views(data: bytes, consoles: Consoles = NO_CONSOLES) -> list[ShellV
         strings = [s for s in items if isinstance(s, JString)]
         if not strings or len(strings) != len(items):
             continue
-        chars = [(ch, span) for s in strings for ch, span in zip(s.text, s.chars)]
-        shown = _shell_chars("".join(ch for ch, _ in chars))
+        # a string's text and its spans have one entry per character (bot.lang.embedded.json_spans): the spans,
+        # one tuple per character, are paired with it only for a cell that holds shell (most hold none)
+        shown = _shell_chars("".join([s.text for s in strings]))
         if not any(shown):
             continue
+        chars = [(ch, span) for s in strings for ch, span in zip(s.text, s.chars)]
         found = True
         for s in strings:
             separator = _array_separator(source, data) if isinstance(source, JArray) else None

@@ -10,6 +10,7 @@ the same length.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import Any
 
 from bot.lang.embedded.views import ShellView
@@ -55,17 +56,33 @@ def _mapping(node: Any) -> dict[str, tuple[Any, Any]]:
 
 
 class _Offsets:
-    """ruamel marks count characters; views need bytes."""
+    """ruamel marks count characters; views need bytes. A character's byte is its index plus the bytes the
+    multi-byte characters before it take beyond one each: those are found run by run (a workflow's text is
+    mostly ASCII), not byte by byte."""
 
     def __init__(self, data: bytes) -> None:
         self.ascii = data.isascii()
-        self.table: list[int] = []
-        if not self.ascii:  # where each character starts (a byte that does not continue one), and the end
-            self.table = [i for i, byte in enumerate(data) if byte & 0xC0 != 0x80]
-            self.table.append(len(data))
+        self.wide: list[int] = []  # the index of each multi-byte character, ascending
+        self.extra: list[int] = []  # the bytes beyond one per character, up to and with that one
+        if self.ascii:
+            return
+        extra = 0
+        for run in _NON_ASCII.finditer(data):
+            start, end = run.span()
+            leads = [i for i in range(start, end) if data[i] & 0xC0 != 0x80]  # where each character starts
+            for lead, after in zip(leads, [*leads[1:], end]):
+                self.wide.append(lead - extra)
+                extra += after - lead - 1
+                self.extra.append(extra)
 
     def byte(self, index: int) -> int:
-        return index if self.ascii else self.table[index]
+        if self.ascii:
+            return index
+        before = bisect_left(self.wide, index)  # the multi-byte characters before this one
+        return index + (self.extra[before - 1] if before else 0)
+
+
+_NON_ASCII = re.compile(rb"[\x80-\xff]+")
 
 
 class _Builder:

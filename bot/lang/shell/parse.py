@@ -10,7 +10,14 @@ from bot.context import NO_CONSOLES, Consoles
 from bot.ir import CONSOLE, SHELL_SCRIPT
 from bot.lang.shell.arms import Statement
 from bot.lang.shell.calls import ScriptCall, script_call
-from bot.lang.shell.carried import Carries, callee_of, carried_launch_words, carried_values, exported_definitions
+from bot.lang.shell.carried import (
+    SUBMITTERS,
+    Carries,
+    callee_of,
+    carried_launch_words,
+    carried_values,
+    exported_definitions,
+)
 from bot.lang.shell.continuations import BLANK, COMMENT, LINE_END, cut_by_comment, cut_by_line_end, cut_short_at
 from bot.lang.shell.directories import tilde
 from bot.lang.shell.launchers import stops_launch
@@ -122,7 +129,14 @@ def _carried(site: CommandSite, walker: Walker, src: bytes, path: str | None, co
              carries: Carries, all_exported: bool) -> list[Launch]:
     """The launches the command's own assignments, or the variables exported before it, carry to the
     repository script it runs, which runs them."""
-    target = callee_of([src[c.start_byte : c.end_byte].decode("utf-8", "replace") for c in _arguments(site.node)])
+    arguments = _arguments(site.node)
+    if not arguments:
+        return []
+    first = src[arguments[0].start_byte : arguments[0].end_byte].decode("utf-8", "replace")
+    if first in SUBMITTERS:  # only a submitter's other words name the script (callee_of): read them then
+        target = callee_of([first, *[src[c.start_byte : c.end_byte].decode("utf-8", "replace") for c in arguments[1:]]])
+    else:
+        target = callee_of([first])
     if target is None:
         return []
     own = [(name, walker.expander.word(value, site.env)) for name, value in carried_values(site.node, src)]

@@ -31,7 +31,13 @@ def merge(envs: list[Env]) -> Env:
     for env in envs:
         names.update(dict.fromkeys(env))
     out: dict[str, tuple[Definition, ...]] = {}
+    first, others = envs[0], envs[1:]
     for name in names:
+        same = first.get(name)
+        if same and all(env.get(name) is same for env in others) and (
+                len(same) == 1 or len({id(d) for d in same}) == len(same)):
+            out[name] = same  # what no branch changed (most names): the very definitions it held before
+            continue
         seen: dict[int, Definition] = {}
         for env in envs:
             for definition in env.get(name) or (caller_definition(name),):
