@@ -602,3 +602,95 @@ def test_a_module_is_looked_for_once_whichever_file_launches_it(tmp_path: Path,
                                                 ("c/run.sh", "hydra"), ("c/run.sh", "not-hydra")]
     assert sorted(looked, key=str) == [("pkg", "a/run.sh"), ("pkg", "c/run.sh"), ("train.py", "a/run.sh"),
                                        ("train.py", "c/run.sh")]
+
+
+def _merged_the_plain_way(envs: list[Any]) -> dict[str, tuple[Any, ...]]:
+    """What each name may hold after the branches: every definition of every branch (the caller's where a
+    branch leaves it unset), each once, in the order met."""
+    from bot.lang.shell.variables import caller_definition
+
+    names = dict.fromkeys(name for env in envs for name in env)
+    return {name: tuple({id(d): d for env in envs for d in (env.get(name) or (caller_definition(name),))}.values())
+            for name in names}
+
+
+def test_a_name_no_branch_changes_keeps_its_very_definitions_after_them() -> None:
+    """After an `if`, a name no arm assigns holds the definitions it held before (the same tuple, not a copy of it);
+    the names an arm changes hold what every arm and the caller may leave, as before."""
+    from bot.lang.shell.text import Definition
+    from bot.lang.shell.variables import merge
+
+    a, b, c, d = (Definition(name, "scalar", line) for line, name in enumerate("ABCD", 1))
+    b2, d2 = Definition("B", "scalar", 9), Definition("D", "scalar", 10)
+    before = {"A": (a,), "B": (b,), "C": (c, a), "D": (d,)}
+    in_arm = {**before, "B": (b2,), "E": (b2,)}
+    other = {**before, "D": (d2, d)}
+    envs = [in_arm, other, before]
+    merged = merge(envs)
+    assert merged == _merged_the_plain_way(envs)
+    assert list(merged) == ["A", "B", "C", "D", "E"]
+    assert merged["A"] is before["A"] and merged["C"] is before["C"]  # kept, not rebuilt
+    assert merged["B"] == (b2, b) and merged["D"] == (d, d2) and merged["E"][0] is b2
+    assert merged["E"][1].kind == "caller"
+
+
+def test_a_command_that_submits_nothing_is_read_for_its_callee_by_its_first_word(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a command runs a repository script that runs a variable it carries (`COMMAND=... sbatch job.sub`)
+    is read from the command's first word; its other words only for a submitter (`sbatch`, `bash`)."""
+    from bot.lang.shell import parse
+
+    asked: list[list[str]] = []
+    real = parse.callee_of
+
+    def counted(words: list[str]) -> Any:
+        asked.append(words)
+        return real(words)
+
+    monkeypatch.setattr(parse, "callee_of", counted)
+    src = (b'CMD="python3 -m pkg.train a=1" sbatch --time=1 job.sub\n'
+           b'CMD="python3 -m pkg.train b=2" ./go.sh x y\n'
+           b"echo done and more words\n")
+    script = parse.analyse(src, carries=lambda target, name: True)
+    assert asked == [["sbatch", "--time=1", "job.sub"], ["./go.sh"], ["echo"]]
+    assert [(launch.carrier, [o.key for o in launch.overrides]) for launch in script.launches] == [
+        ("job.sub", ["a"]), ("./go.sh", ["b"])]
+
+
+def test_a_code_cell_without_shell_never_has_its_characters_placed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A code cell's characters are paired with their bytes only when the cell holds shell: a Python cell's
+    strings (escapes and all) are read as text alone, and the shell cell's view is what it was."""
+    from bot.lang.embedded import json_spans, notebooks
+
+    roots: list[Any] = []
+
+    def kept(data: bytes) -> Any:
+        roots.append(json_spans.read_json(data))
+        return roots[-1]
+
+    monkeypatch.setattr(notebooks, "read_json", kept)
+    data = json.dumps({"cells": [
+        {"cell_type": "code", "source": ["x = \"caf\u00e9\\n\"\n", "print(x)\n"]},
+        {"cell_type": "code", "source": ["!python train.py a=\"\u00e9\" \\\n", "  b=2\n"]}]}, indent=1).encode()
+    views = notebooks.notebook_views(data)
+    python_cell, shell_cell = (cell.members["source"].items for cell in roots[0].members["cells"].items)
+    assert python_cell[0].data is not None and python_cell[0].spans is None  # escapes, é: not placed
+    assert [s.data for s in shell_cell] == [None, None]  # placed: its view maps each byte
+    assert views[0].text.decode().split() == ["python", "train.py", 'a="é"', "\\", "b=2"]
+    view = views[0]
+    for at, host in enumerate(view.host_at[:-1]):
+        if view.text[at : at + 1] in (b"a", b"b", b"2"):
+            assert data[host : host + 1] == view.text[at : at + 1]
+
+
+@pytest.mark.parametrize("text", ["", "plain", "é", "aé", "éa", "ü☃𝄞 x", "a\néb\n☃☃ c: 𝄞\nend", "中文 and ascii ü"])
+def test_a_workflows_character_offsets_are_found_run_by_run_as_every_byte_finds_them(text: str) -> None:
+    """ruamel counts a workflow's characters; each character's byte is found from the runs of multi-byte
+    characters (one entry each), as a table of every character's first byte found it."""
+    from bot.lang.embedded.workflow import _Offsets
+
+    data = text.encode("utf-8")
+    every = [i for i, byte in enumerate(data) if byte & 0xC0 != 0x80] + [len(data)]
+    offsets = _Offsets(data)
+    assert [offsets.byte(i) for i in range(len(text) + 1)] == every
+    assert len(offsets.wide) == sum(len(ch.encode("utf-8")) > 1 for ch in text)
