@@ -15,7 +15,7 @@ from bot.errors import UserError
 
 # command -> its module in bot.commands, imported only when the command line names it (or asks for help)
 MODULES = {"run": "run", "watch": "watch", "compose-check": "compose_check", "launches": "launches",
-           "infer": "infer", "rules": "rules", "action": "action", "upgrade": "upgrade"}
+           "infer": "infer", "rules": "rules", "action": "action", "upgrade": "upgrade", "pack": "pack"}
 
 
 class Parser(argparse.ArgumentParser):

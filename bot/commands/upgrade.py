@@ -28,6 +28,7 @@ from bot.upstream.watching import CONFIDENCE
 if TYPE_CHECKING:
     from bot.model import FileChange
     from bot.rules.model import Rule
+    from bot.upstream.pack import Pack
     from bot.upstream.watching import InferPolicy
 
 
@@ -56,6 +57,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     upgrade.add_argument("--no-verify", action="store_true",
                          help="do not compose the edited files' launches against the upstream at REF at the end")
     upgrade.add_argument("--quiet", action="store_true", help="do not print each upstream commit as it is read")
+    upgrade.add_argument("--pack", type=Path, metavar="DIR",
+                         help="run the rules of this rule pack (`bot pack build`) instead of inferring them; only "
+                              "with --dry-run or --write, and only a pack of the upstream the downstream names")
     rule_options(upgrade)
 
 
@@ -65,6 +69,7 @@ def main(args: argparse.Namespace) -> int:
 
     if args.dry_run and args.write:
         raise UserError("upgrade: --dry-run and --write exclude each other")
+    pack = _pack(args)
     repo = load_config(args.config, repo=Path(args.repo) if Path(args.repo).is_dir() else None).resolve(args.repo)
     local_repository(repo.path, args.repo)
     if args.write and repo.path is None:
@@ -78,6 +83,9 @@ def main(args: argparse.Namespace) -> int:
     policy = _policy(args)
     jobs = _jobs(args)
     progress = None if args.quiet else (lambda line: print(f"bot: upgrade: {line}", file=sys.stderr))
+    if not (args.dry_run or args.write) and pack is not None:
+        raise UserError(f"--pack {args.pack}: a pack runs with --dry-run or --write (an upgrade's pull request infers "
+                        "its rules)")
     if not (args.dry_run or args.write):
         from bot.publish.upgrade_pr import publish_upgrade
 
@@ -93,7 +101,7 @@ def main(args: argparse.Namespace) -> int:
     config = load_config(args.config, repo=repo.path)
     named = named_upstream(config, repo.path, args.upstream)
     result = upgrade(repo.path, config, named, args.to, rules, policy, jobs, repo.github or repo.name, progress,
-                     verify=not args.no_verify)
+                     verify=not args.no_verify, pack=pack)
     parts = ", ".join(f"{k} {v:.1f} s" for k, v in result.seconds.items())
     print(f"bot: upgrade: {result.walked} upstream commits, {result.checked} read, {len(result.steps)} steps; "
           f"{parts}", file=sys.stderr)
@@ -122,6 +130,19 @@ def _rules(args: argparse.Namespace) -> list[Rule]:
     from bot.commands.output import load_rules
 
     return load_rules(args) if args.rules else []
+
+
+def _pack(args: argparse.Namespace) -> Pack | None:
+    """--pack's pack (checked against the upstream when it is known: bot.upstream.upgrade)."""
+    from bot.upstream.pack import load_pack
+
+    if args.pack is None:
+        return None
+    pack = load_pack(args.pack)
+    if pack.keep_old_defaults != args.keep_old_defaults:
+        said = "with" if pack.keep_old_defaults else "without"
+        raise UserError(f"--pack {args.pack}: built {said} --keep-old-defaults; expected the upgrade {said} it too")
+    return pack
 
 
 def _policy(args: argparse.Namespace) -> InferPolicy:

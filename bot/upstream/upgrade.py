@@ -8,6 +8,10 @@ beside the upstream at the commit's parent and at the commit, its launches compo
 AS THE STEPS BEFORE LEFT IT: each step's verified edits are written into the copy before the next, so a key renamed
 twice ends at its last name. Then the pins are bumped to REF (bot.downstream.bump). The result: each step with its
 rules and edits, and the working copy's files against D's.
+
+With a rule pack (bot.upstream.pack, `--pack`), nothing is inferred: a commit the pack has rules for runs them in
+the same step (laid and verified as above), a commit it has none for is not stepped, and a commit outside the
+pack's range is read and inferred as without it (with a note).
 """
 
 from __future__ import annotations
@@ -43,7 +47,8 @@ LAUNCH_LINE = re.compile(r"\[launch of \S+ at line (\d+)\]")
 if TYPE_CHECKING:
     from bot.config import Config
     from bot.rules.model import Rule
-    from bot.upstream.watching import InferPolicy
+    from bot.upstream.pack import Pack
+    from bot.upstream.watching import InferPolicy, WatchResult
 
 
 @dataclass
@@ -85,10 +90,15 @@ class Resolved:
 
 
 def upgrade(root: Path, config: Config, named: Named, ref: str, rules: list[Rule], policy: InferPolicy,
-            jobs: int = 1, label: str = "", progress: Callable[[str], None] | None = None, verify: bool = True
-            ) -> Upgrade:
+            jobs: int = 1, label: str = "", progress: Callable[[str], None] | None = None, verify: bool = True,
+            pack: Pack | None = None) -> Upgrade:
     """The upgrade of the downstream at `root` to `ref` (module docstring); `root` is only read. `verify`: the
-    launches of the files it edits composed against the upstream at the target, those that fail listed."""
+    launches of the files it edits composed against the upstream at the target, those that fail listed. `pack`:
+    the rules to run instead of inferring them (checked to be of this upstream: bot.upstream.pack.refuse_other)."""
+    if pack is not None:
+        from bot.upstream.pack import refuse_other
+
+        refuse_other(pack, named.upstream, named.setting)
     with upstream_history(named) as history:
         target = resolve(history, ref)
         if target is None:
@@ -101,7 +111,8 @@ def upgrade(root: Path, config: Config, named: Named, ref: str, rules: list[Rule
         if not resolved:
             result.notes.append(f"no pin of {upstream.distribution} found: nothing to upgrade from")
         with working_copy(root) as work:
-            _walk(result, work, history, packages, resolved, rules, policy, jobs, label or str(root), progress)
+            _walk(result, work, history, packages, resolved, rules, policy, jobs, label or str(root), progress,
+                  pack)
             moving = {t.commit for t in starts}
             result.bumped = bump_pins(work, [r.pin for r in resolved if r.target is not None
                                              and r.target.commit in moving], target, _date(history, target))
@@ -157,15 +168,17 @@ def _is_ancestor(history: Path, older: str, newer: str) -> bool:
 
 
 def _walk(result: Upgrade, work: Path, history: Path, packages: tuple[str, ...], resolved: list[Resolved],
-          rules: list[Rule], policy: InferPolicy, jobs: int, label: str, progress: Callable[[str], None] | None
-          ) -> None:
+          rules: list[Rule], policy: InferPolicy, jobs: int, label: str, progress: Callable[[str], None] | None,
+          pack: Pack | None = None) -> None:
     if not result.starts:
         return
     clock = time.monotonic()
     spans = {start.commit: span(history, start.commit, result.target.commit) for start in result.starts}
     order = _union(list(spans.values()))
     members = {sha: {c.sha for c in commits} for sha, commits in spans.items()}
-    kept = may_matter(history, order, packages, rules)
+    covered = set() if pack is None else {c.sha for c in span(history, pack.start["commit"], pack.end["commit"])}
+    kept = may_matter(history, order, packages, rules) if pack is None else _packed(result, history, order,
+                                                                                    packages, rules, pack, covered)
     result.walked, result.checked = len(order), len(kept)
     result.seconds["span"] = round(time.monotonic() - clock, 2)
     for index, commit in enumerate(kept, 1):
@@ -178,13 +191,26 @@ def _walk(result: Upgrade, work: Path, history: Path, packages: tuple[str, ...],
 
         if progress is not None:
             progress(f"[{index}/{len(kept)}] {commit.sha[:12]} {commit.subject[:70]}")
-        step = run_step(work, history, commit, packages, rules, policy, jobs, label, eligible)
+        packed = None if pack is None or commit.sha not in covered else pack.rules_at(commit.sha)
+        step = run_step(work, history, commit, packages, rules, policy, jobs, label, eligible, packed)
         gc.collect()  # GitPython's repositories hold their git processes' pipes until collected: hundreds of steps
         # in one process would reach select()'s limit of 1024 descriptors (the step's forked workers wait on select)
         for key, value in step[1].items():
             result.seconds[key] = round(result.seconds.get(key, 0.0) + value, 2)
         if step[0] is not None:
             result.steps.append(step[0])
+
+
+def _packed(result: Upgrade, history: Path, order: list[Commit], packages: tuple[str, ...], rules: list[Rule],
+            pack: Pack, covered: set[str]) -> list[Commit]:
+    """The commits a pack steps: those it has rules for; those outside its range as without it (noted)."""
+    with_rules = set(pack.commits())
+    outside = [c for c in order if c.sha not in covered]
+    if outside:
+        result.notes.append(f"{len(outside)} upstream commit(s) of the upgrade are outside the pack's range "
+                            f"{pack.start['commit'][:12]}..{pack.end['commit'][:12]}: their rules were inferred")
+    read = {c.sha for c in may_matter(history, outside, packages, rules)}
+    return [c for c in order if (c.sha in with_rules and c.sha in covered) or c.sha in read]
 
 
 def _union(spans: list[list[Commit]]) -> list[Commit]:
@@ -198,10 +224,11 @@ def _union(spans: list[list[Commit]]) -> list[Commit]:
 
 
 def run_step(work: Path, history: Path, commit: Commit, packages: tuple[str, ...], rules: list[Rule],
-             policy: InferPolicy, jobs: int, label: str, eligible: Callable[[str], bool]
-             ) -> tuple[Step | None, dict[str, float]]:
+             policy: InferPolicy, jobs: int, label: str, eligible: Callable[[str], bool],
+             packed: list[tuple[Rule, str]] | None = None) -> tuple[Step | None, dict[str, float]]:
     """`bot watch --upstream`'s step for one commit over the working copy, its verified edits to the files that
-    follow the commit written into it; (None when the commit calls for no rule, the seconds of each part)."""
+    follow the commit written into it; (None when the commit calls for no rule, the seconds of each part).
+    `packed`: the commit's rules from a pack, each with its reason, run in place of the inferred ones."""
     from bot.engine.write import write_changes
     from bot.publish.run import PublishOptions
     from bot.upstream.watching import choose
@@ -212,7 +239,11 @@ def run_step(work: Path, history: Path, commit: Commit, packages: tuple[str, ...
     options = PublishOptions()
     with laid_tree(work, history, change.before, change.after, packages) as laid:
         times["lay"] = time.monotonic() - clock
-        result, _, selected = choose(history, laid.root, rules, change, options, policy)
+        if packed is None:
+            result, _, selected = choose(history, laid.root, rules, change, options, policy)
+        else:
+            result, _, selected = choose(history, laid.root, rules, change, options, replace(policy, confidence="off"))
+            _add_packed(result, selected, packed)
         times["choose"] = time.monotonic() - clock - times["lay"]
         if not result.rules:
             return None, times
@@ -234,6 +265,18 @@ def run_step(work: Path, history: Path, commit: Commit, packages: tuple[str, ...
     step = Step(commit, reasons, kept.changes, composed, manual, notes, round(time.monotonic() - clock, 2))
     times["write"] = time.monotonic() - clock - sum(times.values())
     return step, times
+
+
+def _add_packed(result: WatchResult, selected: list[Rule], packed: list[tuple[Rule, str]]) -> None:
+    """The pack's rules of the step run as choose runs the inferred ones: after the given rules, before the compose
+    check."""
+    taken = {r.id for r in selected}
+    added = [(rule, reason) for rule, reason in packed if rule.id not in taken]
+    selected.extend(rule for rule, _ in added)
+    composing = [r for r in result.rules if r.id == COMPOSE]
+    result.rules = [*(r for r in result.rules if r.id != COMPOSE), *(rule for rule, _ in added), *composing]
+    result.reasons.update({rule.id: reason for rule, reason in added})
+    result.inferred_ids |= {rule.id for rule, _ in added}
 
 
 def _launch_of(finding: Finding) -> str:
