@@ -149,3 +149,34 @@ def test_a_directory_that_is_no_pack_is_a_one_line_error(pair: Pair, tmp_path: P
     assert upgrade(pair, tmp_path / "x.diff", "--pack", str(tmp_path)) == 2
     assert capsys.readouterr().err.strip() == (f"bot: error: --pack {tmp_path}: no pack.yaml (expected a directory "
                                                "`bot pack build` wrote)")
+
+
+def test_a_pack_built_for_the_old_defaults_is_refused_by_an_upgrade_taking_the_new_ones(
+        pair: Pair, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pack = tmp_path / "pack"
+    assert bot("pack", "build", "--upstream", str(pair.upstream), "--from", pair.base, "--to", pair.renamed,
+               "--output", str(pack), "--packages", "upkg", "--quiet", "--keep-old-defaults") == 0
+    capsys.readouterr()
+    assert upgrade(pair, tmp_path / "x.diff", "--pack", str(pack)) == 2
+    assert capsys.readouterr().err.strip() == (f"bot: error: --pack {pack}: built with --keep-old-defaults; expected "
+                                               "the upgrade with it too")
+    assert build(pair, pack) == 2  # nor extended without it
+    assert "policy: built with keep_old_defaults=True" in capsys.readouterr().err
+
+
+def test_a_commit_that_only_edits_config_yaml_is_still_composed_and_its_fix_made(pair: Pair, tmp_path: Path) -> None:
+    from tests.downstream_repos import TRAINER
+
+    (pair.upstream / "upkg/config/trainer.yaml").write_text(TRAINER.format(key="schedule") + "  seed: 0\n")
+    git(pair.upstream, "commit", "-qam", "Give the trainer a seed (#16)")
+    (pair.downstream / "scripts/seed.sh").write_text("#!/bin/bash\npython3 -m upkg.main +trainer.seed=1\n")
+    git(pair.downstream, "add", "-A")
+    git(pair.downstream, "commit", "-qm", "a seeded run")
+    assert build(pair, tmp_path / "pack") == 0
+    index = YAML(typ="safe").load((tmp_path / "pack/pack.yaml").read_text())
+    assert 16 not in [e["pr"] for e in index["rules"]]  # no rule: only its compose check, run by the upgrade
+    assert upgrade(pair, tmp_path / "inferred.diff") == 0
+    assert upgrade(pair, tmp_path / "packed.diff", "--pack", str(tmp_path / "pack")) == 0
+    packed = (tmp_path / "packed.diff").read_text()
+    assert "+python3 -m upkg.trainer.main trainer.seed=1\n" in packed  # `+` dropped: the config now holds the key
+    assert packed == (tmp_path / "inferred.diff").read_text()

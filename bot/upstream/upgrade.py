@@ -10,8 +10,9 @@ twice ends at its last name. Then the pins are bumped to REF (bot.downstream.bum
 rules and edits, and the working copy's files against D's.
 
 With a rule pack (bot.upstream.pack, `--pack`), nothing is inferred: a commit the pack has rules for runs them in
-the same step (laid and verified as above), a commit it has none for is not stepped, and a commit outside the
-pack's range is read and inferred as without it (with a note).
+the same step (laid and verified as above), one that edits config YAML gets its compose check as without a pack,
+one that calls for neither is not stepped, and a commit outside the pack's range is read and inferred as without it
+(with a note).
 """
 
 from __future__ import annotations
@@ -203,14 +204,18 @@ def _walk(result: Upgrade, work: Path, history: Path, packages: tuple[str, ...],
 
 def _packed(result: Upgrade, history: Path, order: list[Commit], packages: tuple[str, ...], rules: list[Rule],
             pack: Pack, covered: set[str]) -> list[Commit]:
-    """The commits a pack steps: those it has rules for; those outside its range as without it (noted)."""
+    """The commits an upgrade with a pack steps, of those it reads without one: a commit the pack has rules for, one
+    that edits config YAML (its step composes the launches it reaches again, and fixes what that can fix: an
+    appended `+key` the config now holds), any when rules are given (they may trigger), and those outside the pack's
+    range (their rules inferred, noted)."""
     with_rules = set(pack.commits())
     outside = [c for c in order if c.sha not in covered]
     if outside:
         result.notes.append(f"{len(outside)} upstream commit(s) of the upgrade are outside the pack's range "
                             f"{pack.start['commit'][:12]}..{pack.end['commit'][:12]}: their rules were inferred")
-    read = {c.sha for c in may_matter(history, outside, packages, rules)}
-    return [c for c in order if (c.sha in with_rules and c.sha in covered) or c.sha in read]
+    return [c for c in may_matter(history, order, packages, rules)
+            if c.sha not in covered or c.sha in with_rules or rules
+            or any(p.endswith((".yaml", ".yml")) for p in c.paths)]
 
 
 def _union(spans: list[list[Commit]]) -> list[Commit]:
