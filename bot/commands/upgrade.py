@@ -59,7 +59,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     upgrade.add_argument("--quiet", action="store_true", help="do not print each upstream commit as it is read")
     upgrade.add_argument("--pack", type=Path, metavar="DIR",
                          help="run the rules of this rule pack (`bot pack build`) instead of inferring them; only "
-                              "with --dry-run or --write, and only a pack of the upstream the downstream names")
+                              "a pack of the upstream the downstream names")
     rule_options(upgrade)
 
 
@@ -83,14 +83,11 @@ def main(args: argparse.Namespace) -> int:
     policy = _policy(args)
     jobs = _jobs(args)
     progress = None if args.quiet else (lambda line: print(f"bot: upgrade: {line}", file=sys.stderr))
-    if not (args.dry_run or args.write) and pack is not None:
-        raise UserError(f"--pack {args.pack}: a pack runs with --dry-run or --write (an upgrade's pull request infers "
-                        "its rules)")
     if not (args.dry_run or args.write):
         from bot.publish.upgrade_pr import publish_upgrade
 
         decision = publish_upgrade(repo, lambda root: load_config(args.config, repo=root), args.upstream, args.to,
-                                   rules, policy, jobs, progress)
+                                   rules, policy, jobs, progress, pack)
         print(f"{decision.group}: {decision.action}: {decision.detail}"
               + (f" ({decision.url})" if decision.url else ""))
         return EXIT_INTERNAL if decision.action == "failed" else EXIT_OK

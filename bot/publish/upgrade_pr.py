@@ -25,6 +25,7 @@ from bot.upstream.upgrade_text import change_ref, title
 
 if TYPE_CHECKING:
     from bot.config import Config, RepoConfig
+    from bot.upstream.pack import Pack
     from bot.upstream.watching import InferPolicy
 
 SHOWN = 30  # files and launches listed per step; the rest are counted
@@ -100,8 +101,9 @@ def _message(result: Upgrade) -> str:
 
 def publish_upgrade(repo: RepoConfig, config_at: Callable[[Path], Config], given: str | None, ref: str,
                     rules: list[Rule], policy: InferPolicy, jobs: int,
-                    progress: Callable[[str], None] | None = None) -> Decision:
-    """The upgrade computed over the default branch's checkout and published as its one pull request."""
+                    progress: Callable[[str], None] | None = None, pack: Pack | None = None) -> Decision:
+    """The upgrade computed over the default branch's checkout and published as its one pull request; `pack`: the
+    rule pack to run instead of inferring (bot.upstream.pack)."""
     from bot.publish.credentials import api_url, from_environment
     from bot.publish.forge import GitHubForge, auth_for
     from bot.publish.run import open_remote, repo_lock
@@ -126,8 +128,9 @@ def publish_upgrade(repo: RepoConfig, config_at: Callable[[Path], Config], given
             with remote.worktree(default) as worktree:
                 named = named_upstream(config_at(worktree), worktree, given)
                 result = upgrade(worktree, config_at(worktree), named, ref, rules, policy, jobs, repo.github,
-                                 progress)
-                reproduce = f"bot upgrade --repo {repo.name} --to {ref} --dry-run --format diff"
+                                 progress, pack=pack)
+                reproduce = f"bot upgrade --repo {repo.name} --to {ref} --dry-run --format diff" + (
+                    "" if pack is None else f" --pack {pack.directory}")
                 rule = Rule(id=f"upgrade-{result.upstream.distribution}", title=title(result), description="",
                             severity="error", enabled=True, source="bot upgrade")
                 report = Report(repo=repo.github, commit=remote.sha(default), rules=[], changes=result.changes)
