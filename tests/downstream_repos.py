@@ -8,10 +8,16 @@ upstream has one of too.
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git, make_repo
+from tests.fake_github import FakeGitHub
 
 MAIN = '''import hydra
 
@@ -83,3 +89,37 @@ def upstream_and_downstream(tmp_path: Path) -> Pair:
         "recipe/main.py": RECIPE_MAIN, "recipe/config/boosted.yaml": BOOSTED,
         "requirements.txt": f"upkg @ git+https://example.invalid/upkg.git@{base}\n"})
     return Pair(up, down, base, renamed, moved)
+
+
+@dataclass
+class Published:
+    """The downstream behind the loopback GitHub as `acme/recipes` (a bare clone), with a bot.toml naming it and the
+    upstream `upkg`."""
+
+    fake: FakeGitHub
+    bare: Path
+    config: Path
+
+    def shown(self, ref: str, path: str) -> str:
+        """A file of the bare repository at `ref`."""
+        return subprocess.run(["git", "--git-dir", str(self.bare), "show", f"{ref}:{path}"], capture_output=True,
+                              text=True, check=True).stdout
+
+
+@contextmanager
+def published(pair: Pair, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token: str) -> Iterator[Published]:
+    """The pair's downstream published on a loopback fake of GitHub's API, the environment pointing the bot at it."""
+    bare = tmp_path / "recipes.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(pair.downstream), str(bare)], check=True)
+    fake = FakeGitHub(tokens={token: "followup-bot"})
+    try:
+        fake.add_repo("acme/recipes", bare, "main")
+        config = tmp_path / "bot.toml"
+        config.write_text(f'[repos.recipes]\ngithub = "acme/recipes"\nclone_url = "{bare}"\n\n'
+                          f'[repos.upkg]\npath = "{pair.upstream}"\n')
+        monkeypatch.setenv("BOT_CACHE_DIR", str(tmp_path / "cache"))
+        monkeypatch.setenv("GITHUB_API_URL", fake.url)
+        monkeypatch.setenv("BOT_GITHUB_TOKEN", token)
+        yield Published(fake, bare, config)
+    finally:
+        fake.stop()

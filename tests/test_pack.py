@@ -13,7 +13,7 @@ from ruamel.yaml import YAML
 
 from bot.rules.loader import parse_rule
 from tests.conftest import git
-from tests.downstream_repos import MAIN, Pair, upstream_and_downstream
+from tests.downstream_repos import MAIN, Pair, published, upstream_and_downstream
 
 CHECKED = "def main(cfg):\n    assert cfg.trainer.steps == 10, 'the trainer runs 10 steps'\n"
 
@@ -183,31 +183,12 @@ def test_a_commit_that_only_edits_config_yaml_is_still_composed_and_its_fix_made
 
 
 def test_the_upgrade_pull_request_runs_the_pack(pair: Pair, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.fake_github import FakeGitHub
-
-    token = "ghp_packT0ken0123456789abcdef01234567"
     assert build(pair, tmp_path / "pack") == 0
-    assert upgrade(pair, tmp_path / "packed.diff", "--pack", str(tmp_path / "pack")) == 0
-    bare = tmp_path / "recipes.git"
-    subprocess.run(["git", "clone", "-q", "--bare", str(pair.downstream), str(bare)], check=True)
-    fake = FakeGitHub(tokens={token: "followup-bot"})
-    try:
-        fake.add_repo("acme/recipes", bare, "main")
-        config = tmp_path / "bot.toml"
-        config.write_text(f'[repos.recipes]\ngithub = "acme/recipes"\nclone_url = "{bare}"\n\n'
-                          f'[repos.upkg]\npath = "{pair.upstream}"\n')
-        monkeypatch.setenv("BOT_CACHE_DIR", str(tmp_path / "cache"))
-        monkeypatch.setenv("GITHUB_API_URL", fake.url)
-        monkeypatch.setenv("BOT_GITHUB_TOKEN", token)
-        assert bot("upgrade", "--upstream", "upkg", "--repo", "recipes", "--config", str(config), "--to", "HEAD",
+    with published(pair, tmp_path, monkeypatch, "ghp_packT0ken0123456789abcdef01234567") as hub:
+        assert bot("upgrade", "--upstream", "upkg", "--repo", "recipes", "--config", str(hub.config), "--to", "HEAD",
                    "--quiet", "--pack", str(tmp_path / "pack")) == 0
-        (pr,) = fake.pulls("acme/recipes")
+        (pr,) = hub.fake.pulls("acme/recipes")
         assert pr["head"] == "bot/upgrade-upkg" and pr["state"] == "open"
-        assert f"--pack {tmp_path / 'pack'}" in str(pr["body"])
-        shown = subprocess.run(["git", "--git-dir", str(bare), "show", "bot/upgrade-upkg:scripts/train.sh"],
-                               capture_output=True, text=True, check=True).stdout
-        assert "python3 -m upkg.trainer.main optim.schedule=linear trainer.steps=10\n" in shown
-        assert "+python3 -m upkg.trainer.main optim.schedule=linear trainer.steps=10\n" in \
-            (tmp_path / "packed.diff").read_text()
-    finally:
-        fake.stop()
+        assert f"--pack {tmp_path / 'pack'}" in str(pr["body"])  # the command to reproduce it
+        assert "python3 -m upkg.trainer.main optim.schedule=linear trainer.steps=10\n" in \
+            hub.shown("bot/upgrade-upkg", "scripts/train.sh")

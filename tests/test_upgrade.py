@@ -6,14 +6,12 @@ loopback fake GitHub."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git
-from tests.downstream_repos import BOOST, MAIN, TRAIN, TRAINER, Pair, upstream_and_downstream
-from tests.fake_github import FakeGitHub
+from tests.downstream_repos import BOOST, MAIN, TRAIN, TRAINER, Pair, published, upstream_and_downstream
 
 TOKEN = "ghp_upgradeT0ken0123456789abcdef0123"
 
@@ -141,25 +139,12 @@ def test_the_upgrade_pull_request_is_opened_updated_when_the_target_moves_and_cl
         pair: Pair, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.cli import main
 
-    bare = tmp_path / "recipes.git"
-    subprocess.run(["git", "clone", "-q", "--bare", str(pair.downstream), str(bare)], check=True)
-    fake = FakeGitHub(tokens={TOKEN: "followup-bot"})
-    try:
-        fake.add_repo("acme/recipes", bare, "main")
-        config = tmp_path / "bot.toml"
-        config.write_text(f'[repos.recipes]\ngithub = "acme/recipes"\nclone_url = "{bare}"\n\n'
-                          f'[repos.upkg]\npath = "{pair.upstream}"\n')
-        monkeypatch.setenv("BOT_CACHE_DIR", str(tmp_path / "cache"))
-        monkeypatch.setenv("GITHUB_API_URL", fake.url)
-        monkeypatch.setenv("BOT_GITHUB_TOKEN", TOKEN)
+    with published(pair, tmp_path, monkeypatch, TOKEN) as hub:
+        fake, bare, shown = hub.fake, hub.bare, hub.shown
 
         def publish(to: str) -> int:
-            return main(["upgrade", "--upstream", "upkg", "--repo", "recipes", "--config", str(config), "--to", to,
+            return main(["upgrade", "--upstream", "upkg", "--repo", "recipes", "--config", str(hub.config), "--to", to,
                          "--quiet"])
-
-        def shown(ref: str, path: str) -> str:
-            return subprocess.run(["git", "--git-dir", str(bare), "show", f"{ref}:{path}"], capture_output=True,
-                                  text=True, check=True).stdout
 
         first = head(pair)
         assert publish(first) == 0
@@ -198,8 +183,6 @@ def test_the_upgrade_pull_request_is_opened_updated_when_the_target_moves_and_cl
         assert len(comments) == 1 and "fixed on the default branch by" in comments[0]["body"]
         assert "(`upgrade upkg by hand`)" in comments[0]["body"]
         assert "bot/upgrade-upkg" not in fake.branches("acme/recipes")
-    finally:
-        fake.stop()
 
 
 def test_version_pins_move_to_the_target_version_and_a_bot_toml_ref_to_its_tag(pair: Pair, tmp_path: Path) -> None:

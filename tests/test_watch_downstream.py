@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.downstream_repos import BOOST, TRAIN, Pair, upstream_and_downstream
-from tests.fake_github import FakeGitHub
+from tests.downstream_repos import BOOST, TRAIN, Pair, published, upstream_and_downstream
 
 TOKEN = "ghp_downstreamT0ken0123456789abcdef"
 
@@ -119,31 +118,17 @@ def test_the_upstreams_change_opens_the_downstreams_pull_request(pair: Pair, tmp
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.cli import main
 
-    bare = tmp_path / "recipes.git"
-    subprocess.run(["git", "clone", "-q", "--bare", str(pair.downstream), str(bare)], check=True)
-    fake = FakeGitHub(tokens={TOKEN: "followup-bot"})
-    try:
-        fake.add_repo("acme/recipes", bare, "main")
-        config = tmp_path / "bot.toml"
-        config.write_text(f'[repos.recipes]\ngithub = "acme/recipes"\nclone_url = "{bare}"\n\n'
-                          f'[repos.upkg]\npath = "{pair.upstream}"\n')
-        monkeypatch.setenv("BOT_CACHE_DIR", str(tmp_path / "cache"))
-        monkeypatch.setenv("GITHUB_API_URL", fake.url)
-        monkeypatch.setenv("BOT_GITHUB_TOKEN", TOKEN)
-        code = main(["watch", "--upstream", "upkg", "--repo", "recipes", "--config", str(config), "--before",
+    with published(pair, tmp_path, monkeypatch, TOKEN) as hub:
+        code = main(["watch", "--upstream", "upkg", "--repo", "recipes", "--config", str(hub.config), "--before",
                      pair.base, "--after", pair.renamed, "--no-bundled", "--group", "all"])
         assert code in (0, 1)
-        pulls = {str(p["head"]): p for p in fake.pulls("acme/recipes")}
+        pulls = {str(p["head"]): p for p in hub.fake.pulls("acme/recipes")}
         pr = pulls["bot/all"]  # with the compose check's own, as `watch` opens them
         assert "upkg #12" in str(pr["body"])
-        shown = subprocess.run(["git", "--git-dir", str(bare), "show", f"{pr['head']}:scripts/train.sh"],
-                               capture_output=True, text=True, check=True).stdout
-        assert shown == TRAIN.replace("optim.warmup", "optim.schedule")
-        listed = subprocess.run(["git", "--git-dir", str(bare), "ls-tree", "-r", "--name-only", pr["head"]],
+        assert hub.shown(pr["head"], "scripts/train.sh") == TRAIN.replace("optim.warmup", "optim.schedule")
+        listed = subprocess.run(["git", "--git-dir", str(hub.bare), "ls-tree", "-r", "--name-only", pr["head"]],
                                 capture_output=True, text=True, check=True).stdout.split()
         assert not any(p.startswith("upkg/") for p in listed)
-    finally:
-        fake.stop()
 
 
 def test_the_action_runs_it_from_a_repository_dispatch_of_the_upstreams_change(pair: Pair, tmp_path: Path) -> None:
