@@ -65,6 +65,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -342,8 +343,10 @@ def run_upgrade(corpus: Corpus, upgrade: dict[str, Any]) -> tuple[Counter[Key], 
     return diff_keys(files), run
 
 
-def upgrade_mode(corpus: Corpus, doc: dict[str, Any], only: list[str]) -> dict[str, Any]:
-    """`bot upgrade` per kept upgrade, scored as the baseline is, beside the baseline's row."""
+def upgrade_mode(corpus: Corpus, doc: dict[str, Any], only: list[str],
+                 save: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """`bot upgrade` per kept upgrade, scored as the baseline is, beside the baseline's row; `save` gets the result
+    so far after each upgrade (a run of hours that is stopped keeps the rows it made)."""
     before = {r["name"]: r for r in json.loads(BASELINE.read_text(encoding="utf-8"))["rows"]} \
         if BASELINE.exists() else {}
     rows = []
@@ -361,6 +364,12 @@ def upgrade_mode(corpus: Corpus, doc: dict[str, Any], only: list[str]) -> dict[s
         print(f"  {u['name']}: covered {s.covered}/{s.counted}, right {s.right}/{s.bot_lines} "
               f"(baseline {base.get('covered')}/{base.get('counted')}, {base.get('right')}/{base.get('bot_lines')}; "
               f"{run['seconds']} s, {u['commits']} commits, exit {run['exit']})", file=sys.stderr, flush=True)
+        if save is not None:
+            save(_upgrade_result(rows))
+    return _upgrade_result(rows)
+
+
+def _upgrade_result(rows: list[dict[str, Any]]) -> dict[str, Any]:
     sums = {k: sum(r[k] for r in rows) for k in ("counted", "covered", "bot_lines", "right", "in_deleted")}
     return {
         "issue": 43,
@@ -425,9 +434,13 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"{SET}: no upgrade named {args.build[0]!r}")
             print(build(corpus, upgrade, Path(args.build[1])))
             return 0
-        result = upgrade_mode(corpus, stored, args.only) if args.upgrade else baseline(corpus, stored, args.only)
-        if args.json:
-            args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+        def save(result: dict[str, Any]) -> None:
+            if args.json:
+                args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+        result = upgrade_mode(corpus, stored, args.only, save) if args.upgrade else baseline(corpus, stored, args.only)
+        save(result)
         print(table(result))
         return 0
     doc = document(corpus)
