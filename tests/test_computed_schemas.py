@@ -6,15 +6,12 @@ with the fixture's own classes registered (in a child process, so this process's
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from bot.cli import main
 from tests.conftest import make_repo
+from tests.stored_schemas import compose_check, hydra_by_hand
 
 REGISTRY = '''\
 import importlib
@@ -75,28 +72,6 @@ LAUNCHES = [
 ]
 
 
-def compose_check(capsys: pytest.CaptureFixture[str], repo: Path) -> tuple[list[int], str]:
-    code = main(["compose-check", "--repo", str(repo), "--format", "json", "--verbose"])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return sorted({f["line"] for f in json.loads(out)["findings"]}), err
-
-
-HYDRA_BY_HAND = '''\
-import sys
-from hydra import compose, initialize_config_dir
-import pottery.registry  # the repository's own registrations, run
-failing = []
-with initialize_config_dir(config_dir=sys.argv[1], version_base=None):
-    for line, overrides in enumerate(sys.argv[2:], 1):
-        try:
-            compose("config", overrides=overrides.split())
-        except Exception:
-            failing.append(line)
-print(failing)
-'''
-
-
 def test_a_schema_registered_under_a_computed_name_composes_with_a_stand_in(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo = make_repo(tmp_path / "r", {**TREE, "run.sh": "".join(f"python pottery/fire.py {x}\n" for x in LAUNCHES)})
@@ -109,9 +84,8 @@ def test_a_schema_registered_under_a_computed_name_composes_with_a_stand_in(
     assert "compose-check: 2 of 3 launches composed" in err
     assert ("composed with an empty, open node for kiln/brick_kiln (pottery/registry.py:14), which the repository "
             "registers under a name it computes when it runs: the schema's fields and types were not checked") in err
-    done = subprocess.run([sys.executable, "-c", HYDRA_BY_HAND, str(repo / "pottery" / "conf"), *LAUNCHES],
-                          cwd=repo, capture_output=True, text=True, check=True)
-    assert json.loads(done.stdout) == [3]  # with the real schema, `kiln.glaze` composes: no finding was right
+    # with the real schema, `kiln.glaze` composes: no finding was right
+    assert hydra_by_hand(repo, "pottery.registry", repo / "pottery" / "conf", LAUNCHES) == [3]
 
 
 def test_a_misspelt_entry_of_a_group_with_no_computed_name_stays_a_finding(

@@ -5,15 +5,12 @@ child process, so this process's ConfigStore stays as it was)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from bot.cli import main
 from tests.conftest import make_repo
+from tests.stored_schemas import compose_check, hydra_by_hand
 
 SCHEMAS = '''\
 from dataclasses import dataclass, field
@@ -101,35 +98,6 @@ LAUNCHES = [
 ]
 
 
-def compose_check(capsys: pytest.CaptureFixture[str], repo: Path) -> tuple[list[int], str]:
-    code = main(["compose-check", "--repo", str(repo), "--format", "json", "--verbose"])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return sorted({f["line"] for f in json.loads(out)["findings"]}), err
-
-
-HYDRA_BY_HAND = '''\
-import sys
-from hydra import compose, initialize_config_dir
-import forge.register  # the repository's own registrations, run
-failing = []
-with initialize_config_dir(config_dir=sys.argv[1], version_base=None):
-    for line, overrides in enumerate(sys.argv[2:], 1):
-        try:
-            compose("config", overrides=overrides.split())
-        except Exception:
-            failing.append(line)
-print(failing)
-'''
-
-
-def hydra_by_hand(repo: Path, launches: list[str]) -> list[int]:
-    """The lines whose launch Hydra itself fails to compose, the fixture's module imported and run."""
-    done = subprocess.run([sys.executable, "-c", HYDRA_BY_HAND, str(repo / "forge" / "conf"), *launches],
-                          cwd=repo, capture_output=True, text=True, check=True)
-    return list(json.loads(done.stdout))
-
-
 def test_a_stored_dataclass_composes_with_its_keys_and_types(tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     script = "".join(f"python forge/app.py {launch}\n" for launch in LAUNCHES)
@@ -137,7 +105,8 @@ def test_a_stored_dataclass_composes_with_its_keys_and_types(tmp_path: Path,
     found, err = compose_check(capsys, repo)
     assert "not checked" not in err, err
     assert found == [2, 3, 4, 6, 7]
-    assert found == hydra_by_hand(repo, LAUNCHES)  # as Hydra decides with the repository's own classes
+    # as Hydra decides with the repository's own classes
+    assert found == hydra_by_hand(repo, "forge.register", repo / "forge" / "conf", LAUNCHES)
 
 
 def test_the_config_store_is_left_as_it_was(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
